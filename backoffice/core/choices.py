@@ -1,0 +1,67 @@
+"""Choices as classes with labels and a badge colour, used wherever a state is shown."""
+
+from django.db import models
+from django.utils.translation import gettext_lazy as _
+
+
+class ColoredChoices(models.TextChoices):
+    """TextChoices whose members carry a Bootstrap colour in COLORS."""
+
+    @classmethod
+    def color(cls, value):
+        return getattr(cls, "COLORS", {}).get(value, "secondary")
+
+
+class Environment(models.TextChoices):
+    SANDBOX = "sandbox", _("Sandbox (simulator)")
+    TEST = "test", _("Test")
+    PRODUCTION = "production", _("Production")
+
+
+class AuthMethod(models.TextChoices):
+    API_KEY = "api_key", _("API key")
+    SERVICE_USER = "service_user", _("Service user (bearer token)")
+
+
+class SyncState(ColoredChoices):
+    LOCAL = "local", _("Saved locally")
+    QUEUED = "queued", _("Queued")
+    SENDING = "sending", _("Sending")
+    SYNCED = "synced", _("Synced")
+    FAILED = "failed", _("Failed")
+
+
+SyncState.COLORS = {
+    SyncState.LOCAL: "secondary",
+    SyncState.QUEUED: "info",
+    SyncState.SENDING: "primary",
+    SyncState.SYNCED: "success",
+    SyncState.FAILED: "danger",
+}
+
+
+class JobStatus(ColoredChoices):
+    QUEUED = "queued", _("Queued")
+    RUNNING = "running", _("Running")
+    SUCCEEDED = "succeeded", _("Succeeded")
+    RETRYING = "retrying", _("Will retry")
+    DEFERRED = "deferred", _("Waiting for rate limit")
+    FAILED = "failed", _("Failed")
+
+
+JobStatus.COLORS = {
+    JobStatus.QUEUED: "info",
+    JobStatus.RUNNING: "primary",
+    JobStatus.SUCCEEDED: "success",
+    JobStatus.RETRYING: "warning",
+    JobStatus.DEFERRED: "warning",
+    JobStatus.FAILED: "danger",
+}
+
+
+class Role(models.TextChoices):
+    """The three roles; each is a Django group created by a migration (core 0002)."""
+
+    ACCOUNTING = "accounting", _("Accounting staff")
+    MANAGER = "manager", _("Manager")
+    ADMINISTRATOR = "administrator", _("Administrator")

@@ -1,0 +1,234 @@
+from django.conf import settings
+from django.db import IntegrityError, models, transaction
+from django.db.models import F, Q
+from django.urls import reverse
+from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
+
+from .choices import AuthMethod, Environment, JobStatus, SyncState
+from .crypto import EncryptedTextField
+from .tiers import tier_for_credits
+
+
+class Company(models.Model):
+    """One connection to the platform: credentials, environment with its base URLs, and credit tier."""
+
+    name = models.CharField(_("display name"), max_length=200)
+    customer_unique_id = models.UUIDField(
+        _("platform customer id"), null=True, blank=True, unique=True,
+        help_text=_("customerUniqueId of the company on the platform (read from the usage report)."),
+    )
+    environment = models.CharField(_("environment"), max_length=20, choices=Environment.choices,
+                                   default=Environment.SANDBOX)
+    auth_method = models.CharField(_("authentication method"), max_length=20, choices=AuthMethod.choices,
+                                   default=AuthMethod.API_KEY)
+    api_key = EncryptedTextField(_("API key"), blank=True)
+    service_username = models.CharField(_("service user name"), max_length=200, blank=True)
+    service_password = EncryptedTextField(_("service user password"), blank=True)
+    # Empty means the environment's default (settings.PLATFORM_ENVIRONMENTS).
+    auth_url = models.URLField(_("token issuer URL"), blank=True)
+    ticket_base_url = models.URLField(_("ticket service URL"), blank=True)
+    invoice_base_url = models.URLField(_("invoice service URL"), blank=True)
+    accounting_base_url = models.URLField(_("accounting service URL"), blank=True)
+    ledger_base_url = models.URLField(_("ledger service URL"), blank=True)
+    dispatch_base_url = models.URLField(_("dispatch-note service URL"), blank=True)
+    crm_base_url = models.URLField(_("company-management service URL"), blank=True)
+    credit_quantity = models.PositiveBigIntegerField(
+        _("credit quantity"), default=1000,
+        help_text=_("Credits bought; sets the rate-limit tier of document 1, section 8."),
+    )
+    is_active = models.BooleanField(_("active"), default=True)
+    created_at = models.DateTimeField(_("created"), auto_now_add=True)
+
+    class Meta:
+        ordering = ["name"]
+        verbose_name = _("company")
+        verbose_name_plural = _("companies")
+
+    def __str__(self):
+        return self.name
+
+    def get_absolute_url(self):
+        return reverse("core:company_detail", args=[self.pk])
+
+    @property
+    def tier(self) -> int:
+        return tier_for_credits(self.credit_quantity)
+
+    def base_url(self, service: str) -> str:
+        override = getattr(self, f"{service}_base_url" if service != "auth" else "auth_url", "")
+        return (override or settings.PLATFORM_ENVIRONMENTS[self.environment][service]).rstrip("/")
+
+    @property
+    def base_urls(self) -> dict:
+        return {service: self.base_url(service) for service in settings.PLATFORM_SERVICES}
+
+    @property
+    def secrets(self) -> list[str]:
+        """Every secret of this company, for redaction."""
+        return [s for s in (self.api_key, self.service_password) if s]
+
+    def clean(self):
+        from django.core.exceptions import ValidationError
+
+        if self.auth_method == AuthMethod.API_KEY and not self.api_key:
+            raise ValidationError({"api_key": _("An API key is required for this authentication method.")})
+        if self.auth_method == AuthMethod.SERVICE_USER:
+            errors = {}
+            if not self.service_username:
+                errors["service_username"] = _("A service user name is required for this authentication method.")
+            if not self.service_password:
+                errors["service_password"] = _("A password is required for this authentication method.")
+            if errors:
+                raise ValidationError(errors)
+
+
+class Membership(models.Model):
+    """A user may act for several companies, one at a time (the switcher)."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memberships")
+    company = models.ForeignKey(Company, on_delete=models.CASCADE, related_name="memberships")
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["user", "company"], name="core_membership_unique")]
+        verbose_name = _("membership")
+        verbose_name_plural = _("memberships")
+
+    def __str__(self):
+        return f"{self.user} @ {self.company}"
+
+
+class RemoteRecord(models.Model):
+    """Abstract base of every mirrored record: the local copy plus what the platform said of it."""
+
+    company = models.ForeignKey(Company, on_delete=models.PROTECT, related_name="+", verbose_name=_("company"))
+    remote_id = models.CharField(_("platform id"), max_length=64, blank=True, db_index=True)
+    remote_status = models.IntegerField(_("platform status"), null=True, blank=True)
+    sync_state = models.CharField(_("sync state"), max_length=10, choices=SyncState.choices,
+                                  default=SyncState.LOCAL)
+    last_error = models.TextField(_("last error"), blank=True)
+    attempts = models.PositiveIntegerField(_("attempts"), default=0)
+    synced_at = models.DateTimeField(_("synced at"), null=True, blank=True)
+    created_at = models.DateTimeField(_("created"), auto_now_add=True)
+    updated_at = models.DateTimeField(_("updated"), auto_now=True)
+
+    class Meta:
+        abstract = True
+        indexes = [
+            # List pages are per company, newest first; the sweep looks up by state and age.
+            models.Index(fields=["company", "-created_at"], name="%(app_label)s_%(class)s_co_new"),
+            models.Index(fields=["sync_state", "updated_at"], name="%(app_label)s_%(class)s_sync"),
+        ]
+
+    @classmethod
+    def claim(cls, pk, *, from_states=(SyncState.QUEUED,), to_state=SyncState.SENDING) -> bool:
+        """Move one record between sync states with a conditional UPDATE.
+
+        Only the caller whose UPDATE changed the row goes on: two workers never send the same record.
+        """
+        changed = cls.objects.filter(pk=pk, sync_state__in=list(from_states)).update(
+            sync_state=to_state, attempts=F("attempts") + 1, updated_at=timezone.now()
+        )
+        return changed == 1
+
+    @property
+    def sync_state_color(self):
+        return SyncState.color(self.sync_state)
+
+
+class DocumentSeries(models.Model):
+    """Sender-assigned document numbers: prefix + year + 9-digit counter, consecutive from 1."""
+
+    company = models.ForeignKey(Company, on_delete=models.CASCADE, related_name="series")
+    kind = models.CharField(_("document kind"), max_length=40)
+    prefix = models.CharField(_("prefix"), max_length=3)
+    year = models.PositiveSmallIntegerField(_("year"))
+    last_counter = models.PositiveBigIntegerField(_("last counter"), default=0)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["company", "kind", "prefix", "year"], name="core_series_unique"),
+            models.CheckConstraint(condition=Q(last_counter__lte=999_999_999), name="core_series_counter_max"),
+        ]
+        verbose_name = _("document series")
+        verbose_name_plural = _("document series")
+
+    def __str__(self):
+        return f"{self.kind} {self.prefix}{self.year}"
+
+    @classmethod
+    def allocate(cls, *, company, kind: str, prefix: str, year: int) -> str:
+        """Return the next number of the series, under a row lock: no gaps, no duplicates.
+
+        Call it inside the transaction that saves the document, so that a rollback gives the number
+        back together with the document.
+        """
+        prefix = prefix.upper()
+        with transaction.atomic():
+            try:
+                with transaction.atomic():
+                    cls.objects.get_or_create(company=company, kind=kind, prefix=prefix, year=year)
+            except IntegrityError:  # another allocator created the row first: it exists now
+                pass
+            series = cls.objects.select_for_update().get(company=company, kind=kind, prefix=prefix, year=year)
+            if series.last_counter >= 999_999_999:
+                raise ValueError(f"document series {series} is exhausted")
+            series.last_counter += 1
+            series.save(update_fields=["last_counter"])
+        return f"{prefix}{year:04d}{series.last_counter:09d}"
+
+
+class RemoteCall(models.Model):
+    """Audit row of one HTTP call to the platform, secrets redacted."""
+
+    company = models.ForeignKey(Company, on_delete=models.SET_NULL, null=True, blank=True, related_name="+")
+    service = models.CharField(_("service"), max_length=20)
+    operation = models.CharField(_("operation"), max_length=60, blank=True)
+    method = models.CharField(_("method"), max_length=8)
+    path = models.CharField(_("path"), max_length=500)
+    status = models.PositiveSmallIntegerField(_("HTTP status"), null=True, blank=True)
+    duration_ms = models.PositiveIntegerField(_("duration (ms)"), default=0)
+    correlation_id = models.CharField(_("correlation id"), max_length=100, blank=True)
+    request_excerpt = models.TextField(_("request"), blank=True)
+    response_excerpt = models.TextField(_("response"), blank=True)
+    error = models.TextField(_("error"), blank=True)
+    created_at = models.DateTimeField(_("time"), default=timezone.now)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [models.Index(fields=["company", "-created_at"], name="core_remotecall_co_new")]
+        verbose_name = _("remote call")
+        verbose_name_plural = _("remote calls")
+
+    def __str__(self):
+        return f"{self.method} {self.path} → {self.status}"
+
+
+class JobRun(models.Model):
+    """One piece of background work as the user sees it: what, for whom, and how it ended."""
+
+    name = models.CharField(_("job"), max_length=100)
+    company = models.ForeignKey(Company, on_delete=models.CASCADE, null=True, blank=True, related_name="+")
+    target = models.CharField(_("record"), max_length=200, blank=True)
+    status = models.CharField(_("status"), max_length=10, choices=JobStatus.choices, default=JobStatus.QUEUED,
+                              db_index=True)
+    rq_job_id = models.CharField(_("queue job id"), max_length=64, blank=True)
+    attempts = models.PositiveIntegerField(_("attempts"), default=0)
+    message = models.TextField(_("message"), blank=True)
+    progress = models.PositiveSmallIntegerField(_("progress (%)"), null=True, blank=True)
+    enqueued_at = models.DateTimeField(_("enqueued"), default=timezone.now)
+    started_at = models.DateTimeField(_("started"), null=True, blank=True)
+    finished_at = models.DateTimeField(_("finished"), null=True, blank=True)
+
+    class Meta:
+        ordering = ["-enqueued_at", "-id"]
+        indexes = [models.Index(fields=["company", "-enqueued_at"], name="core_jobrun_co_new")]
+        verbose_name = _("background job")
+        verbose_name_plural = _("background jobs")
+
+    def __str__(self):
+        return f"{self.name} ({self.get_status_display()})"
+
+    @property
+    def status_color(self):
+        return JobStatus.color(self.status)

@@ -1,0 +1,38 @@
+import pytest
+from django.contrib.auth.models import Group, User
+
+from backoffice.core.models import Company, Membership
+
+
+@pytest.fixture
+def company(db):
+    return Company.objects.create(name="Acme A.Ş.", api_key="key-acme-0001")
+
+
+@pytest.fixture
+def other_company(db):
+    return Company.objects.create(name="Beta Ltd.", api_key="key-beta-0002")
+
+
+def make_user(username, role=None, companies=()):
+    user = User.objects.create_user(username=username, password="pass-" + username)
+    if role:
+        user.groups.add(Group.objects.get(name=role))
+    for company in companies:
+        Membership.objects.create(user=user, company=company)
+    return user
+
+
+@pytest.fixture
+def accountant(company):
+    return make_user("muhasebe", "accounting", [company])
+
+
+@pytest.fixture
+def manager(company):
+    return make_user("yonetici", "manager", [company])
+
+
+@pytest.fixture
+def administrator(company):
+    return make_user("yonetim", "administrator", [company])
