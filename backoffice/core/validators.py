@@ -1,0 +1,87 @@
+"""Shared field validators for the platform's identifiers (documents 1 to 3 and the public facts).
+
+Check digits come from python-stdnum (stdnum.tr.vkn, stdnum.tr.tckimlik, stdnum.iban); the messages
+say what is wrong in the user's words.
+"""
+
+import re
+
+from django.core.exceptions import ValidationError
+from django.utils.translation import gettext_lazy as _
+from stdnum import iban as stdnum_iban
+from stdnum.tr import tckimlik, vkn
+
+PHONE_RE = re.compile(r"^5[0-9]{9}$")
+DOCUMENT_NUMBER_RE = re.compile(r"^[A-Z0-9]{3}20[0-9]{2}[0-9]{9}$")
+# Document 3 allows this TCKN for a driver whose real id is unknown.
+UNKNOWN_DRIVER_TCKN = "11111111111"
+
+
+def _digits(value) -> str:
+    return str(value or "").strip()
+
+
+def validate_vkn(value):
+    """Tax number (VKN): 10 digits with a check digit."""
+    value = _digits(value)
+    if not value.isdigit() or len(value) != 10:
+        raise ValidationError(_("A tax number (VKN) has exactly 10 digits."), code="vkn_length")
+    if not vkn.is_valid(value):
+        raise ValidationError(_("This tax number (VKN) is not valid: its check digit does not match."),
+                              code="vkn_checksum")
+
+
+def validate_tckn(value, *, allow_unknown_driver=False):
+    """National id (TCKN): 11 digits, not starting with 0, with two check digits."""
+    value = _digits(value)
+    if allow_unknown_driver and value == UNKNOWN_DRIVER_TCKN:
+        return
+    if not value.isdigit() or len(value) != 11:
+        raise ValidationError(_("A national id (TCKN) has exactly 11 digits."), code="tckn_length")
+    if not tckimlik.is_valid(value):
+        raise ValidationError(_("This national id (TCKN) is not valid: its check digits do not match."),
+                              code="tckn_checksum")
+
+
+def validate_vkn_or_tckn(value):
+    """A tax number (10 digits) or a national id (11 digits), each with its check digits."""
+    value = _digits(value)
+    if not value.isdigit() or len(value) not in (10, 11):
+        raise ValidationError(_("Enter a tax number (VKN, 10 digits) or a national id (TCKN, 11 digits)."),
+                              code="vkn_tckn_length")
+    (validate_vkn if len(value) == 10 else validate_tckn)(value)
+
+
+def validate_driver_tckn(value):
+    validate_tckn(value, allow_unknown_driver=True)
+
+
+def validate_phone(value):
+    """Document 1, section 2.2: ^5[0-9]{9}$ (ten digits starting with 5, no leading 0 or +90)."""
+    if not PHONE_RE.match(_digits(value)):
+        raise ValidationError(
+            _("Enter the mobile number as ten digits starting with 5, without 0 or +90 (e.g. 5321234567)."),
+            code="phone",
+        )
+
+
+def validate_document_number(value):
+    """16 characters: 3-character prefix, 4-digit year (20xx), 9-digit counter."""
+    value = str(value or "")
+    if len(value) != 16:
+        raise ValidationError(_("A document number has exactly 16 characters (prefix, year, 9-digit counter)."),
+                              code="document_number_length")
+    if not DOCUMENT_NUMBER_RE.match(value):
+        raise ValidationError(
+            _("A document number is a 3-character prefix (capital letters or digits), a year such as 2026 "
+              "and a 9-digit counter, e.g. ABC2026000000001."),
+            code="document_number_format",
+        )
+
+
+def validate_tr_iban(value):
+    value = re.sub(r"\s+", "", str(value or "")).upper()
+    if not value.startswith("TR") or len(value) != 26:
+        raise ValidationError(_("A Turkish IBAN starts with TR and has 26 characters."), code="iban_length")
+    if not stdnum_iban.is_valid(value):
+        raise ValidationError(_("This IBAN is not valid: its check digits do not match."), code="iban_checksum")
