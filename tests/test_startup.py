@@ -1,0 +1,132 @@
+"""`make run` from nothing: everything comes up, /health/ says so, and one Ctrl-C leaves no process behind.
+
+Runs scripts/run.py (what `make run` runs) with a fresh var/ directory, free ports and no REDIS_URL or
+DATABASE_URL, exactly as on a fresh clone: SQLite files and the embedded Redis.
+"""
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+NO_PROXY = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+START_TIMEOUT = 150  # migrations of two fresh databases, demo data, then the health checks
+
+
+def free_port():
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def get(url):
+    """(status, body) of a GET; (None, error) when nothing answers."""
+    try:
+        with NO_PROXY.open(url, timeout=5) as response:
+            return response.status, response.read()
+    except urllib.error.HTTPError as error:
+        return error.code, error.read()
+    except (urllib.error.URLError, OSError) as error:
+        return None, str(error).encode()
+
+
+def descendants(pid):
+    """Every live process under pid, from /proc (children run in their own sessions)."""
+    parents = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:
+                continue
+            fields = stat.rsplit(")", 1)[1].split()
+            parents[int(entry.name)] = int(fields[1])
+    found, frontier = set(), {pid}
+    while frontier:
+        frontier = {child for child, parent in parents.items() if parent in frontier} - found
+        found |= frontier
+    return found
+
+
+def alive(pid):
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+@pytest.fixture
+def ports():
+    try:
+        return free_port(), free_port()
+    except OSError as error:
+        pytest.skip(f"cannot bind a local port: {error}")
+
+
+def test_make_run_brings_everything_up_and_one_ctrl_c_stops_it(tmp_path, ports):
+    web_port, sandbox_port = ports
+    env = {key: value for key, value in os.environ.items()
+           if key not in {"REDIS_URL", "DATABASE_URL", "SANDBOX_DATABASE_URL", "SANDBOX_URL",
+                          "BACKOFFICE_EXTRA_APPS", "DJANGO_SETTINGS_MODULE", "SANDBOX_CONTROL_TOKEN"}}
+    env.update(BACKOFFICE_VAR_DIR=str(tmp_path / "var"), BACKOFFICE_WEB_PORT=str(web_port),
+               SANDBOX_PORT=str(sandbox_port), PYTHONUNBUFFERED="1")
+    log_path = tmp_path / "run.log"
+    with open(log_path, "w") as log:
+        supervisor = subprocess.Popen([sys.executable, str(ROOT / "scripts" / "run.py")], cwd=ROOT, env=env,
+                                      stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
+                                      start_new_session=True)
+    children = set()
+    try:
+        expected = {"database", "redis", "worker"} | ({"cron"} if (ROOT / "backoffice" / "cron.py").exists() else set())
+        deadline = time.monotonic() + START_TIMEOUT
+        checks = {}
+        while time.monotonic() < deadline:
+            assert supervisor.poll() is None, f"run.py exited with {supervisor.returncode}:\n{log_path.read_text()}"
+            status, body = get(f"http://127.0.0.1:{web_port}/health/")
+            if status in (200, 503):
+                checks = json.loads(body)["checks"]
+                if all(checks.get(name) == "ok" for name in expected):
+                    break
+            time.sleep(1)
+        assert all(checks.get(name) == "ok" for name in expected), f"{checks}\n{log_path.read_text()[-5000:]}"
+
+        assert get(f"http://127.0.0.1:{web_port}/login/")[0] == 200
+        # The sandbox is its own server: its admin's login page answers.
+        assert get(f"http://127.0.0.1:{sandbox_port}/admin/login/")[0] == 200
+        # The demo logins are printed with their passwords (generated once, kept in var/).
+        stored = dict(line.split(" = ", 1) for line in (tmp_path / "var" / "demo-credentials.txt")
+                      .read_text().splitlines() if " = " in line)
+        output = log_path.read_text()
+        for username in ("muhasebe", "yonetici", "yonetim"):
+            assert f"{username} / {stored[f'password.{username}']}" in output
+
+        children = descendants(supervisor.pid)
+        assert len(children) >= 4, children  # redis, sandbox, web, worker (+ cron, the RQ scheduler…)
+        supervisor.send_signal(signal.SIGINT)
+        assert supervisor.wait(60) == 0, log_path.read_text()[-5000:]
+        time.sleep(0.5)
+        left = {pid for pid in children if alive(pid)}
+        assert not left, f"processes left after Ctrl-C: {left}"
+        assert get(f"http://127.0.0.1:{web_port}/health/")[0] is None
+    finally:
+        if supervisor.poll() is None:
+            supervisor.terminate()
+            try:
+                supervisor.wait(20)
+            except subprocess.TimeoutExpired:
+                supervisor.kill()
+        for pid in children | descendants(supervisor.pid):
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
