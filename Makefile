@@ -17,7 +17,7 @@ apt_install = if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
 	apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(1) >/dev/null; \
 	else echo "note: Debian package(s) $(1) missing and not installable here (not root or no apt-get)"; fi
 
-.PHONY: help run test bench venv install migrate seed messages browser clean distclean
+.PHONY: help run test bench venv install migrate seed messages test-tools clean distclean
 
 help:
 	@echo "make run      migrate, load demo data, start web (:8000), sandbox (:8001), worker, cron, Redis"
@@ -60,12 +60,16 @@ seed: migrate
 run: $(STAMP) $(MO_FILES)
 	$(PY) scripts/run.py
 
-# Debian's Chromium for the Playwright browser tests (they skip, saying why, when it is missing).
-browser:
-	@[ -x /usr/bin/chromium ] || { $(call apt_install,chromium); }
+# Debian packages the tests use: Chromium for the Playwright browser tests, docker-compose to validate
+# docker/compose.yml. Those tests skip, saying why, when a package is missing and cannot be installed.
+test-tools:
+	@missing=""; \
+	[ -x /usr/bin/chromium ] || missing="$$missing chromium"; \
+	command -v docker-compose >/dev/null 2>&1 || missing="$$missing docker-compose"; \
+	if [ -n "$$missing" ]; then $(call apt_install,$$missing); fi
 
 # pytest's exit code 5 means it collected nothing: for this suite that is a failure, said out loud.
-test: $(STAMP) $(MO_FILES) browser
+test: $(STAMP) $(MO_FILES) test-tools
 	@$(PY) -m pytest $(PYTEST_ARGS); rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "make test: pytest collected no test: failing" >&2; exit 1; fi; exit $$rc
 
