@@ -3,6 +3,8 @@ from django.contrib.auth.models import Group, User
 
 from backoffice.core.models import Company, Membership
 
+pytest_plugins = ["tests.sandbox_server"]
+
 
 @pytest.fixture
 def company(db):

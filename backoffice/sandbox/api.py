@@ -1,0 +1,230 @@
+"""The platform's front door: routing per service, authentication, fault switches, rate limits, paging.
+
+Operations register themselves with @operation(service, method, pattern) in backoffice/sandbox/ops/;
+"{name}" in a pattern captures one path segment and is passed to the handler as a keyword.
+A handler takes a Call and returns something JSON-serialisable (or an HttpResponse), or raises ApiError.
+"""
+
+import json
+import math
+import time
+import uuid
+from dataclasses import dataclass, field
+
+from django.http import HttpResponse, JsonResponse
+from django.utils import timezone
+from django.views.decorators.csrf import csrf_exempt
+
+from . import faults, ratelimit
+from .models import AccessToken, ApiKey, Customer, RequestLog, SandboxSetting
+
+SERVICES = ("auth", "ticket", "invoice", "accounting", "ledger", "dispatch", "crm")
+MAX_PAGE_SIZE = 500  # document 1, section 8
+TOKEN_PATH = ("auth", "POST", "/v1/token")
+
+
+class Dropped(Exception):
+    """The sandbox was reset while this request slept in a fault: answer, but leave no trace."""
+
+
+class ApiError(Exception):
+    def __init__(self, status: int, body, headers=None):
+        super().__init__(status)
+        self.status, self.body, self.headers = status, body, headers or {}
+
+    def response(self):
+        response = JsonResponse(self.body, status=self.status, safe=False)
+        for name, value in self.headers.items():
+            response[name] = value
+        return response
+
+
+def problem(status: int, title: str, detail: str, **headers) -> ApiError:
+    return ApiError(status, {"title": title, "detail": detail}, headers)
+
+
+def invalid(field_name: str, message: str) -> ApiError:
+    """Validation failure as the platform sends it: 422 with {field: [messages]}."""
+    return ApiError(422, {field_name: [message]})
+
+
+@dataclass
+class Call:
+    request: object
+    service: str
+    path: str  # relative to the service prefix, e.g. /v2/outboxinvoice/abc/status
+    arrived: float = 0.0  # monotonic clock, the time rate limits count the request at
+    customer: Customer | None = None
+    settings: SandboxSetting | None = None
+    kwargs: dict = field(default_factory=dict)
+
+    @property
+    def query(self):
+        return self.request.GET
+
+    def json(self):
+        try:
+            return json.loads(self.request.body or b"null")
+        except ValueError:
+            raise invalid("body", "The request body is not valid JSON.") from None
+
+
+# --- routing --------------------------------------------------------------------------------------
+
+ROUTES: list[tuple[str, str, list[str], object]] = []
+
+
+def operation(service: str, method: str, pattern: str):
+    def register(handler):
+        ROUTES.append((service, method, ratelimit.split(pattern), handler))
+        return handler
+
+    return register
+
+
+def resolve(service: str, method: str, path: str):
+    """(handler, kwargs), or None when no operation has this path, or "method" when only the method differs."""
+    segments = ratelimit.split(path)
+    path_known = False
+    for route_service, route_method, pattern, handler in ROUTES:
+        if route_service != service or len(pattern) != len(segments):
+            continue
+        kwargs = {}
+        for wanted, got in zip(pattern, segments):
+            if wanted.startswith("{"):
+                kwargs[wanted.strip("{}")] = got
+            elif wanted.lower() != got.lower():
+                break
+        else:
+            if route_method == method:
+                return handler, kwargs
+            path_known = True
+    return "method" if path_known else None
+
+
+# --- paging: the one place that knows both envelope spellings ---------------------------------------
+
+def page_params(call: Call, index_name="pageIndex", size_name="pageSize"):
+    """(page_index, page_size) from the query; both required, index from 1, size 1..500."""
+    values = []
+    for name, low, high in ((index_name, 1, None), (size_name, 1, MAX_PAGE_SIZE)):
+        raw = call.query.get(name)
+        if raw in (None, ""):
+            raise invalid(name, f"The {name} field is required.")
+        try:
+            value = int(raw)
+        except ValueError:
+            raise invalid(name, f"The value '{raw}' is not valid for {name}.") from None
+        if value < low or (high is not None and value > high):
+            limit = f"between {low} and {high}" if high else f"at least {low}"
+            raise invalid(name, f"{name} must be {limit}.")
+        values.append(value)
+    return tuple(values)
+
+
+def paged(items: list, page_index: int, page_size: int, capitalised=False) -> dict:
+    """The paged envelope: camelCase (most services) or capitalised (the ledger service)."""
+    total = len(items)
+    pages = math.ceil(total / page_size) if total else 0
+    start = (page_index - 1) * page_size
+    envelope = {
+        "pageIndex": page_index,
+        "pageSize": page_size,
+        "totalCount": total,
+        "totalPages": pages,
+        "hasNextPage": page_index < pages,
+        "hasPreviousPage": page_index > 1,
+        "items": items[start:start + page_size],
+    }
+    if capitalised:
+        return {name[0].upper() + name[1:]: value for name, value in envelope.items()}
+    return envelope
+
+
+# --- authentication ---------------------------------------------------------------------------------
+
+def authenticate(request):
+    """(customer, via_bearer) or raises 401. Document 1, section 5: x-api-key or a live bearer token."""
+    key = request.headers.get("x-api-key")
+    if key:
+        api_key = ApiKey.objects.select_related("customer").filter(key=key).first()
+        if api_key is None:
+            raise problem(401, "Unauthorized", "The API key is not valid.")
+        return api_key.customer, False
+    scheme, _, token = request.headers.get("Authorization", "").partition(" ")
+    if scheme.lower() == "bearer" and token.strip():
+        access = AccessToken.objects.select_related("customer").filter(token=token.strip()).first()
+        if access is None or access.expires_at <= timezone.now():
+            raise problem(401, "Unauthorized", "The access token is not valid or has expired.")
+        return access.customer, True
+    raise problem(401, "Unauthorized", "Credentials are missing: send x-api-key or Authorization: Bearer.")
+
+
+# --- the view ---------------------------------------------------------------------------------------
+
+@csrf_exempt
+def service_view(request, service, rest=""):
+    # sandbox_serve stamps the request when its first line is read; runserver does not.
+    arrived = request.META.get("sandbox.arrived") or time.monotonic()
+    call = Call(request=request, service=service, path="/" + rest.strip("/"), arrived=arrived)
+    try:
+        response = handle(call)
+    except ApiError as error:
+        response = error.response()
+    except Dropped:
+        return JsonResponse({"title": "Service Unavailable", "detail": "The sandbox was reset."}, status=503)
+    response["X-Correlation-Id"] = str(uuid.uuid4())
+    RequestLog.objects.create(method=request.method, path=request.path[:500], status=response.status_code,
+                              customer=call.customer)
+    return response
+
+
+def handle(call: Call):
+    """Auth, expire_tokens, storm_429, rate limit, latency, timeout, error_rate, then the operation.
+
+    The rate limit comes after the storm (a storm uses up no slot) and before the slow and failing
+    faults (an injected 5xx still counted as a call, as a gateway in front of a failing backend would).
+    """
+    request = call.request
+    method = request.method
+    call.settings = SandboxSetting.load()
+    plan = faults.plan(request.path, method)
+    via_bearer = False
+    if (call.service, method, call.path) != TOKEN_PATH:
+        call.customer, via_bearer = authenticate(request)
+    if via_bearer and plan.expire_tokens():
+        raise problem(401, "Unauthorized", "The access token has expired.")
+    storm = plan.storm_429()
+    if storm:
+        raise problem(429, "Too Many Requests", "Rate limit exceeded.", **{"Retry-After": str(storm)})
+    if call.customer is not None:
+        wait = ratelimit.check(call.customer.pk, call.customer.tier, call.service, method, call.path,
+                               call.settings.rate_limit_scale, at=call.arrived)
+        if wait:
+            raise problem(429, "Too Many Requests",
+                          f"Rate limit exceeded. Try again in {wait} seconds.", **{"Retry-After": str(wait)})
+    delay = plan.latency_ms() / 1000 + plan.timeout_seconds()
+    if delay and not faults.sleep(delay):
+        raise Dropped
+    error_status = plan.error_status()
+    if error_status:
+        raise problem(error_status, "Injected fault", "The sandbox was told to fail this request.")
+    found = resolve(call.service, method, call.path)
+    if found is None:
+        raise problem(404, "Not Found", f"No operation at {method} {request.path}.")
+    if found == "method":
+        raise problem(405, "Method Not Allowed", f"{method} is not allowed at {request.path}.")
+    handler, call.kwargs = found
+    result = handler(call, **call.kwargs)
+    if isinstance(result, HttpResponse):
+        return result
+    return JsonResponse(result, safe=False)
+
+
+def server_error(request, *args, **kwargs):
+    return JsonResponse({"title": "Internal Server Error", "detail": "The sandbox failed."}, status=500)
+
+
+def not_found(request, *args, **kwargs):
+    return JsonResponse({"title": "Not Found", "detail": f"No operation at {request.method} {request.path}."},
+                        status=404)

@@ -1,0 +1,76 @@
+"""Fault switches: which rules hit this request, each effect asked for in the documented order.
+
+A rule is claimed (one of its `remaining` uses taken) the first time one of its effects actually
+fires on a request: an expire_tokens rule does nothing to an API-key request, and an error_rate rule
+whose dice say "no" does nothing either, so neither uses up a try.
+"""
+
+import random
+import threading
+from fnmatch import fnmatchcase
+
+from .models import FaultRule
+
+
+class Plan:
+    def __init__(self, rules):
+        self.rules = rules
+        self.claimed, self.spent = set(), set()
+
+    def _fires(self, rule) -> bool:
+        if rule.pk in self.claimed:
+            return True
+        if rule.pk in self.spent or not rule.claim():
+            self.spent.add(rule.pk)
+            return False
+        self.claimed.add(rule.pk)
+        return True
+
+    def expire_tokens(self) -> bool:
+        return any(rule.expire_tokens and self._fires(rule) for rule in self.rules)
+
+    def storm_429(self) -> int:
+        """Retry-After seconds of the first storm that fires, 0 when none."""
+        return next((max(1, rule.retry_after) for rule in self.rules if rule.storm_429 and self._fires(rule)), 0)
+
+    def latency_ms(self) -> int:
+        return sum(rule.latency_ms for rule in self.rules if rule.latency_ms and self._fires(rule))
+
+    def timeout_seconds(self) -> float:
+        return max([rule.timeout_seconds for rule in self.rules if rule.timeout_seconds and self._fires(rule)],
+                   default=0)
+
+    def error_status(self) -> int:
+        for rule in self.rules:
+            if rule.error_rate > 0 and random.random() < rule.error_rate and self._fires(rule):
+                return rule.error_status
+        return 0
+
+
+def plan(path: str, method: str) -> Plan:
+    rules = [
+        rule for rule in FaultRule.objects.exclude(remaining=0)
+        if rule.method.upper() in ("*", method.upper()) and fnmatchcase(path, rule.path or "*")
+    ]
+    return Plan(rules)
+
+
+# Requests asleep in a latency or timeout fault wake up when the sandbox is reset, and are then
+# dropped unlogged: a test's stats never see a request left over from the test before.
+_wake = threading.Condition()
+_generation = 0
+
+
+def interrupt_sleepers():
+    global _generation
+    with _wake:
+        _generation += 1
+        _wake.notify_all()
+
+
+def sleep(seconds: float) -> bool:
+    """Sleep; False when a reset came in between."""
+    with _wake:
+        started = _generation
+        _wake.wait_for(lambda: _generation != started, timeout=seconds)
+        return _generation == started

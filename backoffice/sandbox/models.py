@@ -1,0 +1,153 @@
+"""State of the simulated platform: its customers, their credentials, fault switches and a request log."""
+
+import secrets
+import uuid
+from datetime import timedelta
+
+from django.db import models
+from django.db.models import F
+from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
+
+from .ratelimit import tier_for_credits
+
+
+class Customer(models.Model):
+    """A company on the platform; its credits set the rate-limit tier (document 1, section 8)."""
+
+    customer_unique_id = models.UUIDField(_("customerUniqueId"), default=uuid.uuid4, unique=True)
+    name = models.CharField(_("name"), max_length=200)
+    credits = models.PositiveBigIntegerField(_("credits"), default=1000)
+    created = models.DateTimeField(_("created"), auto_now_add=True)
+
+    class Meta:
+        ordering = ["name"]
+        verbose_name = _("customer")
+        verbose_name_plural = _("customers")
+
+    def __str__(self):
+        return f"{self.name} ({self.customer_unique_id})"
+
+    @property
+    def tier(self) -> int:
+        return tier_for_credits(self.credits)
+
+
+class ApiKey(models.Model):
+    # Plain text on purpose: the simulator holds demo credentials only and its admin shows them.
+    key = models.CharField(_("key"), max_length=200, unique=True)
+    customer = models.ForeignKey(Customer, on_delete=models.CASCADE, related_name="api_keys")
+    name = models.CharField(_("name"), max_length=100, blank=True)
+
+    class Meta:
+        verbose_name = _("API key")
+        verbose_name_plural = _("API keys")
+
+    def __str__(self):
+        return f"{self.name or _('API key')} ({self.customer.name})"
+
+
+class ServiceUser(models.Model):
+    username = models.CharField(_("username"), max_length=200, unique=True)
+    password = models.CharField(_("password"), max_length=200)
+    customer = models.ForeignKey(Customer, on_delete=models.CASCADE, related_name="service_users")
+
+    class Meta:
+        verbose_name = _("service user")
+        verbose_name_plural = _("service users")
+
+    def __str__(self):
+        return self.username
+
+
+class AccessToken(models.Model):
+    token = models.CharField(_("token"), max_length=100, unique=True)
+    customer = models.ForeignKey(Customer, on_delete=models.CASCADE, related_name="tokens")
+    expires_at = models.DateTimeField(_("expires at"))
+    created = models.DateTimeField(_("created"), auto_now_add=True)
+
+    class Meta:
+        verbose_name = _("access token")
+        verbose_name_plural = _("access tokens")
+
+    def __str__(self):
+        return f"{self.customer.name} until {self.expires_at:%Y-%m-%d %H:%M:%S}"
+
+    @classmethod
+    def issue(cls, customer, lifetime_seconds):
+        return cls.objects.create(
+            token=secrets.token_urlsafe(32), customer=customer,
+            expires_at=timezone.now() + timedelta(seconds=lifetime_seconds),
+        )
+
+
+class FaultRule(models.Model):
+    """A fault switch; effects apply in the order expire_tokens, storm_429, latency, timeout, error_rate."""
+
+    path = models.CharField(_("path glob"), max_length=300, default="*",
+                            help_text=_("Matched against the full path with the service prefix, e.g. /invoice/v2/*."))
+    method = models.CharField(_("method"), max_length=10, default="*", help_text=_("GET, POST, ... or *."))
+    error_rate = models.FloatField(_("error rate"), default=0.0, help_text=_("0 to 1: share of requests failed."))
+    error_status = models.PositiveSmallIntegerField(_("error status"), default=500)
+    latency_ms = models.PositiveIntegerField(_("added latency (ms)"), default=0)
+    timeout_seconds = models.FloatField(_("timeout (s)"), default=0.0,
+                                        help_text=_("Sleep this long before answering."))
+    storm_429 = models.BooleanField(_("429 storm"), default=False)
+    retry_after = models.PositiveIntegerField(_("Retry-After of the storm (s)"), default=1)
+    expire_tokens = models.BooleanField(_("expire every bearer token"), default=False)
+    remaining = models.PositiveIntegerField(_("remaining uses"), null=True, blank=True,
+                                            help_text=_("Apply only this many times; empty means always."))
+    created = models.DateTimeField(_("created"), auto_now_add=True)
+
+    class Meta:
+        ordering = ["pk"]
+        verbose_name = _("fault rule")
+        verbose_name_plural = _("fault rules")
+
+    def __str__(self):
+        return f"{self.method} {self.path}"
+
+    def claim(self) -> bool:
+        """Take one use; False once a limited rule is used up (conditional update: safe across threads)."""
+        if self.remaining is None:
+            return True
+        return FaultRule.objects.filter(pk=self.pk, remaining__gt=0).update(remaining=F("remaining") - 1) == 1
+
+
+class SandboxSetting(models.Model):
+    """Singleton (pk 1)."""
+
+    DEFAULTS = {"token_lifetime_seconds": 86400, "rate_limit_scale": 1.0}
+
+    token_lifetime_seconds = models.PositiveIntegerField(_("token lifetime (s)"), default=86400)
+    rate_limit_scale = models.FloatField(
+        _("rate-limit window scale"), default=1.0,
+        help_text=_("Every rate-limit window is multiplied by this (tests shrink it)."),
+    )
+
+    class Meta:
+        verbose_name = _("sandbox setting")
+        verbose_name_plural = _("sandbox settings")
+
+    def __str__(self):
+        return str(_("Sandbox settings"))
+
+    @classmethod
+    def load(cls):
+        return cls.objects.get_or_create(pk=1, defaults=cls.DEFAULTS)[0]
+
+
+class RequestLog(models.Model):
+    method = models.CharField(_("method"), max_length=10)
+    path = models.CharField(_("path"), max_length=500)
+    status = models.PositiveSmallIntegerField(_("status"))
+    customer = models.ForeignKey(Customer, on_delete=models.SET_NULL, null=True, blank=True)
+    created = models.DateTimeField(_("created"), auto_now_add=True, db_index=True)
+
+    class Meta:
+        ordering = ["-pk"]
+        verbose_name = _("request")
+        verbose_name_plural = _("request log")
+
+    def __str__(self):
+        return f"{self.method} {self.path} {self.status}"

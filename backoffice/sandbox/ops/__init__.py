@@ -1,0 +1,3 @@
+"""Operations of the simulated platform, one module per service; importing them registers them."""
+
+from . import auth, crm, invoice, ledger  # noqa: F401

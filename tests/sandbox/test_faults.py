@@ -1,0 +1,105 @@
+"""Fault switches, set through the control API, seen over real HTTP."""
+
+import time
+
+import pytest
+import requests
+
+STATUS = "/v2/outboxinvoice/{}/status"
+
+
+def bearer_for(sandbox, anonymous):
+    sandbox.add_customer(name="Bearer Co", username="svc-fault", password="pw")
+    token = anonymous.post("auth", "/v1/token",
+                           data={"username": "svc-fault", "password": "pw", "client_id": "serviceApi"}).json()
+    return {"Authorization": f"Bearer {token['access_token']}"}
+
+
+def test_error_rate_one_fails_every_matching_request(sandbox, api):
+    sandbox.add_fault(path="/invoice/v2/*", error_rate=1.0)
+    failed = api.get("invoice", STATUS.format("a"))
+    assert failed.status_code == 500
+    assert failed.json()["title"]
+    # Other paths and services go on working.
+    assert api.get("invoice", "/v1/inboxinvoice/list", params={"pageIndex": 1, "pageSize": 1}).status_code == 200
+    assert api.get("ledger", "/v1/period/getperiodlist", params={"pageIndex": 1, "pageSize": 1}).status_code == 200
+
+
+def test_error_status_and_method_filter(sandbox, api):
+    sandbox.add_fault(path="/invoice/*", method="POST", error_rate=1.0, error_status=503)
+    assert api.post("invoice", "/v2/outboxinvoice/status", json=["a"]).status_code == 503
+    assert api.get("invoice", STATUS.format("a")).status_code == 200
+
+
+def test_remaining_stops_the_fault_after_n_uses(sandbox, api):
+    sandbox.add_fault(path="/invoice/*", error_rate=1.0, remaining=2)
+    statuses = [api.get("invoice", STATUS.format(i)).status_code for i in range(4)]
+    assert statuses == [500, 500, 200, 200]
+
+
+def test_latency_delays_the_answer(sandbox, api):
+    sandbox.add_fault(path="/invoice/*", latency_ms=400)
+    started = time.monotonic()
+    assert api.get("invoice", STATUS.format("slow")).status_code == 200
+    assert time.monotonic() - started >= 0.4
+    started = time.monotonic()
+    assert api.get("crm", "/v1/sharedpoolusage/report").status_code == 200
+    assert time.monotonic() - started < 0.4
+
+
+def test_timeout_outlasts_the_client(sandbox, api):
+    sandbox.add_fault(path="/invoice/*", timeout_seconds=1.5, remaining=1)
+    with pytest.raises(requests.Timeout):
+        api.get("invoice", STATUS.format("late"), timeout=0.4)
+    assert api.get("invoice", STATUS.format("late"), timeout=5).status_code == 200
+
+
+def test_reset_drops_requests_asleep_in_a_fault(sandbox, api):
+    sandbox.add_fault(path="/invoice/*", timeout_seconds=30)
+    with pytest.raises(requests.Timeout):
+        api.get("invoice", STATUS.format("asleep"), timeout=0.3)
+    started = time.monotonic()
+    sandbox.reset()
+    time.sleep(0.2)
+    assert time.monotonic() - started < 5
+    assert sandbox.stats()["requests"] == []  # the sleeper woke up and left no trace
+
+
+def test_storm_429_carries_retry_after(sandbox, api):
+    sandbox.add_fault(path="/crm/*", storm_429=True, retry_after=7)
+    for _ in range(3):
+        response = api.get("crm", "/v1/sharedpoolusage/report")
+        assert response.status_code == 429
+        assert response.headers["Retry-After"] == "7"
+    sandbox.clear_faults()
+    # The storm used none of the real window (1 per 15 minutes).
+    assert api.get("crm", "/v1/sharedpoolusage/report").status_code == 200
+
+
+def test_expire_tokens_refuses_bearer_tokens_only(sandbox, api, anonymous):
+    bearer = bearer_for(sandbox, anonymous)
+    assert anonymous.get("invoice", STATUS.format("a"), headers=bearer).status_code == 200
+    sandbox.add_fault(path="*", expire_tokens=True, remaining=1)
+    assert api.get("invoice", STATUS.format("a")).status_code == 200  # an API key has no expiry
+    assert anonymous.get("invoice", STATUS.format("a"), headers=bearer).status_code == 401
+    assert anonymous.get("invoice", STATUS.format("a"), headers=bearer).status_code == 200
+
+
+def test_expired_tokens_come_before_the_storm(sandbox, anonymous):
+    bearer = bearer_for(sandbox, anonymous)
+    sandbox.add_fault(path="*", storm_429=True, expire_tokens=True)
+    assert anonymous.get("invoice", STATUS.format("a"), headers=bearer).status_code == 401
+
+
+def test_clear_faults_and_reset(sandbox, api):
+    sandbox.add_fault(path="*", error_rate=1.0)
+    assert sandbox.clear_faults()["deleted"] == 1
+    assert api.get("invoice", STATUS.format("a")).status_code == 200
+    sandbox.add_fault(path="*", error_rate=1.0)
+    sandbox.reset()
+    assert api.get("invoice", STATUS.format("a")).status_code == 200
+
+
+def test_unknown_fault_field_is_refused(sandbox):
+    with pytest.raises(RuntimeError, match="400"):
+        sandbox.add_fault(path="*", explode=True)
