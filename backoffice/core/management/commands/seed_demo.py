@@ -3,6 +3,7 @@
 Idempotent: run it as often as you like; the secrets come from var/demo-credentials.txt (generated once).
 """
 
+import os
 import subprocess
 import sys
 
@@ -85,16 +86,21 @@ class Command(BaseCommand):
         """The same customers and credentials in the sandbox's own database, through its own command."""
         common = [sys.executable, str(settings.BASE_DIR / "manage.py"), "sandbox_seed",
                   "--settings=backoffice.sandbox.settings"]
+        # --option=value: a generated secret may begin with "-", which argparse would take for an option.
         runs = [
-            ["--name", COMPANY_A, "--credits", str(CREDITS_A), "--customer-id", values["company_a.customer_id"],
-             "--api-key", values["company_a.api_key"],
-             "--admin-user", values["sandbox.admin_user"], "--admin-password", values["sandbox.admin_password"]],
-            ["--name", COMPANY_B, "--credits", str(CREDITS_B), "--customer-id", values["company_b.customer_id"],
-             "--username", values["company_b.service_username"],
-             "--password", values["company_b.service_password"]],
+            {"name": COMPANY_A, "credits": CREDITS_A, "customer-id": values["company_a.customer_id"],
+             "api-key": values["company_a.api_key"],
+             # The sandbox counts its rate-limit windows on the same scale as the back-office.
+             "rate-limit-scale": settings.RATE_LIMIT_SCALE,
+             "admin-user": values["sandbox.admin_user"], "admin-password": values["sandbox.admin_password"]},
+            {"name": COMPANY_B, "credits": CREDITS_B, "customer-id": values["company_b.customer_id"],
+             "username": values["company_b.service_username"],
+             "password": values["company_b.service_password"]},
         ]
-        for extra in runs:
-            result = subprocess.run(common + extra, cwd=settings.BASE_DIR, capture_output=True, text=True)
+        for run in runs:
+            args = [f"--{option}={value}" for option, value in run.items()]
+            result = subprocess.run(common + args, cwd=settings.BASE_DIR, capture_output=True, text=True,
+                                    env={**os.environ, "BACKOFFICE_VAR_DIR": str(settings.VAR_DIR)})
             if result.returncode != 0:
                 # The arguments carry secrets: show the command's own output only.
-                raise CommandError(f"sandbox_seed failed for {extra[1]}:\n{result.stdout}{result.stderr}")
+                raise CommandError(f"sandbox_seed failed for {run['name']}:\n{result.stdout}{result.stderr}")
