@@ -57,6 +57,8 @@ INSTALLED_APPS = [
     "django_filters",
     "backoffice.core",
 ]
+# Test-only apps (the test suite sets tests.testapp); never set in production.
+INSTALLED_APPS += env_list("BACKOFFICE_EXTRA_APPS")
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
@@ -210,6 +212,11 @@ RATE_LIMIT_SCALE = float(os.environ.get("RATE_LIMIT_SCALE", 1))
 
 # Records left QUEUED or SENDING longer than this are enqueued again by the sweep.
 SYNC_STUCK_AFTER_SECONDS = int(os.environ.get("SYNC_STUCK_AFTER_SECONDS", 600))
+# Background jobs (core.jobs): a transient error is retried after base * 2^(n-1) seconds (with jitter,
+# at most the cap) until the attempts run out; then the job and its record are FAILED.
+JOB_MAX_ATTEMPTS = int(os.environ.get("JOB_MAX_ATTEMPTS", 6))
+JOB_RETRY_BASE_SECONDS = float(os.environ.get("JOB_RETRY_BASE_SECONDS", 15))
+JOB_RETRY_MAX_SECONDS = float(os.environ.get("JOB_RETRY_MAX_SECONDS", 900))
 
 SESSION_COOKIE_HTTPONLY = True
 CSRF_COOKIE_HTTPONLY = False

@@ -20,3 +20,19 @@ if not os.environ.get("REDIS_URL") and not os.environ.get("PYTEST_XDIST_WORKER")
     _process = embedded_redis.start(_socket)
     atexit.register(_process.terminate)
     os.environ["REDIS_URL"] = f"unix://{_socket}"
+
+# The test-only app of the job machinery (tests/testapp): settings append it to INSTALLED_APPS.
+os.environ.setdefault("BACKOFFICE_EXTRA_APPS", "tests.testapp")
+
+# Parallel runs (xdist) share one Redis: give each worker its own database so that the RQ worker one
+# test starts never takes jobs enqueued by another test process.
+if os.environ.get("PYTEST_XDIST_WORKER", "").startswith("gw"):
+    from urllib.parse import urlsplit, urlunsplit
+
+    _db = int(os.environ["PYTEST_XDIST_WORKER"][2:]) % 15 + 1
+    _url = urlsplit(os.environ["REDIS_URL"])
+    if _url.scheme == "unix":
+        _query = "&".join([q for q in _url.query.split("&") if q and not q.startswith("db=")] + [f"db={_db}"])
+        os.environ["REDIS_URL"] = f"unix://{_url.path}?{_query}"
+    else:
+        os.environ["REDIS_URL"] = urlunsplit(_url._replace(path=f"/{_db}"))

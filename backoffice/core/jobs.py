@@ -1,0 +1,304 @@
+"""The shared runner of background work (NetBox jobs, Paperless task rows).
+
+Every job goes through enqueue() and run_job(). A JobRun row says what runs, for whom, and how it ended,
+so the UI shows progress and failures without logs; Redis holds only the queue. Job entry points take
+only ids, load by pk and call one service; the runner owns the retry policy:
+
+- transient RemoteError: RETRYING, run again after an exponential backoff with jitter, until
+  settings.JOB_MAX_ATTEMPTS; then FAILED.
+- RateLimited / TryLater: DEFERRED, run again when the window frees (a scheduled RQ job: the worker runs
+  with --with-scheduler). A worker never sleeps. Deferrals do not count as attempts.
+- permanent RemoteError: FAILED with the platform's message.
+- anything else: FAILED with a short message; the traceback (redacted) goes to the log only.
+"""
+
+import contextvars
+import logging
+import math
+import random
+import time
+import traceback
+import uuid
+from datetime import datetime, timedelta
+from datetime import timezone as dt_timezone
+from functools import partial
+
+import django_rq
+from django.conf import settings
+from django.db import transaction
+from django.db.models import F
+from django.utils import timezone
+from django.utils.module_loading import import_string
+from django.utils.translation import gettext as _
+from redis.exceptions import RedisError
+from rq.job import Job
+from rq.job import JobStatus as RQStatus
+
+from backoffice.remote.errors import RateLimited, RemoteError
+
+from .choices import JobStatus
+from .models import Company, JobRun
+from .redaction import redact
+
+logger = logging.getLogger("backoffice.jobs")
+
+# A JobRun in one of these states will still run: enqueue() returns it instead of a second one.
+ACTIVE = (JobStatus.QUEUED, JobStatus.RUNNING, JobStatus.RETRYING, JobStatus.DEFERRED)
+# RQ states in which a job will still run (or runs now).
+_RQ_ALIVE = {RQStatus.QUEUED, RQStatus.STARTED, RQStatus.SCHEDULED, RQStatus.DEFERRED}
+# A new JobRun's RQ job appears only after the caller's commit; until then it is not "lost".
+_SUBMIT_GRACE = timedelta(seconds=60)
+DEFAULT_QUEUE = "default"
+
+_current_run: contextvars.ContextVar = contextvars.ContextVar("backoffice_job_run", default=None)
+
+
+class TryLater(Exception):
+    """Raised by a job body whose work is not ready yet (an export being prepared): the runner runs
+    the job again in `wait` seconds, as DEFERRED, without counting an attempt."""
+
+    def __init__(self, wait: float, message: str = ""):
+        self.wait = max(0.0, float(wait))
+        self.message = message
+        super().__init__(message or f"not ready: again in {self.wait:.0f} s")
+
+
+def func_path(func) -> str:
+    """The import path RQ and the JobRun use for a job body (a dotted path is kept as it is)."""
+    if isinstance(func, str):
+        return func
+    return f"{func.__module__}.{func.__qualname__}"
+
+
+def current_run() -> JobRun | None:
+    """The JobRun being run by this worker, or None outside run_job()."""
+    return _current_run.get()
+
+
+def set_progress(percent, message: str = "") -> None:
+    """Record progress of long work on the current JobRun (the UI shows a bar); no-op outside a job."""
+    run = current_run()
+    if run is None:
+        return
+    percent = max(0, min(100, int(percent)))
+    JobRun.objects.filter(pk=run.pk).update(progress=percent, message=message)
+    run.progress, run.message = percent, message
+
+
+def retry_delay(attempt: int) -> float:
+    """Seconds to wait after failed attempt `attempt` (1-based): exponential, capped, with "equal
+    jitter" so that a batch that failed together does not come back together."""
+    base = float(getattr(settings, "JOB_RETRY_BASE_SECONDS", 15))
+    cap = float(getattr(settings, "JOB_RETRY_MAX_SECONDS", 900))
+    delay = min(cap, base * 2 ** max(0, attempt - 1))
+    return random.uniform(delay / 2, delay)
+
+
+def max_attempts() -> int:
+    return int(getattr(settings, "JOB_MAX_ATTEMPTS", 6))
+
+
+def will_run_again(exc: BaseException) -> bool:
+    """Whether the runner will run the current job again after `exc`.
+
+    Outside a job nobody retries at once, but the record stays queued and the sweep picks it up: True.
+    """
+    if isinstance(exc, (RateLimited, TryLater)):
+        return True
+    if not isinstance(exc, RemoteError) or exc.permanent:
+        return False
+    run = current_run()
+    return run is None or run.attempts < max_attempts()
+
+
+# ---------------------------------------------------------------------------------------------------
+# Enqueue
+
+
+def enqueue(func, *, name: str, company=None, target: str = "", args=(), kwargs=None, delay: float | None = None,
+            queue: str = DEFAULT_QUEUE) -> JobRun:
+    """Create a JobRun (QUEUED) and put the job on the RQ queue when the caller's transaction commits.
+
+    func: the job body (callable or dotted path); it gets *args / **kwargs, which must be plain ids and
+    strings. (name, company, target) identify the work: while such a JobRun is queued, running or
+    waiting to run again, it is returned instead of a second one (duplicate protection). The returned
+    JobRun has `is_new` set to tell the two cases apart.
+    """
+    company_id = company.pk if isinstance(company, Company) else company
+    existing = _active_run(name=name, company_id=company_id, target=target)
+    if existing is not None:
+        existing.is_new = False
+        return existing
+    run = JobRun.objects.create(name=name, company_id=company_id, target=target, status=JobStatus.QUEUED,
+                                rq_job_id=uuid.uuid4().hex)
+    run.is_new = True
+    submit = partial(_submit, queue, run.rq_job_id, delay, run.pk, func_path(func), list(args), dict(kwargs or {}),
+                     description=f"{name} {target}".strip())
+    transaction.on_commit(submit)
+    return run
+
+
+def enqueue_per_company(func, *, name: str) -> int:
+    """Cron helper: enqueue `func(company_id)` once for every active company (duplicates are skipped)."""
+    count = 0
+    for company_id in Company.objects.filter(is_active=True).values_list("pk", flat=True):
+        count += enqueue(func, name=name, company=company_id, args=[company_id]).is_new
+    return count
+
+
+def _active_run(*, name, company_id, target) -> JobRun | None:
+    runs = JobRun.objects.filter(name=name, company_id=company_id, target=target, status__in=ACTIVE)
+    for run in runs.order_by("-pk")[:5]:
+        if _is_alive(run):
+            return run
+        _mark_lost(run)
+    return None
+
+
+def _rq_connection(queue=DEFAULT_QUEUE):
+    return django_rq.get_connection(queue)
+
+
+def _queue(name=DEFAULT_QUEUE):
+    # "auto": put the job in Redis now. enqueue() already waits for the commit itself, and a retry
+    # scheduled from inside a job must not wait for a transaction it is not part of.
+    return django_rq.get_queue(name, commit_mode="auto")
+
+
+def _is_alive(run: JobRun, rq_job: Job | None = None, *, fetched=False) -> bool:
+    """A JobRun is alive while its RQ job will still run; one whose RQ job vanished (Redis lost, worker
+    killed) is not, and must not block new work."""
+    if not fetched:
+        try:
+            rq_job = Job.fetch(run.rq_job_id, connection=_rq_connection()) if run.rq_job_id else None
+        except RedisError:
+            return True  # cannot tell: do not risk a duplicate
+        except Exception:  # NoSuchJobError, or a job that cannot be read any more
+            rq_job = None
+    if rq_job is None:
+        return timezone.now() - run.enqueued_at < _SUBMIT_GRACE
+    return rq_job.get_status(refresh=False) in _RQ_ALIVE
+
+
+def _mark_lost(run: JobRun) -> None:
+    message = _("The job was lost from the queue (worker stopped or queue cleared); it will be enqueued again.")
+    JobRun.objects.filter(pk=run.pk, status=run.status).update(
+        status=JobStatus.FAILED, message=message, finished_at=timezone.now())
+    logger.warning("job run %s (%s %s) lost from the queue", run.pk, run.name, run.target)
+
+
+def reap_lost(*, older_than: float | None = None, limit: int = 500) -> int:
+    """Mark FAILED the JobRuns that claim to be active but whose RQ job is gone. Run by the sweep."""
+    older_than = settings.SYNC_STUCK_AFTER_SECONDS if older_than is None else older_than
+    cutoff = timezone.now() - timedelta(seconds=older_than)
+    runs = list(JobRun.objects.filter(status__in=ACTIVE, enqueued_at__lt=cutoff).order_by("enqueued_at")[:limit])
+    if not runs:
+        return 0
+    try:
+        rq_jobs = Job.fetch_many([run.rq_job_id or "-" for run in runs], connection=_rq_connection())
+    except RedisError:
+        return 0
+    lost = 0
+    for run, rq_job in zip(runs, rq_jobs):
+        if not _is_alive(run, rq_job, fetched=True):
+            _mark_lost(run)
+            lost += 1
+    return lost
+
+
+def _run_at(seconds: float) -> datetime:
+    # RQ's scheduled registry keeps whole seconds and truncates: round up, so that a job never runs
+    # before the rate-limit window it waits for has freed.
+    return datetime.fromtimestamp(math.ceil(time.time() + max(0.0, seconds)), tz=dt_timezone.utc)
+
+
+def _submit(queue_name, rq_job_id, delay, *job_args, description=""):
+    queue = _queue(queue_name)
+    options = {"job_id": rq_job_id, "description": description}
+    try:
+        if delay:
+            queue.enqueue_at(_run_at(delay), run_job, *job_args, **options)
+        else:
+            queue.enqueue(run_job, *job_args, **options)
+    except RedisError:
+        # The records are committed; the sweep finds them and enqueues them again.
+        logger.exception("could not enqueue job %s; the sweep will enqueue the work again", rq_job_id)
+
+
+# ---------------------------------------------------------------------------------------------------
+# Run
+
+
+def run_job(run_id: int, path: str, args=(), kwargs=None):
+    """The RQ entry point of every job: mark RUNNING, call the body, record the outcome on the JobRun."""
+    now = timezone.now()
+    started = JobRun.objects.filter(pk=run_id, status__in=ACTIVE).update(
+        status=JobStatus.RUNNING, started_at=now, finished_at=None, attempts=F("attempts") + 1)
+    if not started:
+        logger.info("job run %s is gone or already finished; nothing to do", run_id)
+        return None
+    run = JobRun.objects.get(pk=run_id)
+    token = _current_run.set(run)
+    try:
+        result = import_string(path)(*args, **(kwargs or {}))
+    except (RateLimited, TryLater) as exc:
+        if isinstance(exc, TryLater):
+            message = exc.message or _("Not ready yet.")
+        else:
+            message = _("Waiting %(seconds)s s for the platform's rate limit.") % {"seconds": math.ceil(exc.wait)}
+        _run_again(run, path, args, kwargs, exc.wait, JobStatus.DEFERRED, message, counted=False)
+        return None
+    except RemoteError as exc:
+        message = _safe_message(exc.user_message(), run)
+        if exc.permanent:
+            _finish(run, JobStatus.FAILED, message)
+        elif run.attempts >= max_attempts():
+            _finish(run, JobStatus.FAILED, _("Gave up after %(attempts)s attempts: %(error)s")
+                    % {"attempts": run.attempts, "error": message})
+        else:
+            delay = retry_delay(run.attempts)
+            at = timezone.localtime(_run_at(delay))
+            _run_again(run, path, args, kwargs, delay, JobStatus.RETRYING,
+                       _("Attempt %(attempt)s of %(max)s failed: %(error)s. Next attempt at %(time)s.")
+                       % {"attempt": run.attempts, "max": max_attempts(), "error": message,
+                          "time": at.strftime("%H:%M:%S")})
+        return None
+    except Exception as exc:
+        logger.error("job %s #%s (%s) failed unexpectedly:\n%s", run.name, run.pk, run.target,
+                     _safe_message(traceback.format_exc(), run))
+        _finish(run, JobStatus.FAILED, _("Unexpected error (%(error)s); the details are in the worker's log.")
+                % {"error": exc.__class__.__name__})
+        return None
+    else:
+        _finish(run, JobStatus.SUCCEEDED, _safe_message(result, run) if isinstance(result, str) else "")
+        return result
+    finally:
+        _current_run.reset(token)
+
+
+def _safe_message(text, run: JobRun) -> str:
+    secrets = run.company.secrets if run.company_id else ()
+    return redact(str(text), secrets)[:2000]
+
+
+def _finish(run: JobRun, status, message: str) -> None:
+    progress = 100 if status == JobStatus.SUCCEEDED and run.progress is not None else run.progress
+    JobRun.objects.filter(pk=run.pk).update(status=status, message=message, finished_at=timezone.now(),
+                                            progress=progress)
+    if status == JobStatus.FAILED:
+        logger.warning("job %s #%s (%s) failed: %s", run.name, run.pk, run.target, message)
+
+
+def _run_again(run: JobRun, path, args, kwargs, delay: float, status, message: str, *, counted=True) -> None:
+    """Schedule the same JobRun to run again in `delay` seconds (never sleep in a worker)."""
+    rq_job_id = uuid.uuid4().hex
+    # The row first: the new RQ job must find it in its waiting state, never the other way round.
+    JobRun.objects.filter(pk=run.pk).update(
+        status=status, message=message, rq_job_id=rq_job_id,
+        attempts=F("attempts") if counted else F("attempts") - 1)
+    from rq import get_current_job
+
+    current = get_current_job()
+    queue = _queue(current.origin if current else DEFAULT_QUEUE)
+    queue.enqueue_at(_run_at(delay), run_job, run.pk, path, list(args), dict(kwargs or {}), job_id=rq_job_id,
+                     description=f"{run.name} {run.target}".strip())

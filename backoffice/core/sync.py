@@ -1,0 +1,215 @@
+"""Push / poll / fetch: how every RemoteRecord reaches the platform and hears back from it.
+
+Plain keyword-only services (HackSoft style) that the domain apps call with their own callables:
+
+    # invoices/apps.py, ready():      sync.register_pushable(Invoice, "backoffice.invoices.jobs.invoice_push")
+    # invoices/services.py:           sync.record_queue(invoice)
+    # invoices/jobs.py:               def invoice_push(pk):
+    #                                     return sync.record_push(Invoice, pk, send=invoice_send,
+    #                                                             reconcile=invoice_reconcile)
+
+sync_state: LOCAL -> QUEUED -> SENDING -> SYNCED, or FAILED (permanent error, message kept, the user edits
+and resends), or back to QUEUED (transient error; the job runner retries with backoff or after the
+rate-limit window). See ARCHITECTURE.md, "The life of a mirrored record".
+"""
+
+import logging
+from datetime import timedelta
+from operator import attrgetter
+
+from django.conf import settings
+from django.core.exceptions import ImproperlyConfigured
+from django.db import transaction
+from django.db.models import F, Q
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from backoffice.remote.errors import RateLimited, RemoteError
+
+from . import jobs
+from .choices import SyncState
+
+logger = logging.getLogger("backoffice.sync")
+
+# RemoteRecord model -> import path of its push job (an entry point taking the record's pk).
+_pushable: dict = {}
+
+
+class StateError(Exception):
+    """A sync-state transition the record's state does not allow; the message is for the user."""
+
+
+def register_pushable(model, push_job) -> None:
+    """Make `model` known to record_queue() and to the sweep. Call it from the app's ready()."""
+    _pushable[model] = jobs.func_path(push_job)
+
+
+def pushable_models() -> list:
+    return list(_pushable)
+
+
+def record_target(model, pk) -> str:
+    """The JobRun target of a record: 'app_label.model:pk'."""
+    return f"{model._meta.label_lower}:{pk}"
+
+
+def _enqueue_push(model, pk, company_id):
+    try:
+        path = _pushable[model]
+    except KeyError:
+        raise ImproperlyConfigured(f"{model._meta.label} has no push job: call sync.register_pushable()") from None
+    return jobs.enqueue(path, name=path.rsplit(".", 1)[-1], company=company_id, target=record_target(model, pk),
+                        args=[pk])
+
+
+def record_queue(record):
+    """Ask for a record to be sent: LOCAL or FAILED -> QUEUED, and its push job runs after commit.
+
+    Returns the JobRun. Raises StateError when the record is already on its way or synced.
+    """
+    model = type(record)
+    with transaction.atomic():
+        changed = model.objects.filter(pk=record.pk, sync_state__in=[SyncState.LOCAL, SyncState.FAILED]).update(
+            sync_state=SyncState.QUEUED, last_error="", updated_at=timezone.now())
+        if not changed:
+            record.refresh_from_db(fields=["sync_state"])
+            raise StateError(_("Only a record saved locally or failed can be sent; this one is “%(state)s”.")
+                             % {"state": record.get_sync_state_display()})
+        record.sync_state, record.last_error = SyncState.QUEUED, ""
+        return _enqueue_push(model, record.pk, record.company_id)
+
+
+def _stuck_cutoff():
+    return timezone.now() - timedelta(seconds=settings.SYNC_STUCK_AFTER_SECONDS)
+
+
+def _claim(model, record) -> bool:
+    """QUEUED -> SENDING by conditional UPDATE (RemoteRecord.claim); or take over a record left SENDING
+    by a worker that died: only when it is stale, and only if nobody touched it since we read it."""
+    if record.sync_state == SyncState.QUEUED:
+        return model.claim(record.pk)
+    if record.sync_state == SyncState.SENDING and record.updated_at < _stuck_cutoff():
+        return model.objects.filter(pk=record.pk, sync_state=SyncState.SENDING, updated_at=record.updated_at).update(
+            attempts=F("attempts") + 1, updated_at=timezone.now()) == 1
+    return False
+
+
+def _sending(model, pk):
+    return model.objects.filter(pk=pk, sync_state=SyncState.SENDING)
+
+
+def record_push(model, pk, *, send, reconcile):
+    """Send one record to the platform, exactly once (the body of every push job).
+
+    send(record) -> dict of model fields the platform gave (remote_id, remote_status, ...).
+    reconcile(record) -> the same dict when the platform already has the record, else None.
+
+    Only the worker that claims the record goes on. When an earlier attempt may have reached the
+    platform (a MaybeSent timeout, a crash while SENDING, any retry) the platform is asked first and the
+    record is sent again only when it has nothing. Errors are re-raised for the job runner, which retries
+    transient ones (the record waits in QUEUED) and defers rate-limited ones; permanent ones leave the
+    record FAILED with the platform's message.
+    """
+    record = model.objects.filter(pk=pk).first()
+    if record is None:
+        return _("The record no longer exists.")
+    if not _claim(model, record):
+        return _("Nothing to send: the record is “%(state)s”.") % {"state": record.get_sync_state_display()}
+    record.refresh_from_db()
+    try:
+        fields = reconcile(record) if record.attempts > 1 else None
+        reconciled = fields is not None
+        if not reconciled:
+            fields = send(record)
+    except RateLimited:
+        # Not sent: give the attempt back, so that the next one reconciles only if an earlier one did happen.
+        _sending(model, pk).update(sync_state=SyncState.QUEUED, attempts=F("attempts") - 1, updated_at=timezone.now())
+        raise
+    except RemoteError as exc:
+        message = exc.user_message()
+        if exc.permanent:
+            _fail(model, pk, message)
+        elif jobs.will_run_again(exc):
+            _sending(model, pk).update(sync_state=SyncState.QUEUED, last_error=message, updated_at=timezone.now())
+        else:
+            _fail(model, pk, _("Gave up after %(attempts)s attempts: %(error)s")
+                  % {"attempts": record.attempts, "error": message})
+        raise
+    except Exception as exc:
+        # A bug, not the platform: show it on the record (the runner logs the traceback). A resend
+        # reconciles first, in case the request had gone out.
+        _fail(model, pk, _("Unexpected error (%(error)s).") % {"error": exc.__class__.__name__})
+        raise
+    now = timezone.now()
+    if not _sending(model, pk).update(**(fields or {}), sync_state=SyncState.SYNCED, synced_at=now, last_error="",
+                                      updated_at=now):
+        logger.warning("%s was no longer SENDING when its push finished", record_target(model, pk))
+    if reconciled:
+        return _("Found on the platform; not sent again.")
+    return _("Sent to the platform.")
+
+
+def _fail(model, pk, message):
+    _sending(model, pk).update(sync_state=SyncState.FAILED, last_error=message[:2000], updated_at=timezone.now())
+
+
+def records_poll(model, *, company, select, fetch_statuses, settle, key=attrgetter("remote_id"), batch_size=100):
+    """Ask the platform about one batch of synced records it still works on, and settle their state.
+
+    select: a Q choosing the records whose platform status is not final (e.g. remote_status__in=...).
+    fetch_statuses(records) -> {key(record): answer}, one call or a few (RateLimited defers the job).
+    settle(record, answer) -> dict of model fields to change, or None.
+    The oldest-polled records go first and every polled record is touched, so batches rotate.
+    Returns the number of records that changed.
+    """
+    records = list(model.objects.filter(Q(company=company), Q(sync_state=SyncState.SYNCED), select)
+                   .order_by("updated_at", "pk")[:batch_size])
+    if not records:
+        return 0
+    answers = fetch_statuses(records) or {}
+    now = timezone.now()
+    changed, unchanged = 0, []
+    for record in records:
+        answer = answers.get(key(record))
+        fields = settle(record, answer) if answer is not None else None
+        if fields:
+            changed += model.objects.filter(pk=record.pk, sync_state=SyncState.SYNCED).update(**fields, updated_at=now)
+        else:
+            unchanged.append(record.pk)
+    model.objects.filter(pk__in=unchanged).update(updated_at=now)
+    return changed
+
+
+def fetch_ready(*, fetch, deadline, every: float = 60):
+    """Fetch a result the platform prepares in the background (an Excel export kept 24 h).
+
+    fetch() -> the result, or None while it is not ready. Not ready: the job runs again in `every`
+    seconds (TryLater, no attempt counted); past `deadline` it fails for good.
+    """
+    result = fetch()
+    if result is not None:
+        return result
+    left = (deadline - timezone.now()).total_seconds()
+    if left <= 0:
+        raise RemoteError(_("The platform did not prepare the result before its deadline."), permanent=True)
+    raise jobs.TryLater(min(every, left), _("Not ready on the platform yet; asking again shortly."))
+
+
+def sweep_stuck(models=None, *, batch_size: int = 500) -> int:
+    """Cron: enqueue again the records left QUEUED or SENDING longer than SYNC_STUCK_AFTER_SECONDS.
+
+    Redis holds only the queue; if a job was lost, its record is still here. A record whose job still
+    waits to run is left alone (duplicate protection of jobs.enqueue); a SENDING one is taken over by its
+    push, which asks the platform before sending again. Returns the number of jobs enqueued.
+    """
+    jobs.reap_lost()
+    cutoff = _stuck_cutoff()
+    count = 0
+    for model in models or pushable_models():
+        stuck = (model.objects.filter(sync_state__in=[SyncState.QUEUED, SyncState.SENDING], updated_at__lt=cutoff)
+                 .order_by("updated_at").values_list("pk", "company_id")[:batch_size])
+        for pk, company_id in stuck:
+            count += _enqueue_push(model, pk, company_id).is_new
+    if count:
+        logger.info("sweep: enqueued %s stuck record(s) again", count)
+    return count

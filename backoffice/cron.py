@@ -1,0 +1,21 @@
+"""Recurring system jobs, RQ's own cron: run ONE `python manage.py rqcron backoffice.cron` per deployment.
+
+The cron runner only enqueues; workers do the work. Jobs that call the platform go through the job
+runner (jobs.enqueue / jobs.enqueue_per_company), so that they are deduplicated per company, recorded
+as JobRun rows and deferred instead of earning a 429.
+"""
+
+from rq import cron
+
+from backoffice.core import sync
+
+# Records left QUEUED or SENDING too long (a lost job, a dead worker) are enqueued again.
+cron.register(sync.sweep_stuck, "default", interval=60, name="sweep_stuck", job_timeout=300)
+
+# Later apps register here, each in bounded batches and asking ratelimit.py before each call, e.g.:
+# - poll the statuses of records the platform still works on (per company, sync.records_poll):
+#   cron.register(jobs.enqueue_per_company, "default", args=("backoffice.invoices.jobs.invoice_poll",),
+#                 kwargs={"name": "invoice_poll"}, interval=300)
+# - fetch Excel exports while their 24 h window is open (sync.fetch_ready)
+# - sync the by-date reports (per company, nightly: cron="30 2 * * *")
+# - refresh the usage report (at most once per 15 minutes per company: interval=900)

@@ -1,0 +1,212 @@
+"""The job runner: JobRun rows, enqueue on commit, outcomes, backoff, deferral, duplicate protection.
+
+Jobs run here, in this process, against the real Redis of the test run; test_jobs_worker.py runs them
+in a real RQ worker.
+"""
+
+import logging
+import math
+import time
+
+import pytest
+from rq.job import Job
+
+from backoffice.core import jobs
+from backoffice.core.choices import JobStatus
+from backoffice.core.models import JobRun
+from backoffice.remote.errors import RateLimited, RemoteError
+from tests.testapp.testing import rq_queue, run_rq_job, scheduled_at  # noqa: F401 (fixture)
+
+HERE = __name__
+
+
+# Job bodies (the runner imports them by path, as a worker would).
+def body_ok(name):
+    return f"merhaba {name}"
+
+
+def body_transient():
+    raise RemoteError(status=503, title="Service Unavailable")
+
+
+def body_rate_limited(wait):
+    raise RateLimited(wait)
+
+
+def body_permanent():
+    raise RemoteError(status=422, permanent=True, title="Doğrulama hatası", detail="VKN geçersiz")
+
+
+def body_bug():
+    raise ValueError("boom with api_key=key-acme-0001 inside")
+
+
+def body_progress():
+    jobs.set_progress(40, "half way")
+    assert JobRun.objects.get(pk=jobs.current_run().pk).progress == 40
+    return "done"
+
+
+def body_not_ready():
+    raise jobs.TryLater(5, "export not ready")
+
+
+@pytest.fixture
+def fast_retries(settings):
+    settings.JOB_MAX_ATTEMPTS = 3
+    settings.JOB_RETRY_BASE_SECONDS = 4
+    settings.JOB_RETRY_MAX_SECONDS = 6
+
+
+def start(body, *, args=(), company=None, target="t", execute=True, capture=None):
+    with capture(execute=execute):
+        return jobs.enqueue(f"{HERE}.{body}", name=body, company=company, target=target, args=args)
+
+
+def test_enqueue_creates_the_row_and_queues_only_after_commit(rq_queue, company, django_capture_on_commit_callbacks):
+    with django_capture_on_commit_callbacks(execute=False) as callbacks:
+        run = jobs.enqueue(body_ok, name="greet", company=company, target="x:1", args=["dünya"])
+    assert run.is_new and run.status == JobStatus.QUEUED and run.rq_job_id
+    assert len(callbacks) == 1 and rq_queue.count == 0  # nothing in Redis before commit
+    callbacks[0]()
+    assert rq_queue.job_ids == [run.rq_job_id]
+    job = Job.fetch(run.rq_job_id, connection=rq_queue.connection)
+    assert job.func_name == "backoffice.core.jobs.run_job"
+    assert job.args == (run.pk, f"{HERE}.body_ok", ["dünya"], {})
+
+
+def test_success_is_recorded(rq_queue, company, django_capture_on_commit_callbacks):
+    run = start("body_ok", args=["dünya"], company=company, capture=django_capture_on_commit_callbacks)
+    assert run_rq_job(run) == "merhaba dünya"
+    run.refresh_from_db()
+    assert (run.status, run.message, run.attempts) == (JobStatus.SUCCEEDED, "merhaba dünya", 1)
+    assert run.started_at and run.finished_at and run.finished_at >= run.started_at
+
+
+def test_duplicate_enqueue_returns_the_active_run(rq_queue, company, django_capture_on_commit_callbacks):
+    first = start("body_ok", args=["a"], company=company, capture=django_capture_on_commit_callbacks)
+    second = start("body_ok", args=["a"], company=company, capture=django_capture_on_commit_callbacks)
+    assert second.pk == first.pk and not second.is_new
+    assert rq_queue.count == 1
+    other_target = start("body_ok", args=["a"], company=company, target="u", capture=django_capture_on_commit_callbacks)
+    assert other_target.pk != first.pk
+    run_rq_job(first)
+    again = start("body_ok", args=["a"], company=company, capture=django_capture_on_commit_callbacks)
+    assert again.is_new and again.pk != first.pk  # the first one finished: new work is new
+
+
+def test_a_run_lost_from_redis_does_not_block_new_work(rq_queue, company, django_capture_on_commit_callbacks):
+    lost = start("body_ok", args=["a"], company=company, capture=django_capture_on_commit_callbacks)
+    rq_queue.empty()  # Redis lost the queue
+    # Within the grace period the row may simply not be committed yet: still treated as alive.
+    assert start("body_ok", args=["a"], company=company, capture=django_capture_on_commit_callbacks).pk == lost.pk
+    JobRun.objects.filter(pk=lost.pk).update(enqueued_at=lost.enqueued_at - jobs._SUBMIT_GRACE * 2)
+    fresh = start("body_ok", args=["a"], company=company, capture=django_capture_on_commit_callbacks)
+    assert fresh.is_new
+    lost.refresh_from_db()
+    assert lost.status == JobStatus.FAILED and lost.message
+
+
+def test_transient_error_retries_with_backoff_then_fails(rq_queue, company, fast_retries,
+                                                          django_capture_on_commit_callbacks):
+    run = start("body_transient", company=company, capture=django_capture_on_commit_callbacks)
+    for attempt in (1, 2):
+        before = time.time()
+        first_id = run.rq_job_id
+        run_rq_job(run)
+        run.refresh_from_db()
+        assert run.status == JobStatus.RETRYING and run.attempts == attempt
+        assert run.rq_job_id != first_id and "Service Unavailable" in run.message
+        delay = min(6, 4 * 2 ** (attempt - 1))
+        at = scheduled_at(rq_queue, run.rq_job_id)
+        # equal jitter: between half the delay and the delay, rounded up to RQ's whole seconds
+        assert math.floor(before + delay / 2) <= at <= math.ceil(time.time() + delay)
+    run_rq_job(run)
+    run.refresh_from_db()
+    assert run.status == JobStatus.FAILED and run.attempts == 3
+    assert "3" in run.message and "Service Unavailable" in run.message
+    assert scheduled_at(rq_queue, run.rq_job_id) is None  # nothing more scheduled
+
+
+def test_rate_limited_job_is_deferred_to_when_the_window_frees(rq_queue, company, django_capture_on_commit_callbacks):
+    run = start("body_rate_limited", args=[7.2], company=company, capture=django_capture_on_commit_callbacks)
+    before = time.time()
+    run_rq_job(run)
+    run.refresh_from_db()
+    assert run.status == JobStatus.DEFERRED and run.attempts == 0  # a deferral is not an attempt
+    at = scheduled_at(rq_queue, run.rq_job_id)
+    assert before + 7.2 <= at <= math.ceil(time.time() + 7.2)  # never before the window frees
+    assert "8" in run.message
+    assert rq_queue.count == 0  # scheduled, not queued: no worker spins on it
+
+
+def test_permanent_error_fails_with_the_platform_message(rq_queue, company, django_capture_on_commit_callbacks):
+    run = start("body_permanent", company=company, capture=django_capture_on_commit_callbacks)
+    run_rq_job(run)
+    run.refresh_from_db()
+    assert (run.status, run.message, run.attempts) == (JobStatus.FAILED, "Doğrulama hatası: VKN geçersiz", 1)
+    assert scheduled_at(rq_queue, run.rq_job_id) is None
+
+
+def test_unexpected_error_fails_short_and_logs_a_redacted_traceback(rq_queue, company, caplog,
+                                                                    django_capture_on_commit_callbacks):
+    run = start("body_bug", company=company, capture=django_capture_on_commit_callbacks)
+    with caplog.at_level(logging.ERROR, logger="backoffice.jobs"):
+        run_rq_job(run)
+    run.refresh_from_db()
+    assert run.status == JobStatus.FAILED and "ValueError" in run.message
+    assert "boom" not in run.message and "key-acme-0001" not in run.message
+    logged = "\n".join(r.getMessage() for r in caplog.records)
+    assert "Traceback" in logged and "body_bug" in logged
+    assert "key-acme-0001" not in logged
+
+
+def test_progress_is_kept_on_the_row(rq_queue, company, django_capture_on_commit_callbacks):
+    run = start("body_progress", company=company, capture=django_capture_on_commit_callbacks)
+    run_rq_job(run)
+    run.refresh_from_db()
+    assert (run.status, run.progress) == (JobStatus.SUCCEEDED, 100)
+    jobs.set_progress(10)  # outside a job: no-op, no error
+    assert jobs.current_run() is None
+
+
+def test_try_later_defers_without_counting_an_attempt(rq_queue, company, django_capture_on_commit_callbacks):
+    run = start("body_not_ready", company=company, capture=django_capture_on_commit_callbacks)
+    run_rq_job(run)
+    run.refresh_from_db()
+    assert (run.status, run.attempts, run.message) == (JobStatus.DEFERRED, 0, "export not ready")
+    assert scheduled_at(rq_queue, run.rq_job_id) is not None
+
+
+def test_delayed_enqueue_is_scheduled(rq_queue, company, django_capture_on_commit_callbacks):
+    with django_capture_on_commit_callbacks(execute=True):
+        run = jobs.enqueue(body_ok, name="later", company=company, args=["x"], delay=30)
+    assert rq_queue.count == 0
+    assert scheduled_at(rq_queue, run.rq_job_id) >= time.time() + 29
+
+
+def test_a_finished_run_is_not_run_twice(rq_queue, company, django_capture_on_commit_callbacks):
+    run = start("body_ok", args=["a"], company=company, capture=django_capture_on_commit_callbacks)
+    run_rq_job(run)
+    assert jobs.run_job(run.pk, f"{HERE}.body_ok", ["a"]) is None  # a duplicate delivery does nothing
+    run.refresh_from_db()
+    assert run.attempts == 1
+
+
+def test_retry_delay_grows_and_is_capped(settings):
+    settings.JOB_RETRY_BASE_SECONDS, settings.JOB_RETRY_MAX_SECONDS = 10, 100
+    for attempt, full in [(1, 10), (2, 20), (3, 40), (4, 80), (5, 100), (9, 100)]:
+        delays = [jobs.retry_delay(attempt) for _ in range(50)]
+        assert all(full / 2 <= d <= full for d in delays)
+        assert len(set(delays)) > 1  # jittered
+
+
+def test_reap_lost_marks_runs_whose_queue_job_vanished(rq_queue, company, django_capture_on_commit_callbacks):
+    alive = start("body_ok", args=["a"], company=company, target="alive", capture=django_capture_on_commit_callbacks)
+    lost = start("body_ok", args=["b"], company=company, target="lost", capture=django_capture_on_commit_callbacks)
+    Job.fetch(lost.rq_job_id, connection=rq_queue.connection).delete()
+    assert jobs.reap_lost(older_than=0) == 0  # younger than the grace period
+    JobRun.objects.update(enqueued_at=alive.enqueued_at - jobs._SUBMIT_GRACE * 2)
+    assert jobs.reap_lost(older_than=0) == 1
+    assert JobRun.objects.get(pk=lost.pk).status == JobStatus.FAILED
+    assert JobRun.objects.get(pk=alive.pk).status == JobStatus.QUEUED

@@ -1,0 +1,105 @@
+"""Helpers for the job tests: a clean RQ queue, running a scheduled job in this process, a real worker."""
+
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import django_rq
+import pytest
+from django.db import connection
+from rq.job import Job
+from rq.registry import ScheduledJobRegistry
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture
+def rq_queue():
+    """The default queue, emptied (queued and scheduled jobs) before and after the test."""
+    queue = django_rq.get_queue("default")
+    _empty(queue)
+    yield queue
+    _empty(queue)
+
+
+def _empty(queue):
+    queue.empty()
+    registry = ScheduledJobRegistry(queue=queue)
+    for job_id in registry.get_job_ids():
+        queue.connection.delete(Job.key_for(job_id))
+    queue.connection.delete(registry.key)
+
+
+def scheduled_at(queue, rq_job_id):
+    """Unix time at which a scheduled job will be enqueued, or None."""
+    score = queue.connection.zscore(ScheduledJobRegistry(queue=queue).key, rq_job_id)
+    return None if score is None else float(score)
+
+
+def run_rq_job(run):
+    """Run the RQ job a JobRun points at, here, as a worker would (scheduled or not)."""
+    run.refresh_from_db()
+    queue = django_rq.get_queue("default")
+    job = Job.fetch(run.rq_job_id, connection=queue.connection)
+    queue.remove(job)  # taken off the queue / the schedule, as a worker's dequeue does
+    ScheduledJobRegistry(queue=queue).remove(job)
+    return job.func(*job.args, **job.kwargs)
+
+
+def database_url() -> str:
+    """A DATABASE_URL for a subprocess that must see this test database (a file on SQLite)."""
+    s = connection.settings_dict
+    if s["ENGINE"].endswith("sqlite3"):
+        name = str(s["NAME"])
+        assert name != ":memory:" and "mode=memory" not in name, "the worker needs a file database"
+        return f"sqlite:///{name}"
+    user = s.get("USER") or ""
+    password = f":{s['PASSWORD']}" if s.get("PASSWORD") else ""
+    auth = f"{user}{password}@" if user else ""
+    port = f":{s['PORT']}" if s.get("PORT") else ""
+    return f"postgres://{auth}{s.get('HOST') or '127.0.0.1'}{port}/{s['NAME']}"
+
+
+def manage(*args, env=None) -> subprocess.Popen:
+    """Start `manage.py <args>` on the test database and the test Redis; output goes to a log file
+    (a pipe nobody reads would block the process once full)."""
+    full_env = {**os.environ, "DATABASE_URL": database_url(), "PYTHONUNBUFFERED": "1", **(env or {})}
+    log = tempfile.NamedTemporaryFile("w+", prefix="bo-manage-", suffix=".log", delete=False)
+    process = subprocess.Popen([sys.executable, str(ROOT / "manage.py"), *args], cwd=ROOT, env=full_env,
+                               stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, text=True)
+    process.log_path = log.name
+    log.close()
+    return process
+
+
+def output(process) -> str:
+    return Path(process.log_path).read_text(errors="replace")
+
+
+def stop(process: subprocess.Popen, timeout=10) -> str:
+    """Stop a process we started (SIGTERM: RQ's warm shutdown) and return its output."""
+    if process.poll() is None:
+        process.send_signal(signal.SIGTERM)
+        try:
+            process.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+    text = output(process)
+    Path(process.log_path).unlink(missing_ok=True)
+    return text
+
+
+def wait_for(predicate, *, timeout, interval=0.2, message="condition"):
+    deadline = time.monotonic() + timeout
+    while True:
+        value = predicate()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout} s waiting for {message}")
+        time.sleep(interval)
