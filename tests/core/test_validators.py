@@ -1,7 +1,15 @@
 import pytest
 from django.core.exceptions import ValidationError
+from django.utils import translation
 
 from backoffice.core import validators as v
+
+
+@pytest.fixture(autouse=True)
+def english():
+    # The messages are checked in the source language; the Turkish catalogue has its own test.
+    with translation.override("en"):
+        yield
 
 
 def error_of(func, value):
@@ -71,3 +79,9 @@ def test_iban():
     v.validate_tr_iban("TR33 0006 1005 1978 6457 8413 26")
     assert error_of(v.validate_tr_iban, "TR330006100519786457841327").code == "iban_checksum"
     assert error_of(v.validate_tr_iban, "DE89370400440532013000").code == "iban_length"
+
+
+def test_messages_are_turkish_by_default():
+    with translation.override("tr"):
+        message = error_of(v.validate_phone, "4321234567").messages[0]
+    assert "5" in message and "starting with" not in message
