@@ -17,7 +17,7 @@ urlpatterns = [
     path("i18n/setlang/", login_not_required(set_language), name="set_language"),
     # Administrators only: the Django admin and the RQ dashboard.
     path("admin/rq/", admin_only("django_rq.urls")),
-    path("admin/", admin.site.urls),
+    path("admin/", admin_only(admin.site.urls)),
     path("", include("backoffice.core.urls")),
 ]
 

@@ -31,7 +31,14 @@ def _wrap(patterns):
 
 
 def admin_only(module):
-    """include() whose every view refuses (403) anyone but an administrator."""
+    """include() whose every view refuses (403) anyone but an administrator.
+
+    `module` is a dotted path or a (patterns, app_name, namespace) triple such as admin.site.urls. The
+    wrapped views lose the admin's login_not_required mark, so an anonymous visitor is sent to our
+    sign-in page and a signed-in non-administrator gets 403 instead of the admin's own login form."""
+    if isinstance(module, tuple):
+        patterns, app_name, namespace = module
+        return include((_wrap(patterns), app_name), namespace=namespace)
     urlconf, app_name, namespace = include(module)
     _wrap(urlconf.url_patterns if hasattr(urlconf, "url_patterns") else urlconf.urlpatterns)
     return include((urlconf.urlpatterns, app_name), namespace=namespace)

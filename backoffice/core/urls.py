@@ -1,10 +1,15 @@
 from django.urls import path
 
 from . import views
+from .generic import get_model_urls
 
 app_name = "core"
 
 urlpatterns = [
     path("", views.DashboardView.as_view(), name="dashboard"),
     path("company/switch/", views.switch_company, name="switch_company"),
+    *get_model_urls("core", "company"),
+    *get_model_urls("core", "membership"),
+    *get_model_urls("core", "remotecall"),
+    *get_model_urls("core", "jobrun"),
 ]

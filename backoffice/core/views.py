@@ -1,20 +1,72 @@
+from datetime import timedelta
+
 from django.contrib import messages
 from django.contrib.auth.decorators import login_not_required
-from django.http import JsonResponse
+from django.db.models import Count, OuterRef, Subquery
+from django.db.models.functions import Coalesce
+from django.http import HttpResponseServerError, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.template import loader
+from django.utils import timezone
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 from django.views.decorators.cache import never_cache
+from django.views.decorators.csrf import requires_csrf_token
 from django.views.decorators.http import require_POST
 from django.views.generic import TemplateView
 
+from . import filters, forms, tables
+from .choices import JobStatus, Role
+from .generic import (
+    BulkAction,
+    BulkActionView,
+    ObjectDeleteView,
+    ObjectDetailView,
+    ObjectEditView,
+    ObjectListView,
+    bulk_delete,
+    register_model_views,
+)
+from .generic.registry import model_url
 from .health import health_report
 from .middleware import SESSION_KEY
-from .roles import companies_for
+from .models import Company, JobRun, Membership, RemoteCall
+from .roles import companies_for, has_role
+
+ADMINISTRATORS = (Role.ADMINISTRATOR,)
+ALL_ROLES = (Role.ACCOUNTING, Role.MANAGER, Role.ADMINISTRATOR)
+ACTIVE_JOB_STATES = (JobStatus.QUEUED, JobStatus.RUNNING, JobStatus.RETRYING, JobStatus.DEFERRED)
 
 
 class DashboardView(TemplateView):
     template_name = "core/dashboard.html"
+
+    def get_context_data(self, **kwargs):
+        context = super().get_context_data(**kwargs)
+        company = self.request.company
+        if company is None:
+            return context
+        since = timezone.now() - timedelta(days=7)
+        counts = dict(
+            JobRun.objects.filter(company=company, enqueued_at__gte=since)
+            .order_by().values("status").annotate(n=Count("id")).values_list("status", "n")
+        )
+        jobs_url = model_url(JobRun, "list")
+        context["job_counts"] = [
+            {"label": label, "color": JobStatus.color(value), "count": counts.get(value, 0),
+             "url": f"{jobs_url}?status={value}" if jobs_url else None}
+            for value, label in JobStatus.choices
+        ]
+        context["job_total"] = sum(counts.values())
+        context["recent_jobs"] = JobRun.objects.filter(company=company)[:5]
+        if has_role(self.request.user, Role.ADMINISTRATOR):
+            calls = RemoteCall.objects.filter(company=company).defer("request_excerpt", "response_excerpt")
+            context["recent_calls"] = calls[:8]
+            day = calls.filter(created_at__gte=timezone.now() - timedelta(hours=24))
+            context["calls_24h"] = day.count()
+            context["failed_calls_24h"] = day.exclude(status__lt=400).count()
+        return context
 
 
 @require_POST
@@ -43,5 +95,128 @@ def page_not_found(request, exception=None):
     return render(request, "errors/404.html", status=404)
 
 
+@requires_csrf_token
 def server_error(request):
-    return render(request, "errors/500.html", status=500)
+    # No request context: the database or a context processor may be what failed.
+    return HttpResponseServerError(loader.get_template("errors/500.html").render())
+
+
+# --- Companies (administrators) -------------------------------------------------------------------
+
+class CompanyViewMixin:
+    required_roles = ADMINISTRATORS
+
+    def base_queryset(self):
+        member_count = (Membership.objects.filter(company=OuterRef("pk")).order_by()
+                        .values("company").annotate(n=Count("pk")).values("n"))
+        qs = Company.objects.annotate(member_count=Coalesce(Subquery(member_count), 0))
+        if self.request.user.is_superuser:
+            return qs
+        # An administrator manages the companies they belong to; any other is a 404.
+        return qs.filter(pk__in=Membership.objects.filter(user=self.request.user).values("company_id"))
+
+
+class CompanyListView(CompanyViewMixin, ObjectListView):
+    table = tables.CompanyTable
+    filterset = filters.CompanyFilterSet
+
+
+class CompanyDetailView(CompanyViewMixin, ObjectDetailView):
+    fields = ("name", "customer_unique_id", "environment", "credit_quantity", "auth_method", "api_key",
+              "service_username", "service_password", "is_active", "created_at")
+
+    def get_extra_context(self, obj):
+        return {
+            "memberships": Membership.objects.filter(company=obj).select_related("user").order_by("user__username"),
+        }
+
+
+class CompanyEditView(CompanyViewMixin, ObjectEditView):
+    form = forms.CompanyForm
+
+    def save_form(self, form):
+        is_new = form.instance.pk is None
+        company = form.save()
+        if is_new:  # the administrator who creates a company works for it
+            Membership.objects.get_or_create(user=self.request.user, company=company)
+        return company
+
+
+register_model_views(Company, prefix="companies", list=CompanyListView, detail=CompanyDetailView,
+                     edit=CompanyEditView)
+
+
+# --- Members of the active company (administrators) -----------------------------------------------
+
+class MembershipViewMixin:
+    required_roles = ADMINISTRATORS
+    queryset = Membership.objects.select_related("user").prefetch_related("user__groups")
+
+
+class MembershipListView(MembershipViewMixin, ObjectListView):
+    title = gettext_lazy("Members")
+    table = tables.MembershipTable
+    filterset = filters.MembershipFilterSet
+
+
+class MembershipAddView(MembershipViewMixin, ObjectEditView):
+    form = forms.MembershipForm
+
+
+class MembershipDeleteView(MembershipViewMixin, ObjectDeleteView):
+    pass
+
+
+class MembershipBulkView(MembershipViewMixin, BulkActionView):
+    actions = {
+        "remove": BulkAction(gettext_lazy("Remove from the company"), bulk_delete, style="danger",
+                             confirm=gettext_lazy("These users will no longer work for this company.")),
+    }
+
+
+register_model_views(Membership, prefix="members", list=MembershipListView, add=MembershipAddView,
+                     delete=MembershipDeleteView, bulk=MembershipBulkView)
+
+
+# --- Remote-call audit (administrators) -----------------------------------------------------------
+
+class RemoteCallListView(ObjectListView):
+    title = gettext_lazy("Remote-call audit")
+    required_roles = ADMINISTRATORS
+    queryset = RemoteCall.objects.defer("request_excerpt", "response_excerpt")
+    table = tables.RemoteCallTable
+    filterset = filters.RemoteCallFilterSet
+
+
+class RemoteCallDetailView(ObjectDetailView):
+    required_roles = ADMINISTRATORS
+    queryset = RemoteCall.objects.all()
+    fields = ("created_at", "service", "operation", "method", "path", "status", "duration_ms", "correlation_id",
+              "error", "request_excerpt", "response_excerpt")
+
+
+register_model_views(RemoteCall, prefix="remote-calls", list=RemoteCallListView, detail=RemoteCallDetailView)
+
+
+# --- Background work (everyone with a role, for the active company) -------------------------------
+
+class JobRunListView(ObjectListView):
+    title = gettext_lazy("Background work")
+    required_roles = ALL_ROLES
+    queryset = JobRun.objects.all()
+    table = tables.JobRunTable
+    filterset = filters.JobRunFilterSet
+    refresh_interval = 5
+
+    def needs_refresh(self, queryset):
+        return queryset.filter(status__in=ACTIVE_JOB_STATES).exists()
+
+
+class JobRunDetailView(ObjectDetailView):
+    required_roles = ALL_ROLES
+    queryset = JobRun.objects.all()
+    fields = ("name", "target", "status", "progress", "message", "attempts", "enqueued_at", "started_at",
+              "finished_at", "rq_job_id")
+
+
+register_model_views(JobRun, prefix="jobs", list=JobRunListView, detail=JobRunDetailView)

@@ -1,0 +1,69 @@
+from django.contrib import admin
+from django.utils.translation import gettext_lazy as _
+
+from .forms import BASE_URL_FIELDS, CompanyForm
+from .models import Company, DocumentSeries, JobRun, Membership, RemoteCall
+
+
+class ReadOnlyAdmin(admin.ModelAdmin):
+    """Rows written by the machinery (audit, jobs, counters): look, never touch."""
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+
+class MembershipInline(admin.TabularInline):
+    model = Membership
+    extra = 1
+    autocomplete_fields = ("user",)
+
+
+@admin.register(Company)
+class CompanyAdmin(admin.ModelAdmin):
+    # The same form as the UI: the API key and password are write-only, empty keeps them.
+    form = CompanyForm
+    list_display = ("name", "environment", "auth_method", "credit_quantity", "is_active")
+    list_filter = ("environment", "auth_method", "is_active")
+    search_fields = ("name", "service_username")
+    inlines = (MembershipInline,)
+    fieldsets = (
+        (None, {"fields": ("name", "customer_unique_id", "environment", "credit_quantity", "is_active")}),
+        (_("Credentials"), {"fields": ("auth_method", "api_key", "service_username", "service_password")}),
+        (_("Advanced: service URLs"), {"fields": BASE_URL_FIELDS, "classes": ("collapse",)}),
+    )
+
+
+@admin.register(Membership)
+class MembershipAdmin(admin.ModelAdmin):
+    list_display = ("user", "company")
+    list_filter = ("company",)
+    search_fields = ("user__username", "user__email", "company__name")
+    autocomplete_fields = ("user",)
+
+
+@admin.register(RemoteCall)
+class RemoteCallAdmin(ReadOnlyAdmin):
+    list_display = ("created_at", "company", "service", "method", "path", "status", "duration_ms")
+    list_filter = ("service", "method", "status", "company")
+    search_fields = ("path", "operation", "correlation_id")
+    date_hierarchy = "created_at"
+
+
+@admin.register(JobRun)
+class JobRunAdmin(ReadOnlyAdmin):
+    list_display = ("enqueued_at", "company", "name", "target", "status", "attempts", "finished_at")
+    list_filter = ("status", "name", "company")
+    search_fields = ("name", "target", "message", "rq_job_id")
+    date_hierarchy = "enqueued_at"
+
+
+@admin.register(DocumentSeries)
+class DocumentSeriesAdmin(ReadOnlyAdmin):
+    list_display = ("company", "kind", "prefix", "year", "last_counter")
+    list_filter = ("kind", "year", "company")

@@ -1,0 +1,80 @@
+"""The side menu: one entry per domain. An entry whose URL does not exist yet is shown greyed with a
+"coming soon" badge, so a new app lights its entry up just by adding its URLs."""
+
+from dataclasses import dataclass, field
+
+from django.urls import NoReverseMatch, reverse
+from django.utils.translation import gettext_lazy as _
+
+from ..choices import Role
+from ..roles import has_role
+
+
+@dataclass(frozen=True)
+class MenuItem:
+    label: str
+    url_name: str
+    icon: str  # a Bootstrap Icons name
+    roles: tuple = ()
+
+
+@dataclass(frozen=True)
+class MenuGroup:
+    label: str | None
+    items: tuple
+    roles: tuple = field(default=())
+
+
+MENU = (
+    MenuGroup(None, (
+        MenuItem(_("Dashboard"), "core:dashboard", "speedometer2"),
+    )),
+    MenuGroup(_("Documents"), (
+        MenuItem(_("Tickets"), "tickets:ticket_list", "ticket-perforated"),
+        MenuItem(_("Passenger lists"), "passenger_lists:passengerlist_list", "people"),
+        MenuItem(_("Invoices"), "invoices:invoice_list", "receipt"),
+        MenuItem(_("Dispatch notes"), "dispatch:dispatchnote_list", "truck"),
+    )),
+    MenuGroup(_("Accounting"), (
+        MenuItem(_("Current accounts"), "current_accounts:currentaccount_list", "person-vcard"),
+        MenuItem(_("Chart of accounts"), "chart_of_accounts:account_list", "diagram-3"),
+        MenuItem(_("E-ledger"), "ledger:period_list", "journal-bookmark"),
+    )),
+    MenuGroup(_("Company"), (
+        MenuItem(_("Sub-companies & usage"), "subcompanies:subcompany_list", "buildings"),
+        MenuItem(_("Background work"), "core:jobrun_list", "hourglass-split"),
+    )),
+    MenuGroup(_("Administration"), (
+        MenuItem(_("Companies"), "core:company_list", "building-gear"),
+        MenuItem(_("Members"), "core:membership_list", "person-check"),
+        MenuItem(_("Remote-call audit"), "core:remotecall_list", "arrow-left-right"),
+        MenuItem(_("RQ dashboard"), "django_rq:home", "cpu"),
+        MenuItem(_("Django admin"), "admin:index", "gear"),
+    ), roles=(Role.ADMINISTRATOR,)),
+)
+
+
+def _url(name):
+    try:
+        return reverse(name)
+    except NoReverseMatch:
+        return None
+
+
+def menu_for(request):
+    """The groups and entries this user sees, each entry with its URL (None: coming soon) and state."""
+    user = request.user
+    groups = []
+    for group in MENU:
+        if group.roles and not has_role(user, *group.roles):
+            continue
+        entries = []
+        for item in group.items:
+            if item.roles and not has_role(user, *item.roles):
+                continue
+            url = _url(item.url_name)
+            active = bool(url) and (request.path == url if url == "/" else request.path.startswith(url))
+            entries.append({"label": item.label, "url": url, "icon": item.icon, "active": active})
+        if entries:
+            groups.append({"label": group.label, "entries": entries})
+    return groups

@@ -1,0 +1,101 @@
+"""A registry of the generic views of each model, so that an app's urls.py stays two lines per model.
+
+    # views.py
+    register_model_views(Company, prefix="companies", list=CompanyListView, detail=CompanyDetailView,
+                         edit=CompanyEditView)
+    # urls.py
+    urlpatterns = [*get_model_urls("core", "company")]
+
+URL names are "<app_label>:<model_name>_<action>": the app's urls.py sets app_name = app_label.
+"""
+
+from django.urls import NoReverseMatch, path, reverse
+
+from ..roles import has_role
+
+# action -> (route below the prefix, whether it takes a pk)
+ROUTES = {
+    "list": ("", False),
+    "add": ("add/", False),
+    "bulk": ("bulk/<slug:action>/", False),
+    "detail": ("<int:pk>/", True),
+    "edit": ("<int:pk>/edit/", True),
+    "delete": ("<int:pk>/delete/", True),
+}
+
+_views: dict[tuple[str, str], dict[str, type]] = {}
+_prefixes: dict[tuple[str, str], str] = {}
+
+
+def _key(model):
+    return model._meta.app_label, model._meta.model_name
+
+
+def register_model_view(model, action, *, prefix=None):
+    """Decorator: register a view class for one action of a model."""
+
+    def decorator(view_class):
+        register_model_views(model, prefix=prefix, **{action: view_class})
+        return view_class
+
+    return decorator
+
+
+def register_model_views(model, *, prefix=None, **views):
+    """Register views by action (list, detail, edit, add, delete, bulk). `edit` also serves `add`
+    unless `add` is given."""
+    unknown = set(views) - set(ROUTES)
+    if unknown:
+        raise ValueError(f"unknown generic view action(s): {', '.join(sorted(unknown))}")
+    key = _key(model)
+    if "edit" in views and "add" not in views and "add" not in _views.get(key, {}):
+        views["add"] = views["edit"]
+    for view_class in views.values():
+        if getattr(view_class, "model", None) is None and getattr(view_class, "queryset", None) is None:
+            view_class.model = model
+    _views.setdefault(key, {}).update({action: view for action, view in views.items() if view is not None})
+    if prefix:
+        _prefixes[key] = prefix.strip("/")
+    elif key not in _prefixes:
+        _prefixes[key] = model._meta.model_name
+
+
+def get_model_urls(app_label, model_name):
+    """URL patterns of every view registered for the model."""
+    key = (app_label, model_name)
+    if key not in _views:
+        raise LookupError(f"no view is registered for {app_label}.{model_name}")
+    prefix = _prefixes[key]
+    patterns = []
+    for action, (route, _with_pk) in ROUTES.items():
+        view_class = _views[key].get(action)
+        if view_class is not None:
+            patterns.append(path(f"{prefix}/{route}", view_class.as_view(), name=f"{model_name}_{action}"))
+    return patterns
+
+
+def get_model_view(model, action):
+    return _views.get(_key(model), {}).get(action)
+
+
+def user_may(user, model, action) -> bool:
+    """Whether the view of this action exists and the user has one of its roles."""
+    view_class = get_model_view(model, action)
+    if view_class is None:
+        return False
+    roles = getattr(view_class, "required_roles", ())
+    return not roles or has_role(user, *roles)
+
+
+def model_url(model_or_instance, action, /, **kwargs):
+    """URL of a registered action of a model (or of one record), or None when there is none."""
+    model = model_or_instance if isinstance(model_or_instance, type) else type(model_or_instance)
+    if get_model_view(model, action) is None:
+        return None
+    app_label, model_name = _key(model)
+    if ROUTES[action][1]:
+        kwargs.setdefault("pk", model_or_instance.pk)
+    try:
+        return reverse(f"{app_label}:{model_name}_{action}", kwargs=kwargs)
+    except NoReverseMatch:  # registered but not (yet) in the URLconf
+        return None

@@ -1,0 +1,127 @@
+"""The shared base of every table: compact Bootstrap style, badge columns for coloured choices,
+links to the detail page, a selection column for bulk actions, Excel-friendly values."""
+
+import django_tables2 as tables
+from django.utils.text import capfirst as django_capfirst
+from django.utils import timezone
+from django.utils.formats import date_format
+from django.utils.html import format_html
+from django.utils.translation import gettext_lazy as _
+
+from .registry import model_url
+from .text import capfirst
+
+
+def _local(value):
+    return timezone.localtime(value) if timezone.is_aware(value) else value
+
+
+class LinkedColumn(tables.Column):
+    """The record's name, linked to its detail page when that page is registered."""
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("linkify", False)
+        super().__init__(*args, **kwargs)
+
+    def render(self, value, record):
+        url = model_url(record, "detail")
+        return format_html('<a href="{}">{}</a>', url, value) if url else value
+
+    def value(self, value):
+        return value
+
+
+class ChoiceBadgeColumn(tables.Column):
+    """A ColoredChoices field (SyncState, JobStatus, ...) as a Bootstrap badge with its label."""
+
+    def __init__(self, choices, *args, **kwargs):
+        self.choices = choices
+        super().__init__(*args, **kwargs)
+
+    def _raw(self, record, bound_column):
+        return bound_column.accessor.resolve(record, quiet=True)
+
+    def render(self, value, record, bound_column):
+        raw = self._raw(record, bound_column)
+        return format_html('<span class="badge text-bg-{}">{}</span>', self.choices.color(raw), value)
+
+    def value(self, value):
+        return value  # the label (tables2 resolves get_FOO_display for choice fields)
+
+
+class DateTimeColumn(tables.Column):
+    """Local time in the short format of the active language; a real datetime in exports."""
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("attrs", {"td": {"class": "text-nowrap"}})
+        super().__init__(*args, **kwargs)
+
+    def render(self, value):
+        return date_format(_local(value), "SHORT_DATETIME_FORMAT")
+
+    def value(self, value):
+        return _local(value).replace(tzinfo=None) if value else value
+
+
+class SelectionColumn(tables.CheckBoxColumn):
+    """The checkbox of each row; its name is "pk", which BulkActionView reads."""
+
+    def __init__(self, **kwargs):
+        kwargs.setdefault("accessor", "pk")
+        kwargs.setdefault("exclude_from_export", True)
+        kwargs.setdefault("attrs", {
+            "th": {"class": "col-select"},
+            "th__input": {"class": "form-check-input", "data-select-all": "pk",
+                          "aria-label": _("Select all")},
+            "td__input": {"class": "form-check-input", "name": "pk", "aria-label": _("Select")},
+        })
+        super().__init__(**kwargs)
+
+
+class ProgressColumn(tables.Column):
+    """A percentage (0-100) as a thin progress bar; nothing when unknown."""
+
+    def render(self, value):
+        return format_html(
+            '<div class="progress" role="progressbar" aria-valuenow="{0}" aria-valuemin="0" aria-valuemax="100"'
+            ' style="height: .9rem; min-width: 5rem"><div class="progress-bar" style="width: {0}%">{0}%</div></div>',
+            int(value),
+        )
+
+    def value(self, value):
+        return value
+
+
+class BaseTable(tables.Table):
+    """Every list page's table. Subclasses set Meta.model, fields and default_columns-like order."""
+
+    class Meta:
+        attrs = {"class": "table table-sm table-hover align-middle mb-0 object-table"}
+        template_name = "generic/includes/table.html"
+        empty_text = _("Nothing here yet.")
+        order_by_field = "sort"
+        per_page_field = "per_page"
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._localize_headers()
+
+    def _localize_headers(self):
+        """Headings from lowercase verbose names, capitalised the Turkish way (see generic.text)."""
+        model = getattr(self._meta, "model", None)
+        for bound in self.columns.iterall():
+            column = bound.column
+            explicit = column.verbose_name
+            field = tables.A(bound.accessor).get_field(model) if model else None
+            field_name = getattr(field, "verbose_name", None)
+            if explicit is None or (field_name is not None and str(explicit) == str(django_capfirst(field_name))):
+                source = field_name or bound.name.replace("_", " ")
+            else:
+                source = explicit
+            column.verbose_name = capfirst(source)
+
+    def export_columns(self):
+        return [
+            column for column in self.columns.iterall()
+            if column.visible and not column.column.exclude_from_export
+        ]

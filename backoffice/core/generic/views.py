@@ -1,0 +1,395 @@
+"""Generic views in the NetBox manner: a model's list, detail, edit, delete and bulk-action pages are
+subclasses that set a queryset, a table, a filter set and a form, and nothing else.
+
+Every view:
+- refuses (403) a user without one of `required_roles` (empty: any signed-in user);
+- shows only the active company's records when the model has a `company` field (another company's
+  record is a 404), unless `company_scoped = False`;
+- finds its template from the model's meta: "<app_label>/<model_name>_<action>.html" if it exists,
+  else "generic/object_<action>.html".
+"""
+
+from dataclasses import dataclass
+from typing import Callable
+
+from django.contrib import messages
+from django.core.exceptions import FieldDoesNotExist, PermissionDenied
+from django.core.paginator import EmptyPage, PageNotAnInteger
+from django.db import models, transaction
+from django.db.models import ProtectedError
+from django.http import Http404
+from django.shortcuts import get_object_or_404, redirect
+from django.template.response import TemplateResponse
+from django.utils import timezone
+from django.utils.http import url_has_allowed_host_and_scheme
+from django.utils.text import slugify
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
+from django.views import View
+from django_tables2 import RequestConfig
+
+from ..crypto import EncryptedTextField
+from ..roles import CompanyScopedMixin, RoleRequiredMixin, has_role
+from .export import export_xlsx
+from .registry import model_url, user_may
+from .tables import SelectionColumn
+from .text import capfirst
+
+PER_PAGE_CHOICES = (25, 50, 100, 250)
+DEFAULT_PER_PAGE = 50
+
+
+def safe_return_url(request, url, fallback):
+    if url and url_has_allowed_host_and_scheme(url, allowed_hosts={request.get_host()},
+                                               require_https=request.is_secure()):
+        return url
+    return fallback
+
+
+class _QuerysetRoot:
+    """End of the get_queryset() chain that CompanyScopedMixin extends with super()."""
+
+    def get_queryset(self):
+        return self.base_queryset()
+
+
+class BaseObjectView(RoleRequiredMixin, CompanyScopedMixin, _QuerysetRoot, View):
+    model = None
+    queryset = None
+    required_roles: tuple = ()
+    # None: scoped when the model has a `company` field.
+    company_scoped = None
+    action = ""
+
+    def get_model(self):
+        return self.model if self.model is not None else self.queryset.model
+
+    @property
+    def is_company_scoped(self) -> bool:
+        if self.company_scoped is not None:
+            return self.company_scoped
+        try:
+            self.get_model()._meta.get_field("company")
+        except FieldDoesNotExist:
+            return False
+        return True
+
+    def get_queryset(self):
+        if not self.is_company_scoped:
+            return self.base_queryset()
+        return super().get_queryset()  # CompanyScopedMixin: the active company's only
+
+    def base_queryset(self):
+        """Every record this view may show before company scoping; subclasses restrict it here."""
+        return (self.queryset if self.queryset is not None else self.get_model()._default_manager).all()
+
+    def get_template_names(self):
+        meta = self.get_model()._meta
+        return [f"{meta.app_label}/{meta.model_name}_{self.action}.html", f"generic/object_{self.action}.html"]
+
+    def base_context(self):
+        meta = self.get_model()._meta
+        return {
+            "model": self.get_model(),
+            "verbose_name": meta.verbose_name,
+            "verbose_name_plural": meta.verbose_name_plural,
+            "list_url": model_url(self.get_model(), "list") if user_may(self.request.user, self.get_model(), "list")
+            else None,
+        }
+
+    def render(self, context, status=200):
+        return TemplateResponse(self.request, self.get_template_names(), {**self.base_context(), **context},
+                                status=status)
+
+
+class ObjectListView(BaseObjectView):
+    """Filtered, sorted, paginated table with an Excel export and htmx refresh of the table alone."""
+
+    action = "list"
+    table = None
+    filterset = None
+    filterset_form = None  # a Form class for the filter bar; None: the filter set's own form
+    # Seconds between automatic refreshes while needs_refresh() is true (None: never).
+    refresh_interval = None
+    htmx_target = "object-list"
+    title = None  # the page's heading; None: the model's verbose_name_plural
+
+    def needs_refresh(self, queryset) -> bool:
+        return False
+
+    def get_table_kwargs(self):
+        return {}
+
+    def bulk_actions(self):
+        """The bulk actions this user may run: [(name, BulkAction, url)]."""
+        from .registry import get_model_view
+
+        view_class = get_model_view(self.get_model(), "bulk")
+        if view_class is None or not user_may(self.request.user, self.get_model(), "bulk"):
+            return []
+        allowed = []
+        for name, bulk_action in view_class.actions.items():
+            if bulk_action.required_roles and not has_role(self.request.user, *bulk_action.required_roles):
+                continue
+            url = model_url(self.get_model(), "bulk", action=name)
+            if url:
+                allowed.append((name, bulk_action, url))
+        return allowed
+
+    def per_page(self):
+        try:
+            value = int(self.request.GET.get("per_page", DEFAULT_PER_PAGE))
+        except ValueError:
+            return DEFAULT_PER_PAGE
+        return value if value in PER_PAGE_CHOICES else DEFAULT_PER_PAGE
+
+    def export_filename(self):
+        name = slugify(str(self.get_model()._meta.verbose_name_plural)) or self.get_model()._meta.model_name
+        return f"{name}-{timezone.localtime():%Y%m%d-%H%M}.xlsx"
+
+    def get(self, request, *args, **kwargs):
+        queryset = self.get_queryset()
+        filterset = None
+        if self.filterset is not None:
+            filterset = self.filterset(request.GET or None, queryset=queryset, request=request)
+            queryset = filterset.qs
+
+        if request.GET.get("export") == "xlsx":
+            return export_xlsx(self.table, queryset, filename=self.export_filename(),
+                               sheet_title=capfirst(self.get_model()._meta.verbose_name_plural),
+                               table_kwargs=self.get_table_kwargs())
+
+        actions = self.bulk_actions()
+        table_kwargs = self.get_table_kwargs()
+        if actions:
+            table_kwargs.setdefault("extra_columns", []).append(("pk", SelectionColumn()))
+            table_kwargs["sequence"] = ("pk", "...")
+        table = self.table(queryset, **table_kwargs)
+        RequestConfig(request, paginate=False).configure(table)
+        try:
+            table.paginate(page=request.GET.get("page", 1), per_page=self.per_page())
+        except (PageNotAnInteger, EmptyPage):
+            table.paginate(page=1, per_page=self.per_page())
+
+        filter_form = None
+        if filterset is not None:
+            filter_form = filterset.form if self.filterset_form is None else self.filterset_form(request.GET or None)
+        active_filters = [k for k, v in request.GET.items() if v and k not in ("page", "per_page", "sort")]
+        if active_filters:
+            table.empty_text = _("Nothing matches these filters. Clear them to see everything.")
+        context = {
+            "title": self.title or capfirst(self.get_model()._meta.verbose_name_plural),
+            "company_scoped": self.is_company_scoped,
+            "table": table,
+            "filter_form": filter_form,
+            "active_filter_count": len(active_filters),
+            "bulk_actions": actions,
+            "add_url": model_url(self.get_model(), "add") if user_may(request.user, self.get_model(), "add")
+            else None,
+            "per_page_choices": PER_PAGE_CHOICES,
+            "per_page": self.per_page(),
+            "refresh_interval": self.refresh_interval if self.refresh_interval and self.needs_refresh(queryset)
+            else None,
+            "htmx_target": self.htmx_target,
+        }
+        if request.headers.get("HX-Request") and request.headers.get("HX-Target") == self.htmx_target:
+            return TemplateResponse(request, "generic/includes/object_list_table.html",
+                                    {**self.base_context(), **context})
+        return self.render(context)
+
+
+@dataclass
+class DetailField:
+    label: str
+    value: object
+    url: str | None = None
+    kind: str = "plain"  # plain, text (long, shown as <pre>), secret, choice, bool
+
+
+def describe_fields(obj, names=None, exclude=("id",), user=None):
+    """The fields of a record as the detail page shows them. Secrets are only ever "set" / "not set"."""
+    meta = obj._meta
+    chosen = [meta.get_field(name) for name in names] if names is not None else [
+        field for field in meta.concrete_fields if field.name not in exclude
+    ]
+    fields = []
+    for field in chosen:
+        label = capfirst(field.verbose_name)
+        value = getattr(obj, field.name)
+        if isinstance(field, EncryptedTextField):
+            fields.append(DetailField(label, bool(value), kind="secret"))
+        elif field.choices:
+            fields.append(DetailField(label, getattr(obj, f"get_{field.name}_display")(), kind="choice"))
+        elif isinstance(field, models.BooleanField):
+            fields.append(DetailField(label, value, kind="bool"))
+        elif isinstance(field, models.ForeignKey):
+            linked = value is not None and (user is None or user_may(user, type(value), "detail"))
+            fields.append(DetailField(label, value, url=model_url(value, "detail") if linked else None))
+        elif isinstance(field, models.TextField):
+            fields.append(DetailField(label, value, kind="text"))
+        else:
+            fields.append(DetailField(label, value))
+    return fields
+
+
+class ObjectDetailView(BaseObjectView):
+    action = "detail"
+    fields = None  # names to show, in order; None: every concrete field but the id
+
+    def get_object(self):
+        return get_object_or_404(self.get_queryset(), pk=self.kwargs["pk"])
+
+    def get_extra_context(self, obj):
+        return {}
+
+    def get(self, request, *args, **kwargs):
+        obj = self.get_object()
+        user = request.user
+        context = {
+            "object": obj,
+            "fields": describe_fields(obj, self.fields, user=user),
+            "edit_url": model_url(obj, "edit") if user_may(user, type(obj), "edit") else None,
+            "delete_url": model_url(obj, "delete") if user_may(user, type(obj), "delete") else None,
+            **self.get_extra_context(obj),
+        }
+        return self.render(context)
+
+
+class ObjectEditView(BaseObjectView):
+    """Create (no pk in the URL) and update. A new record of a company-scoped model belongs to the
+    active company."""
+
+    action = "edit"
+    form = None
+
+    def get_object(self):
+        if "pk" in self.kwargs:
+            return get_object_or_404(self.get_queryset(), pk=self.kwargs["pk"])
+        obj = self.get_model()()
+        if self.is_company_scoped:
+            if self.request.company is None:
+                raise PermissionDenied(_("Choose a company first."))
+            obj.company = self.request.company
+        return obj
+
+    def get_form_kwargs(self):
+        return {}
+
+    def save_form(self, form):
+        """Save and return the record; override to do more in the same transaction."""
+        return form.save()
+
+    def return_url(self, obj):
+        fallback = model_url(obj, "detail") or model_url(type(obj), "list") or "/"
+        return safe_return_url(self.request, self.request.POST.get("return_url") or
+                               self.request.GET.get("return_url"), fallback)
+
+    def cancel_url(self, obj):
+        fallback = (model_url(obj, "detail") if obj.pk else None) or model_url(type(obj), "list") or "/"
+        return safe_return_url(self.request, self.request.GET.get("return_url"), fallback)
+
+    def render_form(self, obj, form, status=200):
+        return self.render({"object": obj, "form": form, "is_new": obj.pk is None,
+                            "cancel_url": self.cancel_url(obj)}, status=status)
+
+    def get(self, request, *args, **kwargs):
+        obj = self.get_object()
+        return self.render_form(obj, self.form(instance=obj, **self.get_form_kwargs()))
+
+    def post(self, request, *args, **kwargs):
+        obj = self.get_object()
+        is_new = obj.pk is None
+        form = self.form(data=request.POST, files=request.FILES, instance=obj, **self.get_form_kwargs())
+        if not form.is_valid():
+            return self.render_form(obj, form)
+        with transaction.atomic():
+            obj = self.save_form(form)
+        message = _("Created %(name)s “%(object)s”.") if is_new else _("Saved %(name)s “%(object)s”.")
+        messages.success(request, message % {"name": obj._meta.verbose_name, "object": obj})
+        return redirect(self.return_url(obj))
+
+
+class ObjectDeleteView(BaseObjectView):
+    """A confirmation page first; the record goes only on the confirming POST."""
+
+    action = "delete"
+
+    def get_object(self):
+        return get_object_or_404(self.get_queryset(), pk=self.kwargs["pk"])
+
+    def get(self, request, *args, **kwargs):
+        obj = self.get_object()
+        return self.render({"object": obj, "cancel_url": model_url(obj, "detail") or model_url(type(obj), "list")})
+
+    def post(self, request, *args, **kwargs):
+        obj = self.get_object()
+        name = str(obj)
+        try:
+            obj.delete()
+        except ProtectedError:
+            messages.error(request, _("“%(object)s” cannot be deleted: other records refer to it.") % {"object": name})
+            return redirect(model_url(obj, "detail") or model_url(type(obj), "list") or "/")
+        messages.success(request, _("Deleted %(name)s “%(object)s”.") % {"name": obj._meta.verbose_name,
+                                                                          "object": name})
+        return redirect(model_url(type(obj), "list") or "/")
+
+
+@dataclass
+class BulkAction:
+    """One action on the rows selected in a list. `function(request, queryset)` does the work on the
+    (company-scoped) selection and returns how many records it changed."""
+
+    label: str
+    function: Callable
+    confirm: str = gettext_lazy("Apply this action to the selected records?")
+    style: str = "primary"  # Bootstrap colour of the button
+    required_roles: tuple = ()
+
+
+def bulk_delete(request, queryset):
+    count = 0
+    for obj in queryset:  # one by one so that model delete() logic and signals run
+        obj.delete()
+        count += 1
+    return count
+
+
+class BulkActionView(BaseObjectView):
+    """POST from the list's checkboxes: a confirmation page listing the selection, then the action."""
+
+    action = "bulk"
+    actions: dict[str, BulkAction] = {}
+    max_listed = 100
+
+    def get_template_names(self):
+        meta = self.get_model()._meta
+        return [f"{meta.app_label}/{meta.model_name}_bulk.html", "generic/bulk_confirm.html"]
+
+    def get(self, request, *args, **kwargs):
+        return redirect(model_url(self.get_model(), "list") or "/")
+
+    def post(self, request, *args, **kwargs):
+        bulk_action = self.actions.get(kwargs["action"])
+        if bulk_action is None:
+            raise Http404
+        if bulk_action.required_roles and not has_role(request.user, *bulk_action.required_roles):
+            raise PermissionDenied
+        list_url = model_url(self.get_model(), "list") or "/"
+        return_url = safe_return_url(request, request.POST.get("return_url"), list_url)
+        pks = [pk for pk in request.POST.getlist("pk") if pk.isdigit()]
+        selection = self.get_queryset().filter(pk__in=pks)
+        if not pks or not selection.exists():
+            messages.warning(request, _("Select at least one record first."))
+            return redirect(return_url)
+        if not request.POST.get("confirm"):
+            listed = list(selection[: self.max_listed])
+            return self.render({
+                "bulk_action": bulk_action, "action_name": kwargs["action"], "objects": listed,
+                "count": selection.count(), "pks": list(selection.values_list("pk", flat=True)),
+                "return_url": return_url,
+            })
+        with transaction.atomic():
+            count = bulk_action.function(request, selection)
+        messages.success(request, _("%(action)s: %(count)s record(s).") % {"action": bulk_action.label,
+                                                                             "count": count})
+        return redirect(return_url)
