@@ -1,4 +1,5 @@
 from django.contrib import admin
+from django.db import models
 from django.utils.translation import gettext_lazy as _
 
 from .forms import BASE_URL_FIELDS, CompanyForm
@@ -37,6 +38,11 @@ class CompanyAdmin(admin.ModelAdmin):
         (_("Credentials"), {"fields": ("auth_method", "api_key", "service_username", "service_password")}),
         (_("Advanced: service URLs"), {"fields": BASE_URL_FIELDS, "classes": ("collapse",)}),
     )
+
+    def formfield_for_dbfield(self, db_field, request, **kwargs):
+        if isinstance(db_field, models.URLField):  # as in CompanyForm: no scheme typed means https
+            kwargs["assume_scheme"] = "https"
+        return super().formfield_for_dbfield(db_field, request, **kwargs)
 
 
 @admin.register(Membership)

@@ -85,7 +85,7 @@ class RemoteCallTable(BaseTable):
 
 
 class JobRunTable(BaseTable):
-    name = tables.Column()
+    name = LinkedColumn()
     status = ChoiceBadgeColumn(JobStatus)
     progress = ProgressColumn()
     message = tables.Column(attrs={"td": {"class": "text-truncate small", "style": "max-width: 32rem"}})

@@ -140,9 +140,18 @@ def test_sign_in_switch_language_and_company(live_server, browser_page):
 
     # The jobs page filtered by htmx: the table alone is replaced and the address follows.
     page.click(".app-nav a.nav-link:has-text('Arka plan işleri')")
-    page.wait_for_selector("#object-list")
+    page.wait_for_selector("#object-list tbody tr")
+    assert page.locator("#object-list tbody tr").count() == 5
+    page.screenshot(path=str(SCREENSHOTS / "background-work.png"))
+    sidebar = page.locator("#app-sidebar").element_handle()
     page.select_option("select[name=status]", "failed")
     page.wait_for_url("**status=failed**")
     page.wait_for_function("document.querySelectorAll('#object-list tbody tr').length === 1")
     assert "Sefer tarihi geçmiş" in page.locator("#object-list tbody").inner_text()
-    page.screenshot(path=str(SCREENSHOTS / "background-work.png"))
+    page.select_option("select[name=status]", "")
+    page.fill("input[name=q]", "Cari hesap")
+    page.wait_for_url("**q=Cari**")
+    page.wait_for_function("document.querySelectorAll('#object-list tbody tr').length === 1")
+    assert "148 hesap güncellendi." in page.locator("#object-list tbody").inner_text()
+    # Still the same page: htmx swapped the table, it did not reload the document.
+    assert sidebar.evaluate("element => element.isConnected")
