@@ -7,7 +7,7 @@ import pytest
 from django import forms
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
-from django.urls import include, path, reverse
+from django.urls import include, path
 from openpyxl import load_workbook
 
 from backoffice.core.choices import Role, SyncState

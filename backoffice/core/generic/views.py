@@ -31,7 +31,7 @@ from django_tables2 import RequestConfig
 from ..crypto import EncryptedTextField
 from ..roles import CompanyScopedMixin, RoleRequiredMixin, has_role
 from .export import export_xlsx
-from .registry import model_url, user_may
+from .registry import get_model_view, model_url, user_may
 from .tables import SelectionColumn
 from .text import capfirst
 
@@ -122,8 +122,6 @@ class ObjectListView(BaseObjectView):
 
     def bulk_actions(self):
         """The bulk actions this user may run: [(name, BulkAction, url)]."""
-        from .registry import get_model_view
-
         view_class = get_model_view(self.get_model(), "bulk")
         if view_class is None or not user_may(self.request.user, self.get_model(), "bulk"):
             return []
