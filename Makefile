@@ -41,7 +41,9 @@ install: $(STAMP)
 
 %.mo: %.po
 	@command -v msgfmt >/dev/null 2>&1 || { $(call apt_install,gettext); }
-	msgfmt --check-format -o $@ $<
+	@if command -v msgfmt >/dev/null 2>&1; then echo "msgfmt $<"; msgfmt --check-format -o $@ $<; \
+	elif [ -f $@ ]; then echo "note: no msgfmt (Debian gettext): keeping $@ as it is"; \
+	else echo "error: msgfmt (Debian gettext) is needed to compile $<" >&2; exit 1; fi
 
 messages: $(STAMP)
 	@command -v xgettext >/dev/null 2>&1 || { $(call apt_install,gettext); }

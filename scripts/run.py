@@ -35,14 +35,16 @@ def say(name, line):
         sys.stdout.flush()
 
 
+_LIBC = ctypes.CDLL(None, use_errno=True)  # loaded here: no dlopen between fork and exec
+_PARENT = os.getpid()
+
+
 def _die_with_parent():
-    # Children run in their own session (a terminal's Ctrl-C reaches only us, so we stop them in order);
-    # PR_SET_PDEATHSIG still takes them down if this supervisor is killed outright.
-    os.setsid()
-    try:
-        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # 1 = PR_SET_PDEATHSIG
-    except OSError:
-        pass
+    """Runs in the child before exec. Children run in their own session (a terminal's Ctrl-C reaches only
+    us, so we stop them in order); PR_SET_PDEATHSIG still takes them down if this supervisor is killed."""
+    _LIBC.prctl(1, signal.SIGTERM)  # 1 = PR_SET_PDEATHSIG
+    if os.getppid() != _PARENT:  # the supervisor died before prctl: no signal would come
+        os._exit(1)
 
 
 class Child:
@@ -69,7 +71,8 @@ class Supervisor:
     def spawn(self, name, args):
         process = subprocess.Popen(
             args, cwd=ROOT, env=self.env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT, text=True, errors="replace", bufsize=1, preexec_fn=_die_with_parent,
+            stderr=subprocess.STDOUT, text=True, errors="replace", bufsize=1, start_new_session=True,
+            preexec_fn=_die_with_parent,
         )
         child = Child(name, process)
         child.start_reader()
@@ -212,7 +215,7 @@ def main(argv=None):
 
             socket_path = var_dir / "redis.sock"
             process = embedded_redis.start(socket_path, log_path=var_dir / "redis.log",
-                                           preexec_fn=_die_with_parent)
+                                           start_new_session=True, preexec_fn=_die_with_parent)
             supervisor.adopt("redis", process)
             env["REDIS_URL"] = f"unix://{socket_path}"
 
