@@ -1,48 +1,13 @@
-"""Keep secrets out of logs and of the remote-call audit."""
+"""Kept for its import path (settings.LOGGING names RedactingFilter here).
 
-import logging
-import re
+The code lives in backoffice.remote.redaction because remote/ imports nothing from the apps.
+"""
 
-# Field names whose values are secrets wherever they appear (JSON, form bodies, headers, query).
-SECRET_NAMES = ("password", "api_key", "apikey", "x-api-key", "access_token", "refresh_token", "token",
-                "authorization", "client_secret", "secret")
-_NAMES = "|".join(re.escape(name) for name in SECRET_NAMES)
-MASK = "***"
-
-_PATTERNS = [
-    # "password": "x"  /  'token': 'x'
-    (re.compile(rf'(["\']?(?:{_NAMES})["\']?\s*[:=]\s*)(["\'])(.*?)(?<!\\)\2', re.IGNORECASE), rf"\1\2{MASK}\2"),
-    # password=x&...  (form bodies, query strings)
-    (re.compile(rf"((?:^|[?&\s])(?:{_NAMES})=)([^&\s]+)", re.IGNORECASE), rf"\1{MASK}"),
-    # Authorization: Bearer x
-    (re.compile(r"(Bearer\s+)[A-Za-z0-9\-._~+/=]+", re.IGNORECASE), rf"\1{MASK}"),
-]
-
-
-def redact(text, secrets=()):
-    """Mask known secret fields, bearer tokens and any literal secret value given."""
-    if not text:
-        return text
-    text = str(text)
-    for secret in secrets:
-        if secret and len(secret) >= 4:
-            text = text.replace(secret, MASK)
-    for pattern, replacement in _PATTERNS:
-        text = pattern.sub(replacement, text)
-    return text
-
-
-def redact_headers(headers):
-    return {k: (MASK if k.lower() in SECRET_NAMES else v) for k, v in (headers or {}).items()}
-
-
-class RedactingFilter(logging.Filter):
-    def filter(self, record):
-        try:
-            message = record.getMessage()
-        except Exception:  # a broken format string is the logger's problem, not ours
-            return True
-        cleaned = redact(message)
-        if cleaned != message:
-            record.msg, record.args = cleaned, None
-        return True
+from backoffice.remote.redaction import (  # noqa: F401
+    MASK,
+    SECRET_NAMES,
+    RedactingFilter,
+    excerpt,
+    redact,
+    redact_headers,
+)

@@ -1,0 +1,69 @@
+"""Glue between a Company and the platform client of backoffice.remote."""
+
+import logging
+
+import django_rq
+from django.conf import settings
+from django.db import transaction
+
+from backoffice.remote.client import PlatformClient
+from backoffice.remote.ratelimit import RateLimiter
+from backoffice.remote.transport import Transport, TransportConfig
+
+from .models import RemoteCall
+
+logger = logging.getLogger(__name__)
+
+
+def audit_for(company):
+    """A transport audit hook that writes one RemoteCall row per HTTP call.
+
+    A plain create: inside a caller's transaction that rolls back the row goes too (acceptable: the
+    caller's own record of the attempt goes with it). The savepoint keeps a failed write from breaking
+    the caller's transaction, and a failure is logged, never raised.
+    """
+
+    def audit(record: dict) -> None:
+        try:
+            with transaction.atomic():
+                RemoteCall.objects.create(
+                    company=company,
+                    service=record.get("service", "")[:20],
+                    operation=(record.get("operation") or "")[:60],
+                    method=record.get("method", "")[:8],
+                    path=(record.get("path") or "")[:500],
+                    status=record.get("status"),
+                    duration_ms=max(0, int(record.get("duration_ms") or 0)),
+                    correlation_id=(record.get("correlation_id") or "")[:100],
+                    request_excerpt=record.get("request_excerpt") or "",
+                    response_excerpt=record.get("response_excerpt") or "",
+                    error=record.get("error") or "",
+                )
+        except Exception:
+            logger.exception("could not write the audit row of %s", record.get("operation"))
+
+    return audit
+
+
+def limiter() -> RateLimiter:
+    return RateLimiter(django_rq.get_connection("default"), scale=settings.RATE_LIMIT_SCALE,
+                       prefix=getattr(settings, "RATE_LIMIT_KEY_PREFIX", "ratelimit"))
+
+
+def transport_config(company) -> TransportConfig:
+    return TransportConfig(
+        company_key=str(company.pk),
+        tier=company.tier,
+        base_urls=company.base_urls,
+        auth_method=company.auth_method,
+        api_key=company.api_key or "",
+        username=company.service_username or "",
+        password=company.service_password or "",
+        timeout=tuple(settings.PLATFORM_TIMEOUT),
+        endpoints=dict(getattr(settings, "PLATFORM_ENDPOINTS", {}) or {}),
+    )
+
+
+def client_for(company) -> PlatformClient:
+    """The platform client of a company: its credentials, tier, base URLs, shared limiter and audit."""
+    return PlatformClient(Transport(transport_config(company), audit=audit_for(company), limiter=limiter()))

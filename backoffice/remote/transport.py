@@ -1,0 +1,389 @@
+"""HTTP transport of the platform: authentication, timeouts, retries, rate limits, errors, audit.
+
+Plain Python (requests): remote/ knows no Django model. backoffice.core.platform.client_for()
+builds a Transport from a Company.
+"""
+
+import hashlib
+import json as jsonlib
+import logging
+import threading
+import time
+from dataclasses import dataclass, field
+from email.utils import parsedate_to_datetime
+from urllib.parse import urlencode
+
+import requests
+import urllib3.exceptions
+
+from . import endpoints as endpoint_table
+from .errors import AuthenticationFailed, MaybeSent, RateLimited, RemoteError
+from .redaction import excerpt, redact
+
+logger = logging.getLogger(__name__)
+
+API_KEY = "api_key"
+SERVICE_USER = "service_user"
+CLIENT_ID = "serviceApi"  # document 1, section 5
+# Retry-After missing on a 429: wait this long rather than hammer the platform.
+DEFAULT_RETRY_AFTER = 60.0
+
+
+@dataclass
+class TransportConfig:
+    company_key: str
+    tier: int
+    base_urls: dict[str, str]
+    auth_method: str = API_KEY  # "api_key" or "service_user"
+    api_key: str = field(default="", repr=False)
+    username: str = ""
+    password: str = field(default="", repr=False)
+    timeout: tuple[float, float] = (5, 30)  # (connect, read) seconds
+    max_retries: int = 3
+    backoff: float = 0.5
+    # settings.PLATFORM_ENDPOINTS: {operation name: (method, path)}
+    endpoints: dict = field(default_factory=dict)
+
+
+# --- bearer tokens, cached per process --------------------------------------------------------------
+# Keyed by token URL, user name and a hash of the password: a changed password is a new key, and the
+# password itself is never a dict key that could end up in a dump.
+_tokens: dict[tuple, tuple[str, float]] = {}
+_token_locks: dict[tuple, threading.Lock] = {}
+_tokens_lock = threading.Lock()
+
+
+def forget_tokens() -> None:
+    """Drop every cached token (tests; a changed credential is a new key anyway)."""
+    with _tokens_lock:
+        _tokens.clear()
+
+
+def _token_lifetime(expires_in) -> float:
+    """Seconds to keep a token: expires_in (a string holding seconds) less 60 s of safety.
+
+    Very short lifetimes (test set-ups) keep half instead, so that a token is still reused.
+    """
+    try:
+        seconds = int(float(expires_in))
+    except (TypeError, ValueError):
+        seconds = 3600
+    return seconds - min(60, seconds / 2)
+
+
+def _retry_after(value) -> float:
+    if not value:
+        return DEFAULT_RETRY_AFTER
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        return max(0.0, parsedate_to_datetime(value).timestamp() - time.time())
+    except (TypeError, ValueError):
+        return DEFAULT_RETRY_AFTER
+
+
+def parse_error(body: bytes | str | None) -> tuple[str, str, object]:
+    """(title, detail, parsed body) from the platform's error body, whichever of its styles it uses.
+
+    ticket service {"title", "detail"} (flat or under Error); accounting {"Error": "text"} or a bare
+    string; 422 {field: [messages]}; dispatch Error object of unknown fields (shown as it is).
+    """
+    if body is None or body == b"" or body == "":
+        return "", "", None
+    text = body.decode("utf-8", errors="replace") if isinstance(body, bytes) else str(body)
+    try:
+        data = jsonlib.loads(text)
+    except ValueError:
+        return "", text.strip()[:1000], text
+    return (*_error_parts(data), data)
+
+
+def _error_parts(data) -> tuple[str, str]:
+    if data is None:
+        return "", ""
+    if isinstance(data, str):
+        return "", data
+    if isinstance(data, list):
+        return "", "; ".join(_error_parts(item)[1] or str(item) for item in data)
+    if not isinstance(data, dict):
+        return "", str(data)
+    lowered = {str(k).lower(): v for k, v in data.items()}
+    if "title" in lowered or "detail" in lowered:
+        title, detail = str(lowered.get("title") or ""), str(lowered.get("detail") or "")
+        errors = lowered.get("errors")
+        if isinstance(errors, dict) and errors:  # problem details with validation errors
+            detail = "; ".join(filter(None, [detail, _field_messages(errors)]))
+        return title, detail
+    if "error" in lowered:
+        inner = lowered["error"]
+        if isinstance(inner, dict):
+            inner_lower = {str(k).lower(): v for k, v in inner.items()}
+            if "title" in inner_lower or "detail" in inner_lower:
+                return str(inner_lower.get("title") or ""), str(inner_lower.get("detail") or "")
+            return "", str(inner)
+        return "", "" if inner is None else str(inner)
+    if "message" in lowered:
+        return "", str(lowered["message"])
+    if data and all(isinstance(v, (list, str)) for v in data.values()):
+        return "", _field_messages(data)
+    return "", str(data)
+
+
+def _field_messages(errors: dict) -> str:
+    parts = []
+    for name, messages in errors.items():
+        for message in messages if isinstance(messages, list) else [messages]:
+            parts.append(f"{name}: {message}")
+    return "; ".join(parts)
+
+
+def _never_sent(exc: requests.RequestException) -> bool:
+    """True when the request cannot have reached the platform (no connection was made)."""
+    if isinstance(exc, requests.ConnectTimeout):
+        return True
+    reason = exc.args[0] if exc.args else None
+    reason = getattr(reason, "reason", reason)  # MaxRetryError wraps the cause
+    return isinstance(reason, (urllib3.exceptions.NewConnectionError, urllib3.exceptions.NameResolutionError))
+
+
+class Transport:
+    def __init__(self, config: TransportConfig, *, audit=None, limiter=None, session=None):
+        self.config = config
+        self.audit = audit
+        self.limiter = limiter
+        self.session = session or requests.Session()
+        self._token = ""
+
+    # --- public ---------------------------------------------------------------------------------------
+    def call(self, operation, *, path_params=None, params=None, json=None, data=None, files=None, headers=None,
+             raw=False):
+        """Call one operation of the endpoint table.
+
+        Returns the parsed JSON (None for an empty body), or (bytes, content_type) with raw=True.
+        Raises RateLimited (our limiter or a 429), AuthenticationFailed, MaybeSent (a POST that may
+        have arrived), RemoteError (permanent for 4xx, transient for 5xx and network trouble).
+        """
+        endpoint = endpoint_table.resolve(operation, self.config.endpoints)
+        path = endpoint_table.fill_path(endpoint.path, path_params)
+        url = self._base_url(endpoint.service) + path
+        retries = 0
+        renewed = False
+        while True:
+            self._ask_limiter(endpoint, path)
+            request_headers = dict(headers or {})
+            request_headers.update(self._auth_headers())
+            try:
+                response = self._send(endpoint, path, url, params=params, json=json, data=data, files=files,
+                                      headers=request_headers)
+            except requests.RequestException as exc:
+                if endpoint.idempotent and retries < self.config.max_retries:
+                    retries = self._pause(retries)
+                    continue
+                if _never_sent(exc):
+                    raise RemoteError(f"{operation}: cannot reach the platform ({type(exc).__name__})",
+                                      operation=operation) from None
+                if not endpoint.idempotent:
+                    raise MaybeSent(operation=operation) from None
+                what = "did not answer in time" if isinstance(exc, requests.Timeout) else "dropped the connection"
+                raise RemoteError(f"{operation}: the platform {what}", operation=operation) from None
+
+            status = response.status_code
+            if status == 401:
+                if self.config.auth_method == SERVICE_USER and not renewed:
+                    self._drop_token()  # expired: ask once for a new one, then retry once
+                    renewed = True
+                    continue
+                raise self._error(AuthenticationFailed, response, operation, message=self._auth_message(operation))
+            if status == 429:
+                raise self._error(RateLimited, response, operation, _retry_after(response.headers.get("Retry-After")),
+                                  local=False)
+            if status >= 500:
+                if endpoint.idempotent and retries < self.config.max_retries:
+                    retries = self._pause(retries)
+                    continue
+                raise self._error(RemoteError, response, operation, permanent=False)
+            if status >= 400:
+                raise self._error(RemoteError, response, operation, permanent=True)
+            if raw:
+                return response.content, response.headers.get("Content-Type", "")
+            return self._parse(response)
+
+    # --- authentication -------------------------------------------------------------------------------
+    def _auth_headers(self) -> dict:
+        if self.config.auth_method == SERVICE_USER:
+            return {"Authorization": f"Bearer {self._bearer_token()}"}
+        return {"x-api-key": self.config.api_key}
+
+    def _auth_message(self, operation) -> str:
+        if self.config.auth_method == SERVICE_USER:
+            return (f"{operation}: the platform refused the service user's token (HTTP 401) even after a new "
+                    f"token was issued; check the service user and its permissions")
+        return f"{operation}: the platform refused the API key (HTTP 401); check the company's API key"
+
+    def _token_key(self) -> tuple:
+        digest = hashlib.sha256(self.config.password.encode()).hexdigest()
+        return (self._base_url("auth") + "/v1/token", self.config.username, digest)
+
+    def _bearer_token(self) -> str:
+        key = self._token_key()
+        with _tokens_lock:
+            lock = _token_locks.setdefault(key, threading.Lock())
+        # One fetch per key at a time: threads that wait for it reuse the token it brings.
+        with lock:
+            with _tokens_lock:
+                cached = _tokens.get(key)
+            if cached and cached[1] > time.monotonic():
+                self._token = cached[0]
+                return cached[0]
+            token, lifetime = self._fetch_token()
+            with _tokens_lock:
+                _tokens[key] = (token, time.monotonic() + lifetime)
+            self._token = token
+            return token
+
+    def _drop_token(self) -> None:
+        key = self._token_key()
+        with _tokens_lock:
+            cached = _tokens.get(key)
+            # Another thread may have renewed it already: drop only the token that failed.
+            if cached and cached[0] == self._token:
+                del _tokens[key]
+
+    def _fetch_token(self) -> tuple[str, float]:
+        endpoint = endpoint_table.resolve("auth.token", self.config.endpoints)
+        url = self._base_url("auth") + endpoint.path
+        form = {"username": self.config.username, "password": self.config.password, "client_id": CLIENT_ID}
+        try:
+            response = self._send(endpoint, endpoint.path, url, data=form, headers={"Cache-Control": "no-cache"})
+        except requests.RequestException as exc:
+            raise RemoteError(f"auth.token: cannot reach the token issuer ({type(exc).__name__})",
+                              operation="auth.token") from None
+        if response.status_code in (400, 401, 403):
+            raise self._error(AuthenticationFailed, response, "auth.token",
+                              message="auth.token: the token issuer refused the service user name or password "
+                                      f"(HTTP {response.status_code})")
+        if response.status_code >= 300:
+            raise self._error(RemoteError, response, "auth.token", permanent=response.status_code < 500)
+        try:
+            body = response.json()
+            token = body["access_token"]
+        except (ValueError, KeyError, TypeError):
+            raise AuthenticationFailed("auth.token: the token issuer's answer has no access_token",
+                                       status=response.status_code, operation="auth.token") from None
+        if not token:
+            raise AuthenticationFailed("auth.token: the token issuer returned an empty token", operation="auth.token")
+        return token, _token_lifetime(body.get("expires_in"))
+
+    # --- plumbing -------------------------------------------------------------------------------------
+    def _base_url(self, service: str) -> str:
+        try:
+            return self.config.base_urls[service].rstrip("/")
+        except KeyError:
+            raise RemoteError(f"no base URL for the {service} service", permanent=True) from None
+
+    def _ask_limiter(self, endpoint, path) -> None:
+        if self.limiter is None:
+            return
+        try:
+            wait = self.limiter.acquire(self.config.company_key, self.config.tier, endpoint.method, path)
+        except Exception as exc:  # Redis down: do not send unthrottled, try again later
+            raise RemoteError(f"rate limiter unavailable ({type(exc).__name__})", operation=endpoint.name) from None
+        if wait > 0:
+            logger.debug("%s held back by the rate limiter for %.1f s", endpoint.name, wait)
+            raise RateLimited(wait, local=True, operation=endpoint.name)
+
+    def _pause(self, retries: int) -> int:
+        time.sleep(self.config.backoff * (2**retries))
+        return retries + 1
+
+    def _secrets(self) -> list[str]:
+        return [s for s in (self.config.api_key, self.config.password, self._token) if s]
+
+    def _send(self, endpoint, path, url, *, params=None, json=None, data=None, files=None, headers=None):
+        """One HTTP request, audited whatever happens."""
+        started = time.monotonic()
+        response = None
+        error = ""
+        try:
+            response = self.session.request(endpoint.method, url, params=params, json=json, data=data, files=files,
+                                            headers=headers, timeout=self.config.timeout)
+            return response
+        except requests.RequestException as exc:
+            error = f"{type(exc).__name__}: {exc}"
+            raise
+        finally:
+            duration_ms = int((time.monotonic() - started) * 1000)
+            status = response.status_code if response is not None else None
+            logger.debug("%s %s %s -> %s in %d ms", endpoint.method, endpoint.service, path, status or "no answer",
+                         duration_ms)
+            self._audit({
+                "service": endpoint.service,
+                "operation": endpoint.name,
+                "method": endpoint.method,
+                "path": path,
+                "status": status,
+                "duration_ms": duration_ms,
+                "correlation_id": response.headers.get("X-Correlation-Id", "") if response is not None else "",
+                "request_excerpt": excerpt(self._describe_request(params, json, data, files), self._secrets()),
+                "response_excerpt": excerpt(self._describe_response(response), self._secrets()),
+                "error": excerpt(error or self._response_error(response), self._secrets()),
+            })
+
+    def _audit(self, record: dict) -> None:
+        if self.audit is None:
+            return
+        try:
+            self.audit(record)
+        except Exception:  # the audit must never break the call
+            logger.exception("audit of %s failed", record.get("operation"))
+
+    @staticmethod
+    def _describe_request(params, json, data, files) -> str:
+        parts = []
+        if params:
+            parts.append("?" + urlencode(params, doseq=True))
+        if json is not None:
+            parts.append(jsonlib.dumps(json, ensure_ascii=False, default=str))
+        if data is not None:
+            parts.append(urlencode(data, doseq=True) if isinstance(data, dict) else
+                         f"<{len(data)} bytes>" if isinstance(data, (bytes, bytearray)) else str(data))
+        if files:
+            parts.append("files: " + ", ".join(str(name) for name in files))
+        return "\n".join(parts)
+
+    @staticmethod
+    def _describe_response(response) -> str:
+        if response is None:
+            return ""
+        content_type = response.headers.get("Content-Type", "")
+        if content_type and not any(kind in content_type for kind in ("json", "text", "xml", "html")):
+            return f"<{len(response.content)} bytes {content_type}>"
+        return response.content[:4000].decode("utf-8", errors="replace")
+
+    @staticmethod
+    def _response_error(response) -> str:
+        if response is None or response.status_code < 400:
+            return ""
+        title, detail, _ = parse_error(response.content)
+        return ": ".join(p for p in (f"HTTP {response.status_code}", title, detail) if p)
+
+    def _error(self, cls, response, operation, *args, message="", **kwargs):
+        """An error of class cls from a platform answer: its title / detail / Error text, redacted."""
+        title, detail, body = parse_error(response.content)
+        secrets = self._secrets()
+        if message:
+            kwargs["message"] = redact(message, secrets)
+        return cls(*args, status=response.status_code, title=redact(title, secrets), detail=redact(detail, secrets),
+                   correlation_id=response.headers.get("X-Correlation-Id", ""), body=body, operation=operation,
+                   **kwargs)
+
+    @staticmethod
+    def _parse(response):
+        if not response.content or not response.content.strip():
+            return None
+        try:
+            return response.json()
+        except ValueError:
+            return response.text
