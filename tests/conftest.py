@@ -1,9 +1,22 @@
+import uuid
+
 import pytest
 from django.contrib.auth.models import Group, User
 
 from backoffice.core.models import Company, Membership
+from backoffice.remote import transport
 
 pytest_plugins = ["tests.sandbox_server"]
+
+
+@pytest.fixture(autouse=True)
+def isolated_limits_and_tokens(settings):
+    """Company pks repeat across tests (and xdist workers) while Redis and the token cache persist:
+    give each test its own rate-limit key space and an empty token cache."""
+    settings.RATE_LIMIT_KEY_PREFIX = f"test-ratelimit:{uuid.uuid4().hex}"
+    transport.forget_tokens()
+    yield
+    transport.forget_tokens()
 
 
 @pytest.fixture
