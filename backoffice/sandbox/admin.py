@@ -1,7 +1,7 @@
 from django.contrib import admin
 from django.utils.translation import gettext_lazy as _
 
-from .models import AccessToken, ApiKey, Customer, FaultRule, RequestLog, SandboxSetting, ServiceUser
+from .models import AccessToken, ApiKey, Customer, Document, FaultRule, RequestLog, SandboxSetting, ServiceUser
 
 
 class ApiKeyInline(admin.TabularInline):
@@ -73,3 +73,11 @@ class RequestLogAdmin(admin.ModelAdmin):
 
     def has_change_permission(self, request, obj=None):
         return False
+
+
+@admin.register(Document)
+class DocumentAdmin(admin.ModelAdmin):
+    list_display = ("kind", "number", "key", "status", "customer", "created", "due_at")
+    list_filter = ("kind", "status")
+    search_fields = ("key", "number")
+    exclude = ("blob",)

@@ -151,3 +151,30 @@ class RequestLog(models.Model):
 
     def __str__(self):
         return f"{self.method} {self.path} {self.status}"
+
+
+class Document(models.Model):
+    """Whatever the simulated platform keeps for a customer (tickets, passenger lists, exports,
+    sub-companies, credit offers...), its fields as JSON. One generic table keeps the simulator small
+    and lets each service module own its kinds without schema changes."""
+
+    customer = models.ForeignKey(Customer, on_delete=models.CASCADE, related_name="documents")
+    kind = models.CharField(_("kind"), max_length=40)
+    key = models.CharField(_("key"), max_length=64, help_text=_("ettn, exportId, credit id, ..."))
+    number = models.CharField(_("number"), max_length=40, blank=True, db_index=True)
+    status = models.IntegerField(_("status"), null=True, blank=True)
+    data = models.JSONField(_("data"), default=dict, blank=True)
+    blob = models.BinaryField(_("file"), null=True, blank=True)
+    created = models.DateTimeField(_("created"), default=timezone.now)
+    updated = models.DateTimeField(_("updated"), auto_now=True)
+    due_at = models.DateTimeField(_("settles at"), null=True, blank=True,
+                                  help_text=_("When a queued document is processed (approved or error)."))
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["customer", "kind", "key"], name="sandbox_document_key")]
+        indexes = [models.Index(fields=["customer", "kind", "created"], name="sandbox_doc_kind_created")]
+        verbose_name = _("document")
+        verbose_name_plural = _("documents")
+
+    def __str__(self):
+        return f"{self.kind} {self.number or self.key}"
