@@ -62,7 +62,6 @@ INSTALLED_APPS += env_list("BACKOFFICE_EXTRA_APPS")
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
-    "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -157,6 +156,10 @@ STORAGES = {
         else "django.contrib.staticfiles.storage.StaticFilesStorage"
     },
 }
+# WhiteNoise serves the collected files (production, docker); development serves them from
+# STATICFILES_DIRS through runserver, so there is nothing to collect first.
+if PRODUCTION or STATIC_ROOT.exists():
+    MIDDLEWARE.insert(1, "whitenoise.middleware.WhiteNoiseMiddleware")
 MEDIA_ROOT = Path(os.environ.get("DJANGO_MEDIA_ROOT", VAR_DIR / "media"))
 MEDIA_URL = "/media/"
 
@@ -179,22 +182,22 @@ PLATFORM_ENVIRONMENTS = {
     # Hosts of the provider's test and production environments: confirm against the provider and
     # override with PLATFORM_<ENV>_<SERVICE>_URL, e.g. PLATFORM_TEST_TICKET_URL.
     "test": {
-        "auth": "https://identitytest.example-integrator.com.tr",
-        "ticket": "https://ticketapitest.example-integrator.com.tr",
-        "invoice": "https://efaturaapitest.example-integrator.com.tr",
-        "accounting": "https://accountingapitest.example-integrator.com.tr",
-        "ledger": "https://edefterapitest.example-integrator.com.tr",
-        "dispatch": "https://eirsaliyeapitest.example-integrator.com.tr",
-        "crm": "https://crmapitest.example-integrator.com.tr",
+        "auth": "https://identitytest.platform.invalid",
+        "ticket": "https://ticketapitest.platform.invalid",
+        "invoice": "https://efaturaapitest.platform.invalid",
+        "accounting": "https://accountingapitest.platform.invalid",
+        "ledger": "https://edefterapitest.platform.invalid",
+        "dispatch": "https://eirsaliyeapitest.platform.invalid",
+        "crm": "https://crmapitest.platform.invalid",
     },
     "production": {
-        "auth": "https://identity.example-integrator.com.tr",
-        "ticket": "https://ticketapi.example-integrator.com.tr",
-        "invoice": "https://efaturaapi.example-integrator.com.tr",
-        "accounting": "https://accountingapi.example-integrator.com.tr",
-        "ledger": "https://edefterapi.example-integrator.com.tr",
-        "dispatch": "https://eirsaliyeapi.example-integrator.com.tr",
-        "crm": "https://crmapi.example-integrator.com.tr",
+        "auth": "https://identity.platform.invalid",
+        "ticket": "https://ticketapi.platform.invalid",
+        "invoice": "https://efaturaapi.platform.invalid",
+        "accounting": "https://accountingapi.platform.invalid",
+        "ledger": "https://edefterapi.platform.invalid",
+        "dispatch": "https://eirsaliyeapi.platform.invalid",
+        "crm": "https://crmapi.platform.invalid",
     },
 }
 for _env, _urls in PLATFORM_ENVIRONMENTS.items():

@@ -6,7 +6,6 @@ company, opens the background work, and saves the screenshots the README shows.
 
 import os
 from datetime import timedelta
-from pathlib import Path
 
 import pytest
 from django.contrib.auth.models import Group
@@ -14,10 +13,10 @@ from django.utils import timezone
 
 from backoffice.core.choices import JobStatus, Role
 from backoffice.core.models import Company, JobRun, RemoteCall
+from tests.browser.conftest import screenshot
 from tests.conftest import make_user
 
 CHROMIUM = "/usr/bin/chromium"
-SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
 
 pytestmark = [
     pytest.mark.browser,
@@ -88,12 +87,11 @@ def _demo_data():
 def test_sign_in_switch_language_and_company(live_server, browser_page):
     acme, beta = _demo_data()
     page = browser_page
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
 
     page.goto(f"{live_server.url}/")
     assert "/login/" in page.url  # anonymous: sent to sign in
     assert page.locator("h1").inner_text() == "Giriş yap"
-    page.screenshot(path=str(SCREENSHOTS / "login.png"))
+    screenshot(page, "login")
 
     page.fill("input[name=username]", "ayse")
     page.fill("input[name=password]", "pass-ayse")
@@ -135,14 +133,13 @@ def test_sign_in_switch_language_and_company(live_server, browser_page):
     page.wait_for_selector(".alert-success")
     page.click(".app-nav a.nav-link:has-text('Gösterge paneli')")
     page.wait_for_selector("#calls-card")
-    page.screenshot(path=str(SCREENSHOTS / "dashboard.png"))
-    assert (SCREENSHOTS / "dashboard.png").stat().st_size > 10_000
+    assert screenshot(page, "dashboard").stat().st_size > 10_000
 
     # The jobs page filtered by htmx: the table alone is replaced and the address follows.
     page.click(".app-nav a.nav-link:has-text('Arka plan işleri')")
     page.wait_for_selector("#object-list tbody tr")
     assert page.locator("#object-list tbody tr").count() == 5
-    page.screenshot(path=str(SCREENSHOTS / "background-work.png"))
+    screenshot(page, "background-work")
     sidebar = page.locator("#app-sidebar").element_handle()
     page.select_option("select[name=status]", "failed")
     page.wait_for_url("**status=failed**")
