@@ -49,9 +49,9 @@ class SandboxServer:
     def service_url(self, service: str) -> str:
         return f"{self.url}/{service}"
 
-    def control(self, method: str, path: str, json=None):
+    def control(self, method: str, path: str, json=None, timeout=10):
         path = path if path.startswith("/_control/") else "/_control/" + path.lstrip("/")
-        response = self.http.request(method, self.url + path, json=json, timeout=10,
+        response = self.http.request(method, self.url + path, json=json, timeout=timeout,
                                      headers={"X-Sandbox-Control": self.control_token})
         if not response.ok:
             raise RuntimeError(f"sandbox control {method} {path}: {response.status_code} {response.text}")
@@ -72,9 +72,28 @@ class SandboxServer:
     def clear_faults(self):
         return self.control("DELETE", "faults")
 
-    def configure(self, token_lifetime_seconds=None, rate_limit_scale=None):
-        return self.control("POST", "settings", {"token_lifetime_seconds": token_lifetime_seconds,
-                                                 "rate_limit_scale": rate_limit_scale})
+    def configure(self, token_lifetime_seconds=None, rate_limit_scale=None, ticket_processing_seconds=None,
+                  ticket_error_rate=None, export_ready_seconds=None, clock_offset_seconds=None):
+        """Change sandbox settings (None leaves one as it is; reset() restores the defaults).
+
+        ticket_processing_seconds: a queued ticket settles this long after it was queued (default 5);
+        ticket_error_rate: 0..1 share settling to error 40 (default 0); export_ready_seconds: an export
+        shows in the history this long after its start (default 3); clock_offset_seconds: added to the
+        sandbox's clock (86400 makes a fresh export expire).
+        """
+        return self.control("POST", "settings", {
+            "token_lifetime_seconds": token_lifetime_seconds, "rate_limit_scale": rate_limit_scale,
+            "ticket_processing_seconds": ticket_processing_seconds, "ticket_error_rate": ticket_error_rate,
+            "export_ready_seconds": export_ready_seconds, "clock_offset_seconds": clock_offset_seconds,
+        })
+
+    def add_report_items(self, kind: str, day, count: int, customer_unique_id=None, api_key=None) -> dict:
+        """Bulk report items (kind event_ticket, passenger_ticket or passenger_list) on one day, for tests
+        and benchmarks; 100,000 take a few seconds."""
+        body = {"kind": kind, "date": str(day), "count": count, "customer_unique_id": customer_unique_id,
+                "api_key": api_key}
+        return self.control("POST", "tickets/report-items", {k: v for k, v in body.items() if v is not None},
+                            timeout=300)
 
     def stats(self) -> dict:
         return self.control("GET", "stats")

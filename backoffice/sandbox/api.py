@@ -180,7 +180,7 @@ def service_view(request, service, rest=""):
 
 
 def handle(call: Call):
-    """Auth, expire_tokens, storm_429, rate limit, latency, timeout, error_rate, then the operation.
+    """Auth, expire_tokens, storm_429, rate limit, latency, timeout, error_rate, the operation, timeout_after.
 
     The rate limit comes after the storm (a storm uses up no slot) and before the slow and failing
     faults (an injected 5xx still counted as a call, as a gateway in front of a failing backend would).
@@ -215,10 +215,22 @@ def handle(call: Call):
     if found == "method":
         raise problem(405, "Method Not Allowed", f"{method} is not allowed at {request.path}.")
     handler, call.kwargs = found
-    result = handler(call, **call.kwargs)
+    try:
+        result = handler(call, **call.kwargs)
+    except ApiError:
+        _answer_late(plan)
+        raise
+    _answer_late(plan)
     if isinstance(result, HttpResponse):
         return result
     return JsonResponse(result, safe=False)
+
+
+def _answer_late(plan) -> None:
+    """A timeout_after fault: the operation has run (and committed); now keep the caller waiting."""
+    late = plan.timeout_after_seconds()
+    if late and not faults.sleep(late):
+        raise Dropped
 
 
 def server_error(request, *args, **kwargs):

@@ -17,8 +17,10 @@ from django.views.decorators.csrf import csrf_exempt
 from . import faults, ratelimit
 from .models import AccessToken, ApiKey, Customer, FaultRule, RequestLog, SandboxSetting, ServiceUser
 
-FAULT_FIELDS = ("path", "method", "error_rate", "error_status", "latency_ms", "timeout_seconds", "storm_429",
-                "retry_after", "expire_tokens", "remaining")
+FAULT_FIELDS = ("path", "method", "error_rate", "error_status", "latency_ms", "timeout_seconds", "timeout_after",
+                "storm_429", "retry_after", "expire_tokens", "remaining")
+SETTING_FIELDS = ("token_lifetime_seconds", "rate_limit_scale", "ticket_processing_seconds", "ticket_error_rate",
+                  "export_ready_seconds", "clock_offset_seconds")
 
 
 class BadRequest(Exception):
@@ -103,12 +105,12 @@ def faults_delete(body):
 
 def settings_update(body):
     setting = SandboxSetting.load()
-    for name in ("token_lifetime_seconds", "rate_limit_scale"):
+    for name in SETTING_FIELDS:
         if body.get(name) is not None:
             setattr(setting, name, body[name])
     setting.full_clean()
     setting.save()
-    return {"token_lifetime_seconds": setting.token_lifetime_seconds, "rate_limit_scale": setting.rate_limit_scale}
+    return {name: getattr(setting, name) for name in SETTING_FIELDS}
 
 
 def stats(body):
@@ -128,6 +130,16 @@ ACTIONS = {
     ("POST", "settings"): settings_update,
     ("GET", "stats"): stats,
 }
+
+
+def control_action(method: str, name: str):
+    """Register a service module's own control action (e.g. bulk data for benchmarks) at /_control/<name>."""
+
+    def register(handler):
+        ACTIONS[(method, name)] = handler
+        return handler
+
+    return register
 
 
 @csrf_exempt

@@ -37,8 +37,13 @@ class Plan:
         return sum(rule.latency_ms for rule in self.rules if rule.latency_ms and self._fires(rule))
 
     def timeout_seconds(self) -> float:
-        return max([rule.timeout_seconds for rule in self.rules if rule.timeout_seconds and self._fires(rule)],
-                   default=0)
+        return max([rule.timeout_seconds for rule in self.rules
+                    if rule.timeout_seconds and not rule.timeout_after and self._fires(rule)], default=0)
+
+    def timeout_after_seconds(self) -> float:
+        """The sleep after the operation ran: the platform acted, the caller hears nothing in time."""
+        return max([rule.timeout_seconds for rule in self.rules
+                    if rule.timeout_seconds and rule.timeout_after and self._fires(rule)], default=0)
 
     def error_status(self) -> int:
         for rule in self.rules:

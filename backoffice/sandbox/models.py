@@ -4,6 +4,7 @@ import secrets
 import uuid
 from datetime import timedelta
 
+from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import F
 from django.utils import timezone
@@ -82,7 +83,8 @@ class AccessToken(models.Model):
 
 
 class FaultRule(models.Model):
-    """A fault switch; effects apply in the order expire_tokens, storm_429, latency, timeout, error_rate."""
+    """A fault switch; effects apply in the order expire_tokens, storm_429, latency, timeout, error_rate,
+    then the operation, then a timeout_after rule's sleep."""
 
     path = models.CharField(_("path glob"), max_length=300, default="*",
                             help_text=_("Matched against the full path with the service prefix, e.g. /invoice/v2/*."))
@@ -92,6 +94,11 @@ class FaultRule(models.Model):
     latency_ms = models.PositiveIntegerField(_("added latency (ms)"), default=0)
     timeout_seconds = models.FloatField(_("timeout (s)"), default=0.0,
                                         help_text=_("Sleep this long before answering."))
+    timeout_after = models.BooleanField(
+        _("time out after processing"), default=False,
+        help_text=_("Run the operation first, then sleep timeout_seconds: a call that times out after the "
+                    "platform acted on it."),
+    )
     storm_429 = models.BooleanField(_("429 storm"), default=False)
     retry_after = models.PositiveIntegerField(_("Retry-After of the storm (s)"), default=1)
     expire_tokens = models.BooleanField(_("expire every bearer token"), default=False)
@@ -117,12 +124,29 @@ class FaultRule(models.Model):
 class SandboxSetting(models.Model):
     """Singleton (pk 1)."""
 
-    DEFAULTS = {"token_lifetime_seconds": 86400, "rate_limit_scale": 1.0}
+    DEFAULTS = {"token_lifetime_seconds": 86400, "rate_limit_scale": 1.0, "ticket_processing_seconds": 5.0,
+                "ticket_error_rate": 0.0, "export_ready_seconds": 3.0, "clock_offset_seconds": 0.0}
 
     token_lifetime_seconds = models.PositiveIntegerField(_("token lifetime (s)"), default=86400)
     rate_limit_scale = models.FloatField(
         _("rate-limit window scale"), default=1.0,
         help_text=_("Every rate-limit window is multiplied by this (tests shrink it)."),
+    )
+    ticket_processing_seconds = models.FloatField(
+        _("ticket processing time (s)"), default=5.0, validators=[MinValueValidator(0)],
+        help_text=_("A queued ticket (20) settles to approved (60) or error (40) this long after it was queued."),
+    )
+    ticket_error_rate = models.FloatField(
+        _("ticket error rate"), default=0.0, validators=[MinValueValidator(0), MaxValueValidator(1)],
+        help_text=_("0 to 1: share of queued tickets that settle to error (40) instead of approved (60)."),
+    )
+    export_ready_seconds = models.FloatField(
+        _("export preparation time (s)"), default=3.0, validators=[MinValueValidator(0)],
+        help_text=_("An Excel export appears in the export history this long after it was started."),
+    )
+    clock_offset_seconds = models.FloatField(
+        _("clock offset (s)"), default=0.0,
+        help_text=_("Added to the sandbox's clock for processing delays and export expiry (tests jump ahead)."),
     )
 
     class Meta:
@@ -172,7 +196,12 @@ class Document(models.Model):
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["customer", "kind", "key"], name="sandbox_document_key")]
-        indexes = [models.Index(fields=["customer", "kind", "created"], name="sandbox_doc_kind_created")]
+        indexes = [
+            models.Index(fields=["customer", "kind", "created"], name="sandbox_doc_kind_created"),
+            # Duplicate ticket numbers and look-ups by number; queued documents due for processing.
+            models.Index(fields=["customer", "kind", "number"], name="sandbox_doc_kind_number"),
+            models.Index(fields=["customer", "kind", "status", "due_at"], name="sandbox_doc_kind_due"),
+        ]
         verbose_name = _("document")
         verbose_name_plural = _("documents")
 
