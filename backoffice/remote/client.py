@@ -2,6 +2,7 @@
 
 from .companies import CompaniesClient
 from .invoices import InvoicesClient
+from .tickets import CitiesClient, TicketClient
 
 
 class PlatformClient:
@@ -9,3 +10,7 @@ class PlatformClient:
         self.transport = transport
         self.companies = CompaniesClient(transport)
         self.invoices = InvoicesClient(transport)
+        self.event_tickets = TicketClient(transport, "event_ticket")
+        self.passenger_tickets = TicketClient(transport, "passenger_ticket")
+        self.cities = CitiesClient(transport)
+        # Issue 5 adds .passenger_lists (a tickets.ExportsAndReports with prefix "passenger_list").
