@@ -18,6 +18,7 @@ urlpatterns = [
     # Administrators only: the Django admin and the RQ dashboard.
     path("admin/rq/", admin_only("django_rq.urls")),
     path("admin/", admin_only(admin.site.urls)),
+    path("tickets/", include("backoffice.tickets.urls")),
     path("", include("backoffice.core.urls")),
 ]
 

@@ -1,0 +1,78 @@
+from django.contrib import admin
+
+from .models import (
+    EventTicket,
+    EventTicketReportItem,
+    PassengerTicket,
+    PassengerTicketReportItem,
+    ReportRun,
+    TicketExport,
+    TicketLine,
+    TicketLineTax,
+    TicketNote,
+)
+
+
+class LineInline(admin.TabularInline):
+    model = TicketLine
+    extra = 0
+    fields = ("position", "service_type", "service_description", "amount", "discount_rate", "discount_amount",
+              "vat_rate", "vat_amount")
+
+
+class EventLineInline(LineInline):
+    fk_name = "event_ticket"
+
+
+class PassengerLineInline(LineInline):
+    fk_name = "passenger_ticket"
+
+
+class TicketAdmin(admin.ModelAdmin):
+    list_display = ("ticket_number", "company", "remote_status", "sync_state", "payable_amount", "created_at")
+    list_filter = ("remote_status", "sync_state", "company")
+    search_fields = ("ticket_number", "remote_id", "identifier")
+    readonly_fields = ("remote_id", "remote_status", "sync_state", "attempts", "synced_at", "last_error",
+                       "status_message", "total_amount", "total_discount", "total_vat", "total_taxes",
+                       "payable_amount", "created_at", "updated_at")
+    raw_id_fields = ("created_by",)
+
+
+@admin.register(EventTicket)
+class EventTicketAdmin(TicketAdmin):
+    inlines = [EventLineInline]
+
+
+@admin.register(PassengerTicket)
+class PassengerTicketAdmin(TicketAdmin):
+    inlines = [PassengerLineInline]
+
+
+@admin.register(TicketLineTax)
+class TicketLineTaxAdmin(admin.ModelAdmin):
+    list_display = ("line", "tax_code", "taxt_rate", "taxt_amount")
+    raw_id_fields = ("line",)
+
+
+@admin.register(TicketNote)
+class TicketNoteAdmin(admin.ModelAdmin):
+    list_display = ("note", "event_ticket", "passenger_ticket")
+    raw_id_fields = ("event_ticket", "passenger_ticket")
+
+
+@admin.register(TicketExport)
+class TicketExportAdmin(admin.ModelAdmin):
+    list_display = ("__str__", "company", "kind", "state", "created_at", "fetched_at")
+    list_filter = ("kind", "state")
+
+
+@admin.register(ReportRun)
+class ReportRunAdmin(admin.ModelAdmin):
+    list_display = ("__str__", "company", "state", "pages_done", "total_pages", "item_count", "is_current")
+    list_filter = ("kind", "state")
+
+
+@admin.register(EventTicketReportItem, PassengerTicketReportItem)
+class ReportItemAdmin(admin.ModelAdmin):
+    list_display = ("ticket_number", "company", "report_date", "total_amount", "canceled")
+    raw_id_fields = ("run",)

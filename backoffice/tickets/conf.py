@@ -1,0 +1,18 @@
+"""Tunables of the ticket app: a Django setting of the same name wins, then the environment, then the default."""
+
+import os
+
+from django.conf import settings
+
+DEFAULTS = {
+    # First status poll after a ticket was queued (20); the cron polls every minute after that.
+    "TICKET_POLL_DELAY_SECONDS": 10.0,
+    # How often an export job asks the history whether its export is ready.
+    "TICKET_EXPORT_POLL_SECONDS": 30.0,
+}
+
+
+def get(name: str) -> float:
+    if hasattr(settings, name):
+        return float(getattr(settings, name))
+    return float(os.environ.get(name, DEFAULTS[name]))

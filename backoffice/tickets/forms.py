@@ -1,0 +1,453 @@
+"""Ticket forms: every rule of document 2, sections 2.1 to 2.4 and 3, on the field it concerns.
+
+Create and update differ as the spec says: the ticketNumber is allocated (the user chooses its
+prefix) and eventCityId is given at create only; seatNumber of an event ticket is required at create
+only. Lines are a formset; their discount, VAT and tax amounts are computed (services.line_amounts),
+never typed.
+"""
+
+import re
+from decimal import Decimal
+
+from django import forms
+from django.core.exceptions import ValidationError
+from django.core.validators import MaxValueValidator, MinValueValidator
+from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
+
+from backoffice.core.models import DocumentSeries
+from backoffice.core.validators import validate_tckn, validate_vkn, validate_vkn_or_tckn
+
+from .choices import DocumentType, PaymentType, TicketKind, TicketStatus, province_choices
+from .models import EventTicket, PassengerTicket
+from .services import SERIES_KIND
+
+PREFIX_RE = re.compile(r"^[A-Z0-9]{3}$")
+CURRENCY_RE = re.compile(r"^[A-Z]{3}$")
+PASSPORT_RE = re.compile(r"^[A-Z0-9]{5,20}$")
+MAX_LINES = 100
+DATETIME_FORMAT = "%Y-%m-%dT%H:%M"
+CURRENCY_REQUIRED = _("The currency is never empty: use TRY when no other currency applies.")
+
+
+def _datetime_widget():
+    return forms.DateTimeInput(attrs={"type": "datetime-local"}, format=DATETIME_FORMAT)
+
+
+def validate_year_range(value):
+    """Dates of the 2000s only: ticket numbers carry a year 20xx, and it keeps typos such as 0202 out."""
+    if value is not None and not (2000 <= value.year <= 2099):
+        raise ValidationError(_("Enter a date between the years 2000 and 2099."), code="year_range")
+
+
+def money_field(label, *, required=True, **kwargs):
+    return forms.DecimalField(label=label, required=required, max_digits=12, decimal_places=2,
+                              min_value=Decimal(0), widget=forms.NumberInput(attrs={"step": "0.01", "min": "0"}),
+                              **kwargs)
+
+
+def rate_field(label, *, required=False):
+    return forms.DecimalField(label=label, required=required, max_digits=5, decimal_places=2, min_value=Decimal(0),
+                              max_value=Decimal(100),
+                              widget=forms.NumberInput(attrs={"step": "0.01", "min": "0", "max": "100"}))
+
+
+def _clean_vkn_or_tckn(value):
+    value = (value or "").strip()
+    if value:
+        validate_vkn_or_tckn(value)
+    return value
+
+
+class TicketForm(forms.ModelForm):
+    """The fields of document 2, section 2.1; subclasses add 2.2 or 2.3."""
+
+    requested_status = forms.TypedChoiceField(
+        label=_("Status"), coerce=int, required=False, empty_value=TicketStatus.DRAFT,
+        choices=[(TicketStatus.DRAFT, _("Save as draft")), (TicketStatus.QUEUED, _("Save and send"))],
+        error_messages={"invalid_choice": _("A ticket is sent as a draft (0) or queued (20) only.")},
+    )
+    notes_text = forms.CharField(label=_("Notes"), required=False, widget=forms.Textarea(attrs={"rows": 2}),
+                                 help_text=_("One note per line."))
+
+    common_fields = (
+        "document_type", "ticket_date", "currency_code", "exchange_rate", "reference_number", "payment_type",
+        "payment_description", "identifier", "customer_first_name", "customer_last_name", "customer_email",
+        "is_email_send", "customer_telephone", "customer_tax_center", "customer_street", "customer_building_name",
+        "customer_building_no", "customer_door_no", "customer_district", "customer_town", "customer_city",
+        "customer_post_code", "customer_country", "record_expenses_vkn_tckn", "record_expenses_title", "xslt_code",
+    )
+    identifier_required = False
+
+    def __init__(self, *args, company=None, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.company = company or getattr(self.instance, "company", None)
+        self.is_update = self.instance.pk is not None
+        for name in ("ticket_date", "event_time", "expedition_time", "departure_date"):
+            if name in self.fields:
+                self.fields[name].widget = _datetime_widget()
+                self.fields[name].input_formats = [DATETIME_FORMAT, "%Y-%m-%d %H:%M", "%Y-%m-%dT%H:%M:%S",
+                                                   "%Y-%m-%d %H:%M:%S"]
+                self.fields[name].validators.append(validate_year_range)
+        self.fields["currency_code"].required = True
+        self.fields["currency_code"].error_messages["required"] = CURRENCY_REQUIRED
+        self.fields["currency_code"].widget.attrs.update({"maxlength": 3, "style": "text-transform: uppercase"})
+        self.fields["currency_code"].help_text = _("Three-letter code; TRY when no other currency applies.")
+        self.fields["exchange_rate"].widget = forms.NumberInput(attrs={"step": "0.000001", "min": "0"})
+        self.fields["document_type"].widget = forms.RadioSelect(choices=DocumentType.choices)
+        self.fields["customer_country"].widget.attrs.update({"maxlength": 2, "style": "text-transform: uppercase"})
+        self.fields["identifier"].required = self.identifier_required
+        self.fields["payment_type"].choices = [("", _("Choose…")), *PaymentType.choices]
+        if not self.is_update:
+            self.fields["prefix"] = forms.CharField(
+                label=_("Prefix"), max_length=3, min_length=3,
+                help_text=_("Three capital letters or digits; the ticket number is this prefix, the year and a "
+                            "9-digit counter."),
+                widget=forms.TextInput(attrs={"style": "text-transform: uppercase", "autocomplete": "off"}),
+            )
+            self.fields["prefix"].initial = self._last_prefix()
+            self.fields["ticket_date"].initial = timezone.localtime().replace(second=0, microsecond=0)
+            self.fields["currency_code"].initial = "TRY"
+        else:
+            self.initial["notes_text"] = "\n".join(self.instance.notes.values_list("note", flat=True))
+            self.initial["requested_status"] = self.instance.requested_status
+
+    def _last_prefix(self):
+        if self.company is None:
+            return ""
+        series = (DocumentSeries.objects.filter(company=self.company, kind=SERIES_KIND[self._meta.model.kind])
+                  .order_by("-year", "-last_counter").first())
+        return series.prefix if series else ""
+
+    # --- one field at a time ------------------------------------------------------------------------
+    def clean_prefix(self):
+        value = (self.cleaned_data.get("prefix") or "").strip().upper()
+        if not PREFIX_RE.match(value):
+            raise ValidationError(_("The prefix is three capital letters or digits, e.g. ETK."), code="prefix")
+        return value
+
+    def clean_currency_code(self):
+        value = (self.cleaned_data.get("currency_code") or "").strip().upper()
+        if not value:
+            raise ValidationError(CURRENCY_REQUIRED, code="currency_required")
+        if not CURRENCY_RE.match(value):
+            raise ValidationError(_("Enter a three-letter currency code such as TRY, EUR or USD."), code="currency")
+        return value
+
+    def clean_exchange_rate(self):
+        value = self.cleaned_data.get("exchange_rate")
+        if value is not None and value <= 0:
+            raise ValidationError(_("The exchange rate must be greater than zero."), code="exchange_rate")
+        return value
+
+    def clean_customer_country(self):
+        value = (self.cleaned_data.get("customer_country") or "").strip().upper()
+        if value and not re.match(r"^[A-Z]{2}$", value):
+            raise ValidationError(_("Enter the two-letter country code, e.g. TR."), code="country")
+        return value
+
+    def clean_record_expenses_vkn_tckn(self):
+        return _clean_vkn_or_tckn(self.cleaned_data.get("record_expenses_vkn_tckn"))
+
+    def clean_identifier(self):
+        value = re.sub(r"\s+", "", self.cleaned_data.get("identifier") or "").upper()
+        if not value:
+            return value
+        self.validate_identifier(value)
+        return value
+
+    def validate_identifier(self, value):
+        """Event ticket: tax number, national id or passport number."""
+        if value.isdigit() and len(value) == 10:
+            validate_vkn(value)
+        elif value.isdigit() and len(value) == 11:
+            validate_tckn(value)
+        elif not PASSPORT_RE.match(value):
+            raise ValidationError(_("Enter a tax number (10 digits), a national id (11 digits) or a passport "
+                                    "number (5 to 20 letters or digits)."), code="identifier")
+
+    def clean_notes_text(self):
+        notes = [line.strip() for line in (self.cleaned_data.get("notes_text") or "").splitlines() if line.strip()]
+        if any(len(note) > 500 for note in notes):
+            raise ValidationError(_("A note has at most 500 characters."), code="note_length")
+        if len(notes) > 50:
+            raise ValidationError(_("At most 50 notes."), code="note_count")
+        return notes
+
+    # --- rules across fields (document 2, section 2.1) -----------------------------------------------
+    def clean(self):
+        data = super().clean()
+        if data.get("is_email_send") and not data.get("customer_email") and "customer_email" not in self.errors:
+            self.add_error("customer_email", ValidationError(
+                _("An e-mail address is required when the ticket is sent by e-mail."), code="email_required"))
+        if data.get("payment_type") == PaymentType.DIGER and not (data.get("payment_description") or "").strip():
+            self.add_error("payment_description", ValidationError(
+                _("Describe the payment when the payment type is “Other”."), code="payment_description_required"))
+        vkn, title = data.get("record_expenses_vkn_tckn"), (data.get("record_expenses_title") or "").strip()
+        if title and not vkn and "record_expenses_vkn_tckn" not in self.errors:
+            self.add_error("record_expenses_vkn_tckn", ValidationError(
+                _("Give the VKN/TCKN of the expense record together with its title."), code="record_expenses_pair"))
+        if vkn and not title:
+            self.add_error("record_expenses_title", ValidationError(
+                _("Give the title of the expense record together with its VKN/TCKN."), code="record_expenses_pair"))
+        return data
+
+    def fieldsets(self):
+        return [
+            (_("Ticket"), [n for n in ("prefix", "document_type", "ticket_date", "payment_type",
+                                       "payment_description", "currency_code", "exchange_rate",
+                                       "reference_number") if n in self.fields], False),
+            *self.kind_fieldsets(),
+            (_("Customer"), ["identifier", "customer_first_name", "customer_last_name", "customer_email",
+                             "is_email_send", "customer_telephone", "customer_tax_center"], False),
+            (_("Customer address"), ["customer_street", "customer_building_name", "customer_building_no",
+                                     "customer_door_no", "customer_district", "customer_town", "customer_city",
+                                     "customer_post_code", "customer_country"], True),
+            (_("Expense record and layout"), ["record_expenses_vkn_tckn", "record_expenses_title", "xslt_code"],
+             True),
+        ]
+
+    def kind_fieldsets(self):
+        return []
+
+
+class EventTicketForm(TicketForm):
+    """Document 2, section 2.2."""
+
+    event_city_id = forms.TypedChoiceField(
+        label=_("Province"), coerce=int, choices=[("", _("Choose…")), *province_choices()],
+        error_messages={"invalid_choice": _("Choose the province from the list (plate codes 1 to 81).")},
+    )
+
+    class Meta:
+        model = EventTicket
+        fields = (*TicketForm.common_fields, "seat_number", "event_time", "event_name", "event_location",
+                  "event_city", "event_city_id", "event_municipality", "event_description",
+                  "event_organizer_vkn_tckn")
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        if self.is_update:
+            del self.fields["event_city_id"]  # not part of the update model
+            self.fields["seat_number"].required = False
+        else:
+            self.fields["seat_number"].required = True
+        self.fields["event_city"].help_text = _("Filled from the province when left empty.")
+
+    def clean_event_organizer_vkn_tckn(self):
+        value = (self.cleaned_data.get("event_organizer_vkn_tckn") or "").strip()
+        if not value.isdigit() or len(value) not in (10, 11):
+            raise ValidationError(_("The organizer's VKN/TCKN has 10 or 11 digits."), code="organizer_length")
+        return _clean_vkn_or_tckn(value)
+
+    def clean(self):
+        data = super().clean()
+        city_id = data.get("event_city_id")
+        if city_id and not (data.get("event_city") or "").strip():
+            from .choices import PROVINCES
+
+            data["event_city"] = PROVINCES.get(city_id, "")
+            self.instance.event_city = data["event_city"]
+        return data
+
+    def kind_fieldsets(self):
+        return [(_("Event"), [n for n in ("event_name", "event_time", "seat_number", "event_location",
+                                          "event_city_id", "event_city", "event_municipality",
+                                          "event_organizer_vkn_tckn", "event_description") if n in self.fields],
+                 False)]
+
+
+OPERATOR_RULE_FIELDS = ("vehicle_operating_vkn_tckn", "vehicle_operating_title", "vehicle_operating_tax_center",
+                        "commission_amount", "commission_tax_amount")
+
+
+class PassengerTicketForm(TicketForm):
+    """Document 2, section 2.3."""
+
+    identifier_required = True
+    commission_amount = money_field(_("Commission"), required=False)
+    commission_tax_amount = money_field(_("Commission VAT"), required=False)
+
+    class Meta:
+        model = PassengerTicket
+        fields = (*TicketForm.common_fields, "vehicle_plate", "expedition_number", "expedition_time",
+                  "departure_date", "departure_location", "destination", "seat_number",
+                  "vehicle_operating_vkn_tckn", "vehicle_operating_title", "vehicle_operating_tax_center",
+                  "commission_amount", "commission_tax_amount", "vehicle_operating_country",
+                  "vehicle_operating_city", "vehicle_operating_district", "vehicle_operating_town",
+                  "vehicle_operating_street", "vehicle_operating_building_name", "vehicle_operating_building_no",
+                  "vehicle_operating_door_no", "vehicle_operating_post_code", "vehicle_operating_mersis_no",
+                  "vehicle_operating_register_no", "vehicle_operating_telephone", "vehicle_operating_email")
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["identifier"].help_text = _("National id (TCKN, 11 digits) or passport number.")
+        self.fields["vehicle_plate"].widget.attrs.update({"style": "text-transform: uppercase"})
+
+    def validate_identifier(self, value):
+        """Passenger ticket: national id or passport number."""
+        if value.isdigit() and len(value) == 11:
+            validate_tckn(value)
+        elif not PASSPORT_RE.match(value) or (value.isdigit() and len(value) == 10):
+            raise ValidationError(_("Enter the passenger's national id (TCKN, 11 digits) or passport number "
+                                    "(5 to 20 letters or digits)."), code="identifier")
+
+    def clean_vehicle_plate(self):
+        # Stored without spaces in capitals: passenger lists group tickets by plate.
+        value = re.sub(r"[\s-]+", "", self.cleaned_data.get("vehicle_plate") or "").upper()
+        if not value:
+            raise ValidationError(_("Enter the vehicle plate."), code="required")
+        if not re.match(r"^[A-Z0-9]{2,15}$", value):
+            raise ValidationError(_("A plate has letters and digits only, e.g. 34 ABC 123."), code="plate")
+        return value
+
+    def clean_vehicle_operating_vkn_tckn(self):
+        return _clean_vkn_or_tckn(self.cleaned_data.get("vehicle_operating_vkn_tckn"))
+
+    def clean(self):
+        data = super().clean()
+        # Document 2, section 2.3: when any of the five is filled, all five are required.
+        def filled(name):
+            value = data.get(name)
+            return value not in (None, "") and not (isinstance(value, str) and not value.strip())
+
+        given = [name for name in OPERATOR_RULE_FIELDS if filled(name) or name in self.errors]
+        if given:
+            for name in OPERATOR_RULE_FIELDS:
+                if not filled(name) and name not in self.errors:
+                    self.add_error(name, ValidationError(
+                        _("Required: the vehicle operator's VKN/TCKN, title, tax office, commission and commission "
+                          "VAT are given together."), code="operator_fields"))
+        return data
+
+    def kind_fieldsets(self):
+        return [
+            (_("Expedition"), ["expedition_number", "expedition_time", "departure_date", "departure_location",
+                               "destination", "vehicle_plate", "seat_number"], False),
+            (_("Vehicle operator"), list(OPERATOR_RULE_FIELDS), False),
+            (_("Vehicle operator details"), [
+                "vehicle_operating_country", "vehicle_operating_city", "vehicle_operating_district",
+                "vehicle_operating_town", "vehicle_operating_street", "vehicle_operating_building_name",
+                "vehicle_operating_building_no", "vehicle_operating_door_no", "vehicle_operating_post_code",
+                "vehicle_operating_mersis_no", "vehicle_operating_register_no", "vehicle_operating_telephone",
+                "vehicle_operating_email"], True),
+        ]
+
+
+class TicketLineForm(forms.Form):
+    """One item (document 2, section 2.4). Discount, VAT and tax amounts are computed from the rates."""
+
+    service_type = forms.CharField(label=_("Service type"), max_length=50, required=False)
+    service_description = forms.CharField(label=_("Description"), max_length=200, required=False)
+    amount = money_field(_("Amount"), required=False)
+    discount_rate = rate_field(_("Discount (%)"))
+    vat_rate = rate_field(_("VAT (%)"))
+    tax_code = forms.CharField(label=_("Other tax code"), max_length=10, required=False)
+    tax_name = forms.CharField(label=_("Other tax"), max_length=100, required=False)
+    taxt_rate = rate_field(_("Other tax (%)"))
+
+    def clean(self):
+        data = super().clean()
+        if self.errors:
+            return data
+        if data.get("amount") is None:
+            self.add_error("amount", ValidationError(_("Enter the line's amount."), code="required"))
+        has_tax = any(data.get(name) not in (None, "") for name in ("tax_code", "tax_name", "taxt_rate"))
+        if has_tax:
+            if not (data.get("tax_code") or "").strip():
+                self.add_error("tax_code", ValidationError(_("Give the tax code of the other tax."),
+                                                           code="tax_code_required"))
+            if data.get("taxt_rate") is None:
+                self.add_error("taxt_rate", ValidationError(_("Give the rate of the other tax."),
+                                                            code="tax_rate_required"))
+        return data
+
+    def line(self) -> dict:
+        data = self.cleaned_data
+        taxes = []
+        if (data.get("tax_code") or "").strip():
+            taxes.append({"tax_code": data["tax_code"].strip(), "tax_name": (data.get("tax_name") or "").strip(),
+                          "taxt_rate": data["taxt_rate"]})
+        return {"service_type": data.get("service_type") or "",
+                "service_description": data.get("service_description") or "",
+                "amount": data["amount"], "discount_rate": data.get("discount_rate") or Decimal(0),
+                "vat_rate": data.get("vat_rate") or Decimal(0), "taxes": taxes}
+
+
+class BaseTicketLineFormSet(forms.BaseFormSet):
+    def lines(self) -> list[dict]:
+        return [form.line() for form in self.forms
+                if form.has_changed() and not self._should_delete_form(form) and form.cleaned_data]
+
+
+TicketLineFormSet = forms.formset_factory(TicketLineForm, formset=BaseTicketLineFormSet, extra=0, can_delete=True,
+                                          max_num=MAX_LINES, validate_max=True, absolute_max=MAX_LINES)
+
+
+def line_initial(ticket) -> list[dict]:
+    rows = []
+    for line in ticket.lines.prefetch_related("taxes"):
+        tax = next(iter(line.taxes.all()), None)
+        rows.append({"service_type": line.service_type, "service_description": line.service_description,
+                     "amount": line.amount, "discount_rate": line.discount_rate, "vat_rate": line.vat_rate,
+                     "tax_code": tax.tax_code if tax else "", "tax_name": tax.tax_name if tax else "",
+                     "taxt_rate": tax.taxt_rate if tax else None})
+    return rows
+
+
+FORMS = {TicketKind.EVENT: EventTicketForm, TicketKind.PASSENGER: PassengerTicketForm}
+
+
+# ---------------------------------------------------------------------------------------------------
+# Export and report forms
+
+
+def _date_range_check(form, start, end):
+    data = form.cleaned_data
+    if data.get(start) and data.get(end) and data[start] > data[end]:
+        form.add_error(end, ValidationError(_("The end is before the start."), code="date_order"))
+
+
+class TicketExportForm(forms.Form):
+    """The export body of document 2, 4.1 (event) and 4.2 (passenger)."""
+
+    status = forms.TypedChoiceField(label=_("Status"), coerce=int, required=False, empty_value=None,
+                                    choices=[("", _("All")), *[(s.value, s.label) for s in TicketStatus
+                                                               if s != TicketStatus.DELETED]])
+    startDate = forms.DateTimeField(label=_("Created from"), required=False)
+    endDate = forms.DateTimeField(label=_("Created until"), required=False)
+    executionStartDate = forms.DateTimeField(label=_("Processed from"), required=False)
+    executionEndDate = forms.DateTimeField(label=_("Processed until"), required=False)
+
+    def __init__(self, *args, kind=TicketKind.EVENT, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.kind = kind
+        if kind == TicketKind.EVENT:
+            self.fields["eventStartDate"] = forms.DateTimeField(label=_("Event from"), required=False)
+            self.fields["eventEndDate"] = forms.DateTimeField(label=_("Event until"), required=False)
+            self.fields["generateSummaryReport"] = forms.BooleanField(
+                label=_("Add a summary report to the ZIP"), required=False)
+        else:
+            self.fields["departureStartDate"] = forms.DateTimeField(label=_("Departure from"), required=False)
+            self.fields["departureEndDate"] = forms.DateTimeField(label=_("Departure until"), required=False)
+            self.fields["isArchived"] = forms.BooleanField(label=_("Archived tickets"), required=False)
+        for field in self.fields.values():
+            if isinstance(field, forms.DateTimeField):
+                field.widget = _datetime_widget()
+                field.input_formats = [DATETIME_FORMAT, "%Y-%m-%d %H:%M", "%Y-%m-%d"]
+                field.validators.append(validate_year_range)
+
+    def clean(self):
+        data = super().clean()
+        for start, end in (("startDate", "endDate"), ("executionStartDate", "executionEndDate"),
+                           ("eventStartDate", "eventEndDate"), ("departureStartDate", "departureEndDate")):
+            if start in self.fields:
+                _date_range_check(self, start, end)
+        return data
+
+
+class ReportDateForm(forms.Form):
+    date = forms.DateField(label=_("Report date"), widget=forms.DateInput(attrs={"type": "date"}, format="%Y-%m-%d"),
+                           validators=[validate_year_range, MaxValueValidator(timezone.localdate),
+                                       MinValueValidator(lambda: timezone.localdate().replace(year=2000, month=1,
+                                                                                               day=1))])

@@ -1,0 +1,98 @@
+"""Thin job entry points: load by id, call one service (the runner owns retries and deferrals)."""
+
+from backoffice.core import jobs
+from backoffice.core.models import Company
+from backoffice.remote.errors import RemoteError
+
+from . import services
+from .choices import TicketKind
+from .models import TICKET_MODELS, EventTicket, PassengerTicket, ReportRun, TicketExport
+
+
+def event_ticket_push(pk):
+    return services.ticket_push(EventTicket, pk)
+
+
+def passenger_ticket_push(pk):
+    return services.ticket_push(PassengerTicket, pk)
+
+
+def tickets_poll(company_id):
+    """Poll one batch of queued tickets of each kind; enqueue the next poll while some still wait."""
+    company = Company.objects.get(pk=company_id)
+    changed = sum(services.tickets_poll(company=company, model=model) for model in TICKET_MODELS.values())
+    return f"{changed} ticket(s) changed."
+
+
+def tickets_poll_all():
+    """Cron: one poll job per company that has tickets the platform still works on."""
+    count = 0
+    for company in Company.objects.filter(is_active=True):
+        if services.tickets_waiting(company=company):
+            count += services.poll_soon(company_id=company.pk, delay=0).is_new
+    return count
+
+
+def tickets_cancel(kind, pks):
+    return services.tickets_cancel(model=TICKET_MODELS[TicketKind(kind)], pks=pks)
+
+
+def tickets_update_status(kind, pks, status):
+    return services.tickets_update_status(model=TICKET_MODELS[TicketKind(kind)], pks=pks, status=int(status))
+
+
+def ticket_export_run(export_pk):
+    export = TicketExport.objects.select_related("company").filter(pk=export_pk).first()
+    if export is None:
+        return "The export no longer exists."
+    try:
+        return services.export_run(export=export)
+    except jobs.TryLater:
+        raise
+    except RemoteError as exc:
+        if not jobs.will_run_again(exc):
+            services.export_failed(export_pk=export_pk, message=exc.user_message())
+        raise
+    except Exception as exc:
+        services.export_failed(export_pk=export_pk, message=exc.__class__.__name__)
+        raise
+
+
+def export_history_sync(company_id, kind):
+    company = Company.objects.get(pk=company_id)
+    new = services.export_history_sync(company=company, kind=TicketKind(kind))
+    return f"{new} new export(s) in the history."
+
+
+def exports_expire():
+    return services.exports_expire()
+
+
+def report_sync(run_pk):
+    run = ReportRun.objects.select_related("company").filter(pk=run_pk).first()
+    if run is None:
+        return "The report fetch no longer exists."
+    try:
+        return services.report_sync(run=run)
+    except RemoteError as exc:
+        if not jobs.will_run_again(exc):
+            services.report_failed(run_pk=run_pk, message=exc.user_message())
+        raise
+    except Exception as exc:
+        services.report_failed(run_pk=run_pk, message=exc.__class__.__name__)
+        raise
+
+
+def reports_sync_yesterday():
+    """Cron (nightly): fetch yesterday's by-date reports of both kinds for every active company."""
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    day = timezone.localdate() - timedelta(days=1)
+    count = 0
+    for company in Company.objects.filter(is_active=True):
+        for kind in TicketKind:
+            services.report_request(company=company, kind=kind, report_date=day)
+            count += 1
+    return count

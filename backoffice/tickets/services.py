@@ -1,0 +1,799 @@
+"""Ticket operations (HackSoft style: keyword-only functions named entity_action).
+
+The only code of this app that changes sync state or calls the platform client. Views call the
+*_request functions, which check the rule, save and enqueue; jobs call the rest. Each docstring names
+the rule of document 2 it enforces.
+"""
+
+import hashlib
+import io
+import logging
+import zipfile
+from dataclasses import dataclass
+from datetime import date, timedelta
+from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
+
+from django.core.files.base import ContentFile
+from django.db import transaction
+from django.db.models import F, Q
+from django.utils import timezone
+from django.utils.dateparse import parse_datetime
+from django.utils.text import get_valid_filename
+from django.utils.translation import gettext as _
+
+from backoffice.core import jobs, sync
+from backoffice.core.choices import SyncState
+from backoffice.core.models import DocumentSeries
+from backoffice.core.platform import client_for
+from backoffice.remote.errors import RemoteError
+
+from . import conf
+from .choices import (
+    EXPORT_PENDING,
+    STATUS_CHANGES,
+    WORKING_STATUSES,
+    ExportState,
+    ReportState,
+    TicketKind,
+    TicketStatus,
+)
+from .models import (
+    REPORT_ITEM_MODELS,
+    TICKET_MODELS,
+    EventTicket,
+    ReportRun,
+    TicketExport,
+    TicketLine,
+    TicketLineTax,
+    TicketNote,
+)
+
+logger = logging.getLogger(__name__)
+
+CENT = Decimal("0.01")
+EXPORT_WINDOW = timedelta(hours=24)  # document 1, section 8: exported ZIP files can be downloaded for 24 hours
+REPORT_PAGE_SIZE = 500  # document 1, section 8: at most 500 records per page
+CLIENT_ATTRIBUTE = {TicketKind.EVENT: "event_tickets", TicketKind.PASSENGER: "passenger_tickets"}
+SERIES_KIND = {TicketKind.EVENT: "event_ticket", TicketKind.PASSENGER: "passenger_ticket"}
+
+
+class TicketError(Exception):
+    """An operation the ticket's state does not allow; the message is for the user."""
+
+
+def ticket_client(company, kind):
+    return getattr(client_for(company), CLIENT_ATTRIBUTE[kind])
+
+
+def kind_of(model_or_ticket) -> str:
+    return model_or_ticket.kind
+
+
+# ---------------------------------------------------------------------------------------------------
+# Amounts
+
+
+def money(value) -> Decimal:
+    return Decimal(value or 0).quantize(CENT, rounding=ROUND_HALF_UP)
+
+
+@dataclass
+class LineAmounts:
+    amount: Decimal
+    discount_amount: Decimal
+    net: Decimal
+    vat_amount: Decimal
+    tax_amounts: list
+    payable: Decimal
+
+
+def line_amounts(*, amount, discount_rate=0, vat_rate=0, tax_rates=()) -> LineAmounts:
+    """A line's derived amounts: the discount and VAT (and other taxes) are rates of the amount.
+
+    discount = amount x discount rate; net = amount - discount; VAT and each tax = net x its rate;
+    payable = net + VAT + taxes; each rounded half up to the cent. static/js/tickets.js mirrors this.
+    """
+    amount = money(amount)
+    discount = money(amount * Decimal(discount_rate or 0) / 100)
+    net = amount - discount
+    vat = money(net * Decimal(vat_rate or 0) / 100)
+    taxes = [money(net * Decimal(rate or 0) / 100) for rate in tax_rates]
+    return LineAmounts(amount, discount, net, vat, taxes, net + vat + sum(taxes, Decimal(0)))
+
+
+def totals(lines) -> dict:
+    """Ticket totals from line inputs (dicts with amount, discount_rate, vat_rate, taxes)."""
+    result = {"total_amount": Decimal(0), "total_discount": Decimal(0), "total_vat": Decimal(0),
+              "total_taxes": Decimal(0), "payable_amount": Decimal(0)}
+    for line in lines:
+        a = line_amounts(amount=line.get("amount"), discount_rate=line.get("discount_rate"),
+                         vat_rate=line.get("vat_rate"), tax_rates=[t.get("taxt_rate") for t in line.get("taxes", ())])
+        result["total_amount"] += a.amount
+        result["total_discount"] += a.discount_amount
+        result["total_vat"] += a.vat_amount
+        result["total_taxes"] += sum(a.tax_amounts, Decimal(0))
+        result["payable_amount"] += a.payable
+    return result
+
+
+# ---------------------------------------------------------------------------------------------------
+# Create and update
+
+
+def _ticket_fk(ticket) -> dict:
+    return {"event_ticket": ticket} if isinstance(ticket, EventTicket) else {"passenger_ticket": ticket}
+
+
+def _store_children(ticket, lines, notes):
+    """Replace the ticket's lines, taxes and notes, and write its totals (the one place they change)."""
+    fk = _ticket_fk(ticket)
+    TicketLine.objects.filter(**fk).delete()
+    TicketNote.objects.filter(**fk).delete()
+    for position, line in enumerate(lines, start=1):
+        taxes = list(line.get("taxes", ()))
+        a = line_amounts(amount=line["amount"], discount_rate=line.get("discount_rate"),
+                         vat_rate=line.get("vat_rate"), tax_rates=[t["taxt_rate"] for t in taxes])
+        row = TicketLine.objects.create(
+            **fk, position=position, service_type=line.get("service_type") or "",
+            service_description=line.get("service_description") or "", amount=a.amount,
+            discount_rate=line.get("discount_rate") or 0, discount_amount=a.discount_amount,
+            vat_rate=line.get("vat_rate") or 0, vat_amount=a.vat_amount,
+        )
+        TicketLineTax.objects.bulk_create([
+            TicketLineTax(line=row, tax_code=tax["tax_code"], tax_name=tax.get("tax_name") or "",
+                          taxt_rate=tax["taxt_rate"], taxt_amount=amount)
+            for tax, amount in zip(taxes, a.tax_amounts)
+        ])
+    TicketNote.objects.bulk_create([TicketNote(**fk, position=i, note=note) for i, note in enumerate(notes, 1)])
+    for name, value in totals(lines).items():
+        setattr(ticket, name, value)
+    ticket.save(update_fields=list(totals([]).keys()))
+
+
+def ticket_create(*, ticket, lines, notes=(), requested_status=TicketStatus.DRAFT, user=None):
+    """Save a new ticket with its lines and notes and send it (document 2, sections 2.1 and 3).
+
+    The ticketNumber is allocated from the company's series (prefix + year + 9-digit counter,
+    consecutive from 1) in the transaction that saves the ticket, so a rollback gives the number back.
+    The create body's status is 0 (draft) or 20 (queued); the push runs after commit.
+    """
+    if requested_status not in (TicketStatus.DRAFT, TicketStatus.QUEUED):
+        raise TicketError(_("A ticket is created as a draft (0) or queued (20)."))
+    with transaction.atomic():
+        year = timezone.localtime(ticket.ticket_date).year if ticket.ticket_date else timezone.localdate().year
+        ticket.prefix = ticket.prefix.upper()
+        ticket.ticket_number = DocumentSeries.allocate(company=ticket.company, kind=SERIES_KIND[ticket.kind],
+                                                       prefix=ticket.prefix, year=year)
+        ticket.requested_status = requested_status
+        ticket.sync_state = SyncState.LOCAL
+        ticket.created_by = user if user is not None and user.is_authenticated else None
+        ticket.save()
+        _store_children(ticket, lines, notes)
+        sync.record_queue(ticket)
+    return ticket
+
+
+def ticket_update(*, ticket, lines, notes=(), requested_status=TicketStatus.DRAFT):
+    """Save the changes of a ticket and send them (document 2, section 3: update only in status 0 or 40;
+    a ticket the platform does not have yet is sent as a create)."""
+    if requested_status not in (TicketStatus.DRAFT, TicketStatus.QUEUED):
+        raise TicketError(_("A ticket is saved as a draft (0) or queued (20)."))
+    model = type(ticket)
+    with transaction.atomic():
+        current = model.objects.select_for_update().get(pk=ticket.pk)
+        if not current.is_editable:
+            raise TicketError(_("Ticket %(number)s cannot be changed now: only a draft (0) or a ticket in error "
+                                "(40) can be updated, and not while it is being sent.")
+                              % {"number": current.ticket_number})
+        # Number, prefix and ettn never change once given.
+        ticket.ticket_number, ticket.prefix, ticket.remote_id = current.ticket_number, current.prefix, current.remote_id
+        ticket.remote_status, ticket.attempts = current.remote_status, current.attempts
+        ticket.requested_status = requested_status
+        ticket.sync_state = SyncState.LOCAL
+        ticket.last_error = ""
+        ticket.save()
+        _store_children(ticket, lines, notes)
+        sync.record_queue(ticket)
+    return ticket
+
+
+def ticket_resend(*, ticket):
+    """Send again a ticket whose push failed (the user may have fixed nothing: the platform decides)."""
+    try:
+        return sync.record_queue(ticket)
+    except sync.StateError as exc:
+        raise TicketError(str(exc)) from None
+
+
+# ---------------------------------------------------------------------------------------------------
+# The payload (document 2, sections 2.1 to 2.4)
+
+
+def _num(value):
+    return None if value is None else float(value)
+
+
+def _when(value):
+    return None if value is None else timezone.localtime(value).isoformat()
+
+
+COMMON_FIELDS = {
+    "documentType": "document_type", "ticketNumber": "ticket_number", "prefix": "prefix",
+    "currencyCode": "currency_code", "referenceNumber": "reference_number", "identifier": "identifier",
+    "customerFirstName": "customer_first_name", "customerLastName": "customer_last_name",
+    "customerStreet": "customer_street", "customerBuildingName": "customer_building_name",
+    "customerBuildingNo": "customer_building_no", "customerDoorNo": "customer_door_no",
+    "customerTown": "customer_town", "customerDistrict": "customer_district", "customerCity": "customer_city",
+    "customerPostCode": "customer_post_code", "customerCountry": "customer_country",
+    "customerTelephone": "customer_telephone", "customerEmail": "customer_email", "isEmailSend": "is_email_send",
+    "customerTaxCenter": "customer_tax_center", "paymentType": "payment_type",
+    "paymentDescription": "payment_description", "recordExpensesVknTckn": "record_expenses_vkn_tckn",
+    "recordExpensesTitle": "record_expenses_title", "xsltCode": "xslt_code",
+}
+EVENT_FIELDS = {
+    "seatNumber": "seat_number", "eventName": "event_name", "eventLocation": "event_location",
+    "eventCity": "event_city", "eventMunicipality": "event_municipality", "eventDescription": "event_description",
+    "eventOrganizerVknTckn": "event_organizer_vkn_tckn",
+}
+PASSENGER_FIELDS = {
+    "vehiclePlate": "vehicle_plate", "vehicleOperatingVknTckn": "vehicle_operating_vkn_tckn",
+    "vehicleOperatingTitle": "vehicle_operating_title", "vehicleOperatingTaxCenter": "vehicle_operating_tax_center",
+    "vehicleOperatingCountry": "vehicle_operating_country", "vehicleOperatingCity": "vehicle_operating_city",
+    "vehicleOperatingDistrict": "vehicle_operating_district", "vehicleOperatingTown": "vehicle_operating_town",
+    "vehicleOperatingStreet": "vehicle_operating_street",
+    "vehicleOperatingBuildingName": "vehicle_operating_building_name",
+    "vehicleOperatingBuildingNo": "vehicle_operating_building_no",
+    "vehicleOperatingDoorNo": "vehicle_operating_door_no", "vehicleOperatingPostCode": "vehicle_operating_post_code",
+    "vehicleOperatingMersisNo": "vehicle_operating_mersis_no",
+    "vehicleOperatingRegisterNo": "vehicle_operating_register_no",
+    "vehicleOperatingTelephone": "vehicle_operating_telephone", "vehicleOperatingEmail": "vehicle_operating_email",
+    "expeditionNumber": "expedition_number", "departureLocation": "departure_location",
+    "destination": "destination", "seatNumber": "seat_number",
+}
+
+
+def ticket_payload(ticket, *, update=False) -> dict:
+    """The create (or update) body of a ticket, with the platform's field names.
+
+    currencyCode is never empty (TRY); eventCityId is not part of the update model; ettn is required
+    for an update; taxes are spelled taxtRate / taxtAmount.
+    """
+    body = {"status": int(ticket.requested_status), "ticketType": ticket.ticket_type,
+            "ticketDate": _when(ticket.ticket_date), "exchangeRate": _num(ticket.exchange_rate)}
+    body.update({key: getattr(ticket, name) for key, name in COMMON_FIELDS.items()})
+    body["currencyCode"] = ticket.currency_code or "TRY"
+    if isinstance(ticket, EventTicket):
+        body.update({key: getattr(ticket, name) for key, name in EVENT_FIELDS.items()})
+        body["eventTime"] = _when(ticket.event_time)
+        if not update:
+            body["eventCityId"] = ticket.event_city_id
+    else:
+        body.update({key: getattr(ticket, name) for key, name in PASSENGER_FIELDS.items()})
+        body.update({"commissionAmount": _num(ticket.commission_amount),
+                     "commissionTaxAmount": _num(ticket.commission_tax_amount),
+                     "expeditionTime": _when(ticket.expedition_time),
+                     "departureDate": _when(ticket.departure_date)})
+    body["ticketLines"] = [
+        {"serviceType": line.service_type, "serviceDescription": line.service_description,
+         "amount": _num(line.amount), "discountRate": _num(line.discount_rate),
+         "discountAmount": _num(line.discount_amount), "vatRate": _num(line.vat_rate),
+         "vatAmount": _num(line.vat_amount),
+         "taxes": [{"taxCode": tax.tax_code, "taxName": tax.tax_name, "taxtRate": _num(tax.taxt_rate),
+                    "taxtAmount": _num(tax.taxt_amount)} for tax in line.taxes.all()]}
+        for line in ticket.lines.prefetch_related("taxes")
+    ]
+    body["notes"] = [{"note": note.note} for note in ticket.notes.all()]
+    if update:
+        body["ettn"] = ticket.remote_id
+    return body
+
+
+# ---------------------------------------------------------------------------------------------------
+# Push and reconcile (bodies of the push jobs, through sync.record_push)
+
+
+def ticket_send(ticket) -> dict:
+    """Create the ticket on the platform, or update it when it is there already (its ettn is known)."""
+    client = ticket_client(ticket.company, ticket.kind)
+    if ticket.remote_id:
+        result = client.update(ticket.remote_id, ticket_payload(ticket, update=True))
+    else:
+        result = client.create(ticket_payload(ticket))
+    ettn = (result or {}).get("ettn") or ticket.remote_id
+    return {"remote_id": str(ettn), "remote_status": int(ticket.requested_status), "status_message": ""}
+
+
+def ticket_reconcile(ticket) -> dict | None:
+    """Before sending again, ask whether an earlier create arrived (looked up by ticketNumber): a ticket
+    must never be created twice. An update is a PUT of the whole body: sending it again is harmless."""
+    if ticket.remote_id:
+        return None
+    found = ticket_client(ticket.company, ticket.kind).find_by_number(ticket.ticket_number)
+    if not found:
+        return None
+    ettn = found.get("ettn") or found.get("id")
+    status = found.get("status")
+    return {"remote_id": str(ettn), "remote_status": int(status) if status is not None else ticket.requested_status,
+            "status_message": found.get("message") or ""}
+
+
+def ticket_push(model, pk):
+    message = sync.record_push(model, pk, send=ticket_send, reconcile=ticket_reconcile)
+    ticket = model.objects.filter(pk=pk).only("company_id", "remote_status", "sync_state").first()
+    if ticket and ticket.sync_state == SyncState.SYNCED and ticket.remote_status in WORKING_STATUSES:
+        poll_soon(company_id=ticket.company_id)
+    return message
+
+
+# ---------------------------------------------------------------------------------------------------
+# Status polling (document 2, section 3: a queued ticket settles to approved, error or cancelled)
+
+
+def poll_soon(*, company_id, delay=None):
+    """Enqueue one poll of the company's queued tickets (deduplicated: one waits at a time)."""
+    delay = conf.get("TICKET_POLL_DELAY_SECONDS") if delay is None else delay
+    return jobs.enqueue("backoffice.tickets.jobs.tickets_poll", name="tickets_poll", company=company_id,
+                        args=[company_id], delay=delay)
+
+
+def tickets_poll(*, company, model, batch_size=100) -> int:
+    """Ask the statuses of one batch of tickets in status 20 and keep what the platform says (status and
+    message). Returns how many changed."""
+    client = ticket_client(company, model.kind)
+
+    def fetch(records):
+        answers = client.statuses([r.remote_id for r in records]) or []
+        return {str(answer.get("id")): answer for answer in answers}
+
+    def settle(record, answer):
+        status = answer.get("status")
+        if status is None:
+            return None
+        fields = {"remote_status": int(status), "status_message": answer.get("message") or ""}
+        if fields["remote_status"] == record.remote_status and fields["status_message"] == record.status_message:
+            return None
+        return fields
+
+    return sync.records_poll(model, company=company, select=Q(remote_status__in=WORKING_STATUSES),
+                             fetch_statuses=fetch, settle=settle, batch_size=batch_size)
+
+
+def tickets_waiting(*, company) -> bool:
+    return any(model.objects.filter(company=company, sync_state=SyncState.SYNCED,
+                                    remote_status__in=WORKING_STATUSES).exists() for model in TICKET_MODELS.values())
+
+
+# ---------------------------------------------------------------------------------------------------
+# Cancel and status change (document 2, sections 3 and 4: one or many; failures are Error {title, detail})
+
+
+def _selection_target(model, pks) -> str:
+    digest = hashlib.sha1(",".join(str(pk) for pk in sorted(pks)).encode()).hexdigest()[:10]
+    first = min(pks)
+    return f"{model._meta.label_lower}:{first}" if len(pks) == 1 else f"{model._meta.label_lower}:{first}+{len(pks) - 1}:{digest}"
+
+
+def _claim_for_action(tickets, action) -> list:
+    pks = [t.pk for t in tickets]
+    model = type(tickets[0])
+    changed = model.objects.filter(pk__in=pks, pending_action="").update(pending_action=action, last_error="",
+                                                                          updated_at=timezone.now())
+    if changed != len(pks):
+        raise TicketError(_("Another action on these tickets is still running; wait for it to finish."))
+    return pks
+
+
+def tickets_cancel_request(*, tickets) -> "jobs.JobRun":
+    """Ask for the cancellation of one or many tickets of one kind and company.
+
+    Only a ticket the platform has (it has an ettn) and that is not cancelled already can be cancelled;
+    the platform decides the rest and its refusal (title and detail) is kept on each ticket.
+    """
+    tickets = list(tickets)
+    if not tickets:
+        raise TicketError(_("Select at least one ticket."))
+    refused = [t.ticket_number for t in tickets
+               if not t.remote_id or t.remote_status in (TicketStatus.CANCELLED, TicketStatus.DELETED)]
+    if refused:
+        raise TicketError(_("These tickets cannot be cancelled (not on the platform yet, or cancelled already): "
+                            "%(numbers)s") % {"numbers": ", ".join(refused)})
+    model = type(tickets[0])
+    with transaction.atomic():
+        pks = _claim_for_action(tickets, "cancel")
+        return jobs.enqueue("backoffice.tickets.jobs.tickets_cancel", name="tickets_cancel",
+                            company=tickets[0].company_id, target=_selection_target(model, pks),
+                            args=[model.kind, pks])
+
+
+def tickets_status_change_request(*, tickets, status) -> "jobs.JobRun":
+    """Ask for a status change of one or many tickets: 40 -> 0 (back to draft) or 0 -> 20 (queue and
+    send); document 2, section 3. Any other transition is refused here, before asking the platform."""
+    status = int(status)
+    sources = [source for source, target in STATUS_CHANGES.items() if target == status]
+    if not sources:
+        raise TicketError(_("A ticket's status can only be changed to draft (0) or queued (20)."))
+    tickets = list(tickets)
+    if not tickets:
+        raise TicketError(_("Select at least one ticket."))
+    source = sources[0]
+    refused = [t.ticket_number for t in tickets if not t.remote_id or t.remote_status != source]
+    if refused:
+        raise TicketError(_("Only tickets in status “%(source)s” can be changed to “%(target)s”; these cannot: "
+                            "%(numbers)s") % {"source": TicketStatus(source).label,
+                                              "target": TicketStatus(status).label, "numbers": ", ".join(refused)})
+    model = type(tickets[0])
+    with transaction.atomic():
+        pks = _claim_for_action(tickets, f"status:{status}")
+        return jobs.enqueue("backoffice.tickets.jobs.tickets_update_status", name="tickets_update_status",
+                            company=tickets[0].company_id, target=_selection_target(model, pks),
+                            args=[model.kind, pks, status])
+
+
+def _refused(model, pks, exc: RemoteError):
+    """Keep the platform's refusal on each ticket (unless the runner will try again) and re-raise."""
+    if jobs.will_run_again(exc):
+        raise exc
+    model.objects.filter(pk__in=pks).update(pending_action="", last_error=exc.user_message()[:2000],
+                                            updated_at=timezone.now())
+    raise exc
+
+
+def tickets_cancel(*, model, pks):
+    """Cancel the tickets on the platform (body {"ids": [...]}); they become cancelled (100)."""
+    tickets = list(model.objects.filter(pk__in=pks, pending_action="cancel").exclude(remote_id=""))
+    if not tickets:
+        return _("Nothing to cancel.")
+    client = ticket_client(tickets[0].company, model.kind)
+    ettns = [t.remote_id for t in tickets]
+    try:
+        client.cancel(ettns)
+    except RemoteError as exc:
+        _refused(model, [t.pk for t in tickets], exc)
+    model.objects.filter(pk__in=[t.pk for t in tickets]).update(
+        pending_action="", last_error="", remote_status=TicketStatus.CANCELLED, updated_at=timezone.now())
+    _refresh_statuses(client, model, tickets)
+    return _("%(count)s ticket(s) cancelled.") % {"count": len(tickets)}
+
+
+def tickets_update_status(*, model, pks, status):
+    """Change the tickets' status on the platform (body {"ids": [...], "status": 0 or 20})."""
+    tickets = list(model.objects.filter(pk__in=pks, pending_action=f"status:{status}").exclude(remote_id=""))
+    if not tickets:
+        return _("Nothing to change.")
+    client = ticket_client(tickets[0].company, model.kind)
+    try:
+        client.update_status([t.remote_id for t in tickets], status)
+    except RemoteError as exc:
+        _refused(model, [t.pk for t in tickets], exc)
+    model.objects.filter(pk__in=[t.pk for t in tickets]).update(
+        pending_action="", last_error="", remote_status=status, requested_status=status, status_message="",
+        updated_at=timezone.now())
+    if status in WORKING_STATUSES:
+        poll_soon(company_id=tickets[0].company_id)
+    return _("%(count)s ticket(s) changed to “%(status)s”.") % {"count": len(tickets),
+                                                                 "status": TicketStatus(status).label}
+
+
+def _refresh_statuses(client, model, tickets):
+    """Best effort: the platform's own word on the new statuses (the action succeeded either way)."""
+    try:
+        answers = {str(a.get("id")): a for a in client.statuses([t.remote_id for t in tickets]) or []}
+    except RemoteError as exc:
+        logger.info("statuses after an action not read: %s", exc)
+        return
+    for ticket in tickets:
+        answer = answers.get(ticket.remote_id)
+        if answer and answer.get("status") is not None:
+            model.objects.filter(pk=ticket.pk).update(remote_status=int(answer["status"]),
+                                                      status_message=answer.get("message") or "")
+
+
+# ---------------------------------------------------------------------------------------------------
+# HTML (a download the user waits for: called from the view)
+
+
+def ticket_html(*, ticket, standard=True) -> str:
+    """The ticket rendered by the platform: its standard layout, or the company's own default one."""
+    if not ticket.remote_id:
+        raise TicketError(_("The platform does not have this ticket yet."))
+    return ticket_client(ticket.company, ticket.kind).html(ticket.remote_id, standard=standard)
+
+
+# ---------------------------------------------------------------------------------------------------
+# Excel exports (document 2, sections 4.1 and 4.2), kept for 24 hours on the platform
+
+
+def export_start(*, company, kind, filters: dict, user=None) -> TicketExport:
+    """Record the export the user asked for and start it in the background."""
+    with transaction.atomic():
+        export = TicketExport.objects.create(company=company, kind=kind, filters=filters,
+                                             requested_by=user if user is not None and user.is_authenticated else None)
+        _enqueue_export(export)
+    return export
+
+
+def _enqueue_export(export):
+    return jobs.enqueue("backoffice.tickets.jobs.ticket_export_run", name="ticket_export", company=export.company_id,
+                        target=f"tickets.ticketexport:{export.pk}", args=[export.pk])
+
+
+def export_fetch_request(*, export) -> None:
+    """Fetch an export seen in the platform's history (started elsewhere) while its window is open."""
+    if export.state != ExportState.AVAILABLE:
+        raise TicketError(_("Only an export waiting on the platform can be fetched."))
+    if export_expired(export):
+        TicketExport.objects.filter(pk=export.pk).update(state=ExportState.EXPIRED)
+        raise TicketError(_("This export is older than 24 hours: the platform no longer keeps it."))
+    with transaction.atomic():
+        TicketExport.objects.filter(pk=export.pk).update(state=ExportState.DOWNLOADING, message="")
+        _enqueue_export(export)
+
+
+def _export_started(export) -> "timezone.datetime":
+    return export.platform_created or export.created_at
+
+
+def export_expired(export, now=None) -> bool:
+    return (now or timezone.now()) >= _export_started(export) + EXPORT_WINDOW
+
+
+def _history_item(client, export_id):
+    for item in client.export_history() or []:
+        if str(item.get("exportId")) == str(export_id):
+            return item
+    return None
+
+
+def _parse_when(value):
+    if not value:
+        return None
+    parsed = parse_datetime(str(value))
+    if parsed is not None and timezone.is_naive(parsed):
+        parsed = timezone.make_aware(parsed)
+    return parsed
+
+
+def export_run(*, export):
+    """Start the export on the platform (once), wait until it shows in the export history, then download
+    the ZIP while its 24-hour window is open and keep it. Not ready yet: the job runs again shortly."""
+    client = ticket_client(export.company, export.kind)
+    if not export.export_id:
+        export_id = client.export(export.filters)
+        export.export_id = str(export_id)
+        export.state = ExportState.PREPARING
+        export.save(update_fields=["export_id", "state"])
+        jobs.set_progress(20, _("Started on the platform."))
+    if export_expired(export):
+        return _export_expire(export)
+
+    item = sync.fetch_ready(fetch=lambda: _history_item(client, export.export_id),
+                            deadline=_export_started(export) + EXPORT_WINDOW,
+                            every=conf.get("TICKET_EXPORT_POLL_SECONDS"))
+    export.file_name = item.get("fileName") or export.file_name
+    export.platform_created = _parse_when(item.get("createdDate")) or export.platform_created
+    export.state = ExportState.DOWNLOADING
+    export.save(update_fields=["file_name", "platform_created", "state"])
+    jobs.set_progress(60, _("Prepared on the platform; downloading."))
+    if export_expired(export):
+        return _export_expire(export)
+    try:
+        content = client.export_download(export.export_id)
+    except RemoteError as exc:
+        if exc.status in (404, 410):
+            return _export_expire(export)
+        raise
+    return export_keep(export=export, content=content)
+
+
+def export_keep(*, export, content: bytes):
+    if not zipfile.is_zipfile(io.BytesIO(content)):
+        raise RemoteError(_("The platform sent a file that is not a ZIP archive."), permanent=True)
+    name = get_valid_filename(export.file_name or f"{export.kind}-export-{export.export_id}.zip")
+    if not name.lower().endswith(".zip"):
+        name += ".zip"
+    export.file.save(name, ContentFile(content), save=False)
+    export.size = len(content)
+    export.state = ExportState.READY
+    export.fetched_at = timezone.now()
+    export.message = ""
+    export.save(update_fields=["file", "size", "state", "fetched_at", "message"])
+    return _("Export downloaded (%(size)s bytes).") % {"size": len(content)}
+
+
+def _export_expire(export):
+    export.state = ExportState.EXPIRED
+    export.message = _("The platform keeps an export for 24 hours; this one was not downloaded in time.")
+    export.save(update_fields=["state", "message"])
+    return export.message
+
+
+def export_failed(*, export_pk, message):
+    TicketExport.objects.filter(pk=export_pk, state__in=[*EXPORT_PENDING, ExportState.AVAILABLE]).update(
+        state=ExportState.FAILED, message=message[:2000])
+
+
+def export_history_sync(*, company, kind) -> int:
+    """Read the platform's export history: exports started elsewhere appear (fetchable while their window
+    is open), and the ones whose 24 hours passed are marked expired. Returns how many were new."""
+    client = ticket_client(company, kind)
+    new = 0
+    now = timezone.now()
+    for item in client.export_history() or []:
+        export_id = str(item.get("exportId") or "")
+        if not export_id:
+            continue
+        created = _parse_when(item.get("createdDate"))
+        export, created_row = TicketExport.objects.get_or_create(
+            company=company, kind=kind, export_id=export_id,
+            defaults={"state": ExportState.AVAILABLE, "file_name": item.get("fileName") or "",
+                      "platform_created": created})
+        if created_row:
+            new += 1
+        elif not export.platform_created and created:
+            TicketExport.objects.filter(pk=export.pk).update(platform_created=created)
+            export.platform_created = created
+        if created_row and export_expired(export, now):
+            TicketExport.objects.filter(pk=export.pk).update(state=ExportState.EXPIRED)
+    exports_expire(company=company)
+    return new
+
+
+def exports_expire(*, company=None) -> int:
+    """Exports not downloaded within their 24 hours are shown as expired (no platform call)."""
+    cutoff = timezone.now() - EXPORT_WINDOW
+    pending = TicketExport.objects.filter(state__in=[ExportState.AVAILABLE, ExportState.REQUESTED,
+                                                     ExportState.PREPARING])
+    if company is not None:
+        pending = pending.filter(company=company)
+    expired = pending.filter(Q(platform_created__lt=cutoff) | Q(platform_created__isnull=True, created_at__lt=cutoff))
+    return expired.update(state=ExportState.EXPIRED,
+                          message=_("The platform keeps an export for 24 hours; this one was not downloaded in time."))
+
+
+def export_filters(kind, data: dict) -> dict:
+    """The export body of document 2, 4.1 / 4.2 from the export form's cleaned data (empty values left out)."""
+    names = ["status", "startDate", "endDate", "executionStartDate", "executionEndDate"]
+    names += (["eventStartDate", "eventEndDate", "generateSummaryReport"] if kind == TicketKind.EVENT
+              else ["departureStartDate", "departureEndDate", "isArchived"])
+    body = {}
+    for name in names:
+        value = data.get(name)
+        if value is None or value == "":
+            continue
+        if hasattr(value, "isoformat"):
+            value = value.isoformat()
+        body[name] = value
+    if data.get("ids"):
+        body["ids"] = list(data["ids"])
+    return body
+
+
+# ---------------------------------------------------------------------------------------------------
+# By-date reports (document 2, sections 4.1 and 4.2): every page, pageIndex from 1, pageSize 500
+
+
+def report_request(*, company, kind, report_date: date) -> ReportRun:
+    """Fetch the report of one day in the background (a new run; the current one stays until it is done)."""
+    with transaction.atomic():
+        active = ReportRun.objects.filter(company=company, kind=kind, report_date=report_date,
+                                          state__in=[ReportState.QUEUED, ReportState.RUNNING]).first()
+        if active is not None:
+            return active
+        run = ReportRun.objects.create(company=company, kind=kind, report_date=report_date,
+                                       page_size=REPORT_PAGE_SIZE)
+        jobs.enqueue("backoffice.tickets.jobs.report_sync", name="report_sync", company=company,
+                     target=f"tickets.reportrun:{run.pk}", args=[run.pk])
+    return run
+
+
+def _decimal(value):
+    if value is None or value == "":
+        return None
+    try:
+        return Decimal(str(value))
+    except (InvalidOperation, ValueError):
+        return None
+
+
+def _date_time(value):
+    return _parse_when(value)
+
+
+def _int(value):
+    try:
+        return None if value is None or value == "" else int(value)
+    except (TypeError, ValueError):
+        return None
+
+
+COMMON_REPORT_FIELDS = (
+    ("ticket_number", "ticketNumber", str), ("execution_date", "executionDate", _date_time),
+    ("payment_type", "paymentType", str), ("total_amount", "totalAmount", _decimal),
+    ("total_vat", "totalVat", _decimal), ("canceled_date", "canceledDate", _date_time),
+    ("canceled", "canceled", bool), ("part_index", "partIndex", _int), ("create_date", "createDate", _date_time),
+)
+KIND_REPORT_FIELDS = {
+    TicketKind.EVENT: (
+        ("event_date", "eventDate", _date_time), ("location_city_code", "locationCityCode", str),
+        ("location_municipality", "locationMunicipality", str),
+        ("location_description", "locationDescription", str),
+    ),
+    TicketKind.PASSENGER: (
+        ("departure_date", "departureDate", _date_time), ("departure_location", "departureLocation", str),
+        ("destination", "destination", str), ("expedition_time", "expeditionTime", _date_time),
+        ("expedition_number", "expeditionNumber", str), ("vehicle_plate", "vehiclePlate", str),
+        ("payable_amount", "payableAmount", _decimal),
+    ),
+}
+_TEXT_LIMITS = {"ticket_number": 20, "payment_type": 20, "location_city_code": 10, "location_municipality": 100,
+                "location_description": 300, "departure_location": 200, "destination": 200,
+                "expedition_number": 50, "vehicle_plate": 20}
+
+
+def report_item_fields(kind, raw: dict) -> dict:
+    fields = {}
+    for name, key, convert in (*COMMON_REPORT_FIELDS, *KIND_REPORT_FIELDS[kind]):
+        value = raw.get(key)
+        if convert is str:
+            fields[name] = ("" if value is None else str(value))[:_TEXT_LIMITS.get(name, 300)]
+        else:
+            fields[name] = convert(value) if value is not None else (False if convert is bool else None)
+    return fields
+
+
+def report_store_page(*, run, page_index, envelope) -> int:
+    """Store one page's items with the run's progress, in one transaction (a stopped walk resumes at the
+    next page). Returns the number of items stored."""
+    model = REPORT_ITEM_MODELS[run.kind]
+    rows = [model(company_id=run.company_id, run_id=run.pk, report_date=run.report_date,
+                  **report_item_fields(run.kind, raw)) for raw in envelope.get("items") or []]
+    total_pages = _int(envelope.get("totalPages"))
+    total_count = _int(envelope.get("totalCount"))
+    with transaction.atomic():
+        model.objects.bulk_create(rows, batch_size=1000)
+        ReportRun.objects.filter(pk=run.pk).update(pages_done=page_index, total_pages=total_pages,
+                                                   total_count=total_count, item_count=F("item_count") + len(rows))
+    run.pages_done, run.total_pages, run.total_count = page_index, total_pages, total_count
+    run.item_count += len(rows)
+    return len(rows)
+
+
+def report_sync(*, run):
+    """Walk every page of the report of run.report_date (pageIndex from 1, pageSize 500) and store the
+    items. No records is not an error: items is empty and totalCount 0 (document 2, section 4)."""
+    if run.state == ReportState.DONE:
+        return _("Already complete.")
+    ReportRun.objects.filter(pk=run.pk).update(state=ReportState.RUNNING, message="")
+    client = ticket_client(run.company, run.kind)
+    page_index = run.pages_done + 1
+    while True:
+        envelope = client.report(run.report_date, page_index, page_size=run.page_size) or {}
+        report_store_page(run=run, page_index=page_index, envelope=envelope)
+        if run.total_pages:
+            jobs.set_progress(100 * page_index / run.total_pages,
+                              _("Page %(page)s of %(pages)s") % {"page": page_index, "pages": run.total_pages})
+        if not envelope.get("hasNextPage") or not envelope.get("items"):
+            break
+        page_index += 1
+    report_finish(run=run)
+    return _("%(count)s item(s) stored.") % {"count": run.item_count}
+
+
+def report_finish(*, run):
+    """The completed run becomes the current one of its date; the items of older runs go."""
+    with transaction.atomic():
+        older = ReportRun.objects.filter(company=run.company_id, kind=run.kind, report_date=run.report_date).exclude(
+            pk=run.pk).exclude(state__in=[ReportState.QUEUED, ReportState.RUNNING])
+        older.delete()
+        ReportRun.objects.filter(pk=run.pk).update(state=ReportState.DONE, is_current=True,
+                                                   finished_at=timezone.now(), message="")
+    run.state, run.is_current = ReportState.DONE, True
+
+
+def report_failed(*, run_pk, message):
+    ReportRun.objects.filter(pk=run_pk).exclude(state=ReportState.DONE).update(
+        state=ReportState.FAILED, message=message[:2000], finished_at=timezone.now())
+
+
+def current_report_run(*, company, kind, report_date):
+    return ReportRun.objects.filter(company=company, kind=kind, report_date=report_date, is_current=True).first()

@@ -1,0 +1,122 @@
+/* Ticket form: lines added and removed in place, and the totals computed as the user types.
+   The server computes the same amounts again (services.line_amounts) and keeps only its own. */
+(function () {
+  "use strict";
+
+  var form = document.getElementById("ticket-form");
+  if (!form) { return; }
+  var body = form.querySelector("[data-lines]");
+  var template = form.querySelector("template[data-line-template]");
+  var totalForms = form.querySelector('input[name="lines-TOTAL_FORMS"]');
+  var maxForms = form.querySelector('input[name="lines-MAX_NUM_FORMS"]');
+  var lang = document.documentElement.lang === "en" ? "en-US" : "tr-TR";
+  var format = new Intl.NumberFormat(lang, {minimumFractionDigits: 2, maximumFractionDigits: 2});
+
+  // Amounts in integer cents, rounded half up like the server's Decimal ROUND_HALF_UP.
+  function cents(value) {
+    var number = parseFloat(String(value || "").replace(",", "."));
+    return isFinite(number) ? Math.round(number * 100 + (number >= 0 ? 1e-7 : -1e-7)) : 0;
+  }
+  function rate(value) {
+    var number = parseFloat(String(value || "").replace(",", "."));
+    return isFinite(number) ? number : 0;
+  }
+  function share(amountCents, percent) {
+    var raw = amountCents * percent / 100;
+    return Math.sign(raw) * Math.round(Math.abs(raw) + 1e-9);
+  }
+  function field(row, name) {
+    return row.querySelector('[name$="-' + name + '"]');
+  }
+  function show(cell, amountCents) {
+    if (cell) { cell.textContent = format.format(amountCents / 100); }
+  }
+
+  function recompute() {
+    var sum = {total_amount: 0, total_discount: 0, total_vat: 0, total_taxes: 0, payable_amount: 0};
+    body.querySelectorAll("[data-line]").forEach(function (row) {
+      var deleted = field(row, "DELETE");
+      if (deleted && deleted.checked) { return; }
+      var amount = cents(field(row, "amount").value);
+      var discount = share(amount, rate(field(row, "discount_rate").value));
+      var net = amount - discount;
+      var vat = share(net, rate(field(row, "vat_rate").value));
+      var tax = field(row, "tax_code").value.trim() || field(row, "taxt_rate").value
+        ? share(net, rate(field(row, "taxt_rate").value)) : 0;
+      show(row.querySelector('[data-out="discount"]'), discount);
+      show(row.querySelector('[data-out="vat"]'), vat);
+      show(row.querySelector('[data-out="tax"]'), tax);
+      show(row.querySelector('[data-out="total"]'), net + vat + tax);
+      sum.total_amount += amount;
+      sum.total_discount += discount;
+      sum.total_vat += vat;
+      sum.total_taxes += tax;
+      sum.payable_amount += net + vat + tax;
+    });
+    Object.keys(sum).forEach(function (name) {
+      show(form.querySelector('[data-total="' + name + '"]'), sum[name]);
+    });
+  }
+
+  function addLine() {
+    var index = parseInt(totalForms.value, 10);
+    if (maxForms && index >= parseInt(maxForms.value, 10)) { return; }
+    var html = template.innerHTML.replace(/__prefix__/g, String(index));
+    body.insertAdjacentHTML("beforeend", html);
+    totalForms.value = String(index + 1);
+    var row = body.lastElementChild;
+    var first = row && row.querySelector("input:not([type=hidden]):not([type=checkbox])");
+    if (first) { first.focus(); }
+    recompute();
+  }
+
+  form.addEventListener("input", recompute);
+  form.addEventListener("change", recompute);
+  form.addEventListener("click", function (event) {
+    if (event.target.closest("[data-add-line]")) {
+      event.preventDefault();
+      addLine();
+      return;
+    }
+    var remove = event.target.closest("[data-remove-line]");
+    if (remove) {
+      event.preventDefault();
+      var row = remove.closest("[data-line]");
+      var deleted = field(row, "DELETE");
+      if (deleted) { deleted.checked = true; }
+      row.hidden = true;
+      recompute();
+    }
+  });
+
+  // Fields required only under a condition (document 2, section 2.1) show it as the user chooses.
+  function toggleRequired(name, required) {
+    var input = form.querySelector('[name="' + name + '"]');
+    var label = input && form.querySelector('label[for="' + input.id + '"]');
+    if (label) { label.classList.toggle("required", required); }
+  }
+  function conditions() {
+    var email = form.querySelector('[name="is_email_send"]');
+    if (email) { toggleRequired("customer_email", email.checked); }
+    var payment = form.querySelector('[name="payment_type"]');
+    if (payment) { toggleRequired("payment_description", payment.value === "DIGER"); }
+    var title = form.querySelector('[name="record_expenses_title"]');
+    var vkn = form.querySelector('[name="record_expenses_vkn_tckn"]');
+    if (title && vkn) {
+      toggleRequired("record_expenses_vkn_tckn", title.value.trim() !== "");
+      toggleRequired("record_expenses_title", vkn.value.trim() !== "");
+    }
+    var operator = ["vehicle_operating_vkn_tckn", "vehicle_operating_title", "vehicle_operating_tax_center",
+                    "commission_amount", "commission_tax_amount"];
+    var any = operator.some(function (name) {
+      var input = form.querySelector('[name="' + name + '"]');
+      return input && input.value.trim() !== "";
+    });
+    operator.forEach(function (name) { toggleRequired(name, any); });
+  }
+  form.addEventListener("input", conditions);
+  form.addEventListener("change", conditions);
+
+  recompute();
+  conditions();
+})();
