@@ -7,10 +7,15 @@ as JobRun rows and deferred instead of earning a 429.
 
 from rq import cron
 
-from backoffice.core import sync
+from backoffice.core import jobs, sync
 
 # Records left QUEUED or SENDING too long (a lost job, a dead worker) are enqueued again.
 cron.register(sync.sweep_stuck, "default", interval=60, name="sweep_stuck", job_timeout=300)
+
+# The usage report (document 1, section 8: once per 15 minutes per company). The job asks the shared
+# limiter first, so a window still closed defers it instead of earning a 429.
+cron.register(jobs.enqueue_per_company, "default", args=("backoffice.subcompanies.jobs.usage_report_refresh",),
+              kwargs={"name": "usage_report_refresh"}, interval=900, name="usage_report_refresh")
 
 # Later apps register here, each in bounded batches and asking ratelimit.py before each call, e.g.:
 # - poll the statuses of records the platform still works on (per company, sync.records_poll):
@@ -18,4 +23,3 @@ cron.register(sync.sweep_stuck, "default", interval=60, name="sweep_stuck", job_
 #                 kwargs={"name": "invoice_poll"}, interval=300)
 # - fetch Excel exports while their 24 h window is open (sync.fetch_ready)
 # - sync the by-date reports (per company, nightly: cron="30 2 * * *")
-# - refresh the usage report (at most once per 15 minutes per company: interval=900)

@@ -56,6 +56,7 @@ INSTALLED_APPS = [
     "django_tables2",
     "django_filters",
     "backoffice.core",
+    "backoffice.subcompanies",
     "backoffice.tickets",
 ]
 # Test-only apps (the test suite sets tests.testapp); never set in production.

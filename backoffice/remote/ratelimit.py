@@ -147,6 +147,26 @@ class RateLimiter:
                                args=[window_ms, rule.limit(tier)[0], uuid.uuid4().hex])
         return int(wait_ms) / 1000.0
 
+    def wait_time(self, company_key: str, tier: int, method: str, path: str) -> float:
+        """What acquire() would answer now (0.0: a slot is free), without recording a call.
+
+        Read-only, for the UI (a button disabled while the window is closed); not atomic with acquire().
+        """
+        rule = rule_for(method, path)
+        if rule is None:
+            return 0.0
+        window_ms = max(1, round(self.window(rule, tier) * 1000))
+        limit = rule.limit(tier)[0]
+        now_s, now_us = self.redis.time()
+        now_ms = now_s * 1000 + now_us // 1000
+        # Live entries are those acquire() would keep: score > now - window.
+        live = self.redis.zrangebyscore(self.key(company_key, rule), f"({now_ms - window_ms}", "+inf",
+                                        withscores=True)
+        if len(live) < limit:
+            return 0.0
+        oldest = live[len(live) - limit][1]
+        return max(1.0, oldest + window_ms - now_ms) / 1000.0
+
     def used(self, company_key: str, tier: int, rule: Rule) -> int:
         """Calls granted in the current window (for the UI; not atomic with acquire)."""
         key = self.key(company_key, rule)

@@ -41,7 +41,8 @@ MENU = (
         MenuItem(_("E-ledger"), "ledger:period_list", "journal-bookmark"),
     )),
     MenuGroup(_("Company"), (
-        MenuItem(_("Sub-companies & usage"), "subcompanies:subcompany_list", "buildings"),
+        MenuItem(_("Sub-companies & usage"), "subcompanies:subcompany_list", "buildings",
+                 roles=(Role.MANAGER, Role.ADMINISTRATOR)),
         MenuItem(_("Background work"), "core:jobrun_list", "hourglass-split"),
     )),
     MenuGroup(_("Administration"), (

@@ -179,12 +179,13 @@ def _sub_node(owner: Customer, sub: Document) -> dict:
     uid = sub.data["customerUniqueId"]
     figures = _node_figures(owner, sub)
     products = _products(owner, uid)
+    pool = bool(sub.data.get("poolProduct"))  # no pool product: no pool application to report
     return {
         "customerUniqueId": uid,
-        "applicationId": sub.data.get("applicationId"),
-        "applicationSource": 2,
-        "applicationStatus": 1,
-        "applicationCreateDate": (sub.due_at or sub.created).isoformat(),
+        "applicationId": sub.data.get("applicationId") if pool else None,
+        "applicationSource": 2 if pool else None,
+        "applicationStatus": 1 if pool else None,
+        "applicationCreateDate": (sub.due_at or sub.created).isoformat() if pool else None,
         "distributors": [{"customerUniqueId": str(owner.customer_unique_id), "name": owner.name}],
         "credits": [{k: v for k, v in d.data.items() if k != "customerUniqueId"} for d in _credits(owner, uid)],
         "usages": _usage_items(products, figures["used"]),

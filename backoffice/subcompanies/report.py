@@ -1,0 +1,223 @@
+"""The usage report of document 1, section 2.1: parsing, the three figures, and the credit forecast.
+
+Document 1 names the report's fields but not the fields of its array elements (beyond the id of a
+credit). The charts need numbers, so a few element fields are read by name when they are present; the
+names are listed here and in docs/README-subcompanies.md as assumptions to confirm with the provider.
+An element that lacks them is kept as it came and shown as key/value pairs; a figure the report does not
+give is None ("not in the report"), never a guess.
+"""
+
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+
+from django.utils import timezone
+from django.utils.dateparse import parse_datetime
+from django.utils.translation import gettext_lazy as _
+
+# Assumed element field names (to confirm): the amount of a credit, usage or over-usage element, and the
+# flag of an inactive (cancelled) credit offer.
+QUANTITY_KEYS = ("quantity",)
+CREDIT_ACTIVE_KEY = "isActive"
+
+DOCUMENTED = ("customerUniqueId", "applicationId", "applicationSource", "applicationStatus", "applicationCreateDate",
+              "distributors", "credits", "usages", "overUsages", "subCustomers")
+
+
+class ReportError(ValueError):
+    """The body is not a report of section 2.1."""
+
+
+@dataclass
+class ParsedCustomer:
+    customer_unique_id: str
+    application_id: int | None
+    application_source: int | None
+    application_status: int | None
+    application_create_date: datetime | None
+    distributors: list
+    credits: list  # [(id, element)]
+    usages: list
+    over_usages: list
+    extra: dict
+    children: list = field(default_factory=list)
+    depth: int = 0
+
+    @property
+    def credit_offered(self):
+        return total([element for _id, element in self.credits if element.get(CREDIT_ACTIVE_KEY) is not False])
+
+    @property
+    def credit_used(self):
+        return total(self.usages)
+
+    @property
+    def credit_over_used(self):
+        return total(self.over_usages)
+
+    def walk(self):
+        """This company and every sub-company below it, depth first, in the report's order."""
+        yield self
+        for child in self.children:
+            yield from child.walk()
+
+
+def _number(value):
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, (int, float)):
+        return value
+    return None
+
+
+def total(elements) -> int | None:
+    """Sum of the amounts of the elements. [] is 0 (nothing); elements without an amount give None."""
+    if not isinstance(elements, list):
+        return None
+    if not elements:
+        return 0
+    amounts = []
+    for element in elements:
+        if isinstance(element, dict):
+            amounts += [n for key in QUANTITY_KEYS if (n := _number(element.get(key))) is not None][:1]
+    if not amounts:
+        return None
+    return int(sum(amounts))
+
+
+def _int(value):
+    if isinstance(value, bool) or value is None:
+        return None
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return None
+
+
+def _date(value):
+    if not isinstance(value, str):
+        return None
+    try:
+        parsed = parse_datetime(value)
+    except ValueError:
+        return None
+    if parsed is not None and parsed.tzinfo is None:
+        parsed = timezone.make_aware(parsed)
+    return parsed
+
+
+def _list(value):
+    return value if isinstance(value, list) else []
+
+
+def parse(body, depth=0) -> ParsedCustomer:
+    """The report (or one of its subCustomers) as a tree of ParsedCustomer."""
+    if not isinstance(body, dict):
+        raise ReportError(_("The usage report is not a JSON object."))
+    customer_unique_id = body.get("customerUniqueId")
+    if not customer_unique_id or not isinstance(customer_unique_id, str):
+        raise ReportError(_("An entry of the usage report has no customerUniqueId."))
+    credits = []
+    for element in _list(body.get("credits")):
+        credit_id = _int(element.get("id")) if isinstance(element, dict) else None
+        if credit_id is None:
+            raise ReportError(_("A credit offer of the usage report has no integer id."))
+        credits.append((credit_id, element))
+    customer = ParsedCustomer(
+        customer_unique_id=customer_unique_id,
+        application_id=_int(body.get("applicationId")),
+        application_source=_int(body.get("applicationSource")),
+        application_status=_int(body.get("applicationStatus")),
+        application_create_date=_date(body.get("applicationCreateDate")),
+        distributors=_list(body.get("distributors")),
+        credits=credits,
+        usages=_list(body.get("usages")),
+        over_usages=_list(body.get("overUsages")),
+        extra={key: value for key, value in body.items() if key not in DOCUMENTED},
+        depth=depth,
+    )
+    customer.children = [parse(child, depth + 1) for child in _list(body.get("subCustomers"))]
+    return customer
+
+
+def identifiers_in(extra: dict) -> set[str]:
+    """Every text value of an element's undocumented fields: where a sub-company's identifier shows
+    (rule 3: the created company is read later from the report) whatever the field is called."""
+    return {str(value).strip() for value in extra.values() if isinstance(value, (str, int)) and not isinstance(value, bool)}
+
+
+def flatten(value, prefix="") -> list[tuple[str, object]]:
+    """Nested JSON as (dotted key, scalar value) pairs, for showing unknown elements as key/value."""
+    if isinstance(value, dict):
+        if not value and prefix:
+            return [(prefix, "{}")]
+        pairs = []
+        for key, inner in value.items():
+            pairs += flatten(inner, f"{prefix}.{key}" if prefix else str(key))
+        return pairs
+    if isinstance(value, list):
+        if not value:
+            return [(prefix, "[]")]
+        pairs = []
+        for index, inner in enumerate(value):
+            pairs += flatten(inner, f"{prefix}[{index}]")
+        return pairs
+    return [(prefix, value)]
+
+
+# --- forecast -----------------------------------------------------------------------------------------
+
+FORECAST_WINDOW = timedelta(days=30)
+
+
+@dataclass
+class Forecast:
+    """When a company runs out of credit at its recent rate of use, or why that cannot be said."""
+
+    customer_unique_id: str
+    label: str
+    offered: int | None
+    used: int | None
+    remaining: int | None = None
+    rate_per_day: float | None = None
+    runs_out_at: datetime | None = None
+    exhausted: bool = False
+    reason: str = ""  # set when there is not enough data
+    points: int = 0
+
+    @property
+    def enough_data(self) -> bool:
+        return not self.reason
+
+
+def forecast(customer_unique_id, label, history) -> Forecast:
+    """history: [(fetched_at, offered, used)] of one company, any order, over the forecast window.
+
+    rate = (credit used in the newest snapshot - in the oldest) / days between them;
+    runs out at = newest snapshot time + (offered - used) / rate. Not enough data: fewer than two
+    snapshots with figures, no time between them, or no growth of the credit used.
+    """
+    points = sorted((at, offered, used) for at, offered, used in history if used is not None)
+    latest_offered = points[-1][1] if points else None
+    latest_used = points[-1][2] if points else None
+    result = Forecast(customer_unique_id, label, latest_offered, latest_used, points=len(points))
+    if latest_offered is not None and latest_used is not None:
+        result.remaining = latest_offered - latest_used
+    if latest_offered is None or latest_used is None:
+        result.reason = str(_("The report does not give the credit offered and used for this company."))
+        return result
+    if result.remaining <= 0:
+        result.exhausted = True
+        result.runs_out_at = points[-1][0]
+        return result
+    if len(points) < 2:
+        result.reason = str(_("Fewer than two usage reports with figures in the last 30 days."))
+        return result
+    (first_at, _o, first_used), (last_at, _o2, last_used) = points[0], points[-1]
+    days = (last_at - first_at).total_seconds() / 86400
+    growth = last_used - first_used
+    if days <= 0 or growth <= 0:
+        result.reason = str(_("No credit was used between the first and the last usage report of the last 30 days."))
+        return result
+    result.rate_per_day = growth / days
+    result.runs_out_at = last_at + timedelta(days=result.remaining / result.rate_per_day)
+    return result
