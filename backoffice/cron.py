@@ -23,3 +23,11 @@ cron.register(jobs.enqueue_per_company, "default", args=("backoffice.subcompanie
 #                 kwargs={"name": "invoice_poll"}, interval=300)
 # - fetch Excel exports while their 24 h window is open (sync.fetch_ready)
 # - sync the by-date reports (per company, nightly: cron="30 2 * * *")
+
+# Tickets: poll the statuses of queued tickets (a job per company that has some), show exports past their
+# 24 hours as expired, and fetch yesterday's by-date reports at night.
+from backoffice.tickets import jobs as ticket_jobs  # noqa: E402
+
+cron.register(ticket_jobs.tickets_poll_all, "default", interval=60, name="tickets_poll", job_timeout=120)
+cron.register(ticket_jobs.exports_expire, "default", interval=900, name="ticket_exports_expire")
+cron.register(ticket_jobs.reports_sync_yesterday, "default", cron="30 2 * * *", name="ticket_reports_nightly")

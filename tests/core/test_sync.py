@@ -320,5 +320,5 @@ def test_cron_registers_the_sweep():
 
     scheduler = DjangoCronScheduler()
     scheduler.load_config_from_file("backoffice.cron")
-    [job] = scheduler.get_jobs()
+    [job] = [job for job in scheduler.get_jobs() if job.func_name == "backoffice.core.sync.sweep_stuck"]
     assert (job.func_name, job.interval, job.queue_name) == ("backoffice.core.sync.sweep_stuck", 60, "default")

@@ -55,6 +55,9 @@ def passenger_data(lines=({"service_description": "Yolcu bileti", "amount": "400
 
 def login(client, user, company, language="en"):
     """Sign in acting for `company`; pages in English so that tests read the English messages."""
+    from backoffice.core.models import Membership
+
+    Membership.objects.get_or_create(user=user, company=company)
     client.force_login(user)
     client.cookies["django_language"] = language
     session = client.session

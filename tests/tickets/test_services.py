@@ -1,0 +1,505 @@
+"""Every ticket operation through the sandbox over HTTP: the job bodies are called here, in this process
+(the runner itself is tested in tests/core; a real worker runs push and poll in test_worker.py)."""
+
+import io
+import zipfile
+from datetime import date, timedelta
+from decimal import Decimal
+
+import pytest
+from django.urls import reverse
+from django.utils import timezone, translation
+
+from backoffice.core.choices import SyncState
+from backoffice.core.platform import client_for
+from backoffice.remote.errors import RemoteError
+from backoffice.tickets import jobs, services
+from backoffice.tickets.choices import PROVINCES, ExportState, ReportState, TicketKind, TicketStatus
+from backoffice.tickets.models import (
+    EventTicket,
+    EventTicketReportItem,
+    PassengerTicket,
+    PassengerTicketReportItem,
+    ReportRun,
+    TicketExport,
+)
+
+from tests.testapp.testing import wait_for
+
+from .conftest import TCKN, VKN, login
+
+pytestmark = pytest.mark.django_db
+
+CREATE_PATH = "/ticket/v1/event-ticket"
+
+
+@pytest.fixture(autouse=True)
+def english():
+    with translation.override("en"):
+        yield
+
+
+@pytest.fixture
+def fast(sandbox, settings):
+    """Queued tickets settle at once, exports are ready at once; our read timeout is short."""
+    sandbox.configure(ticket_processing_seconds=0, export_ready_seconds=0)
+    settings.PLATFORM_TIMEOUT = (5, 1.5)
+    settings.MEDIA_ROOT = settings.MEDIA_ROOT / "test-tickets"
+    return sandbox
+
+
+def new_event(company, *, status=TicketStatus.DRAFT, prefix="ETK", **fields):
+    ticket = EventTicket(
+        company=company, prefix=prefix, ticket_date=timezone.now(), payment_type="KREDIKARTI",
+        customer_first_name="Ayşe", customer_last_name="Yılmaz", seat_number="B-12", event_name="Bahar Konseri",
+        event_location="Salon A", event_city_id=34, event_city="İstanbul", event_municipality="Kadıköy",
+        event_organizer_vkn_tckn=VKN, event_time=timezone.now() + timedelta(days=3), **fields)
+    lines = [{"service_description": "Bilet", "amount": Decimal("250.00"), "discount_rate": Decimal("10"),
+              "vat_rate": Decimal("20"), "taxes": [{"tax_code": "9021", "tax_name": "ÖİV", "taxt_rate": Decimal("5")}]}]
+    return services.ticket_create(ticket=ticket, lines=lines, notes=["Kapı 3"], requested_status=status)
+
+
+def new_passenger(company, *, status=TicketStatus.DRAFT, **fields):
+    ticket = PassengerTicket(
+        company=company, prefix="YLC", ticket_date=timezone.now(), payment_type="NAKIT", identifier=TCKN,
+        vehicle_plate="34ABC123", expedition_number="S-1001", expedition_time=timezone.now(),
+        departure_date=timezone.now(), departure_location="İstanbul", destination="Ankara", seat_number="14",
+        **fields)
+    lines = [{"service_description": "Yolcu", "amount": Decimal("400"), "vat_rate": Decimal("10"), "taxes": []}]
+    return services.ticket_create(ticket=ticket, lines=lines, requested_status=status)
+
+
+def push(ticket):
+    push_job = jobs.event_ticket_push if isinstance(ticket, EventTicket) else jobs.passenger_ticket_push
+    try:
+        return push_job(ticket.pk)
+    finally:
+        ticket.refresh_from_db()
+
+
+def poll(company):
+    jobs.tickets_poll(company.pk)
+
+
+def creates(sandbox, path=CREATE_PATH):
+    return sum(row["count"] for row in sandbox.stats()["requests"] if row["method"] == "POST" and row["path"] == path)
+
+
+# --- create, update, reconcile ------------------------------------------------------------------------
+
+def test_create_as_draft(fast, sandbox_company):
+    ticket = new_event(sandbox_company)
+    assert push(ticket) == "Sent to the platform."
+    assert ticket.sync_state == SyncState.SYNCED and ticket.remote_status == TicketStatus.DRAFT
+    remote = client_for(sandbox_company).event_tickets.get(ticket.remote_id)
+    assert remote["status"] == 0 and remote["ticketNumber"] == ticket.ticket_number
+    assert remote["prefix"] == "ETK" and remote["currencyCode"] == "TRY" and remote["eventCityId"] == 34
+    [line] = remote["ticketLines"]
+    assert (line["amount"], line["discountAmount"], line["vatAmount"]) == (250, 25, 45)
+    assert line["taxes"] == [{"taxCode": "9021", "taxName": "ÖİV", "taxtRate": 5, "taxtAmount": 11.25}]
+    assert remote["notes"] == [{"note": "Kapı 3"}]
+
+
+def test_create_queued_is_polled_until_approved(fast, sandbox_company):
+    event, passenger = new_event(sandbox_company, status=TicketStatus.QUEUED), new_passenger(
+        sandbox_company, status=TicketStatus.QUEUED)
+    push(event)
+    push(passenger)
+    assert event.remote_status == passenger.remote_status == TicketStatus.QUEUED
+    poll(sandbox_company)
+    event.refresh_from_db()
+    passenger.refresh_from_db()
+    assert event.remote_status == passenger.remote_status == TicketStatus.APPROVED
+    assert not services.tickets_waiting(company=sandbox_company)
+
+
+def test_error_status_keeps_the_platforms_message(fast, sandbox_company):
+    fast.configure(ticket_error_rate=1)
+    ticket = new_event(sandbox_company, status=TicketStatus.QUEUED)
+    push(ticket)
+    poll(sandbox_company)
+    ticket.refresh_from_db()
+    assert ticket.remote_status == TicketStatus.ERROR and "doğrulama hatası" in ticket.status_message
+    assert ticket.is_editable
+
+
+def test_polling_goes_in_batches_oldest_first(fast, sandbox_company):
+    tickets = [new_event(sandbox_company, status=TicketStatus.QUEUED) for _ in range(5)]
+    for ticket in tickets:
+        push(ticket)
+    changed = services.tickets_poll(company=sandbox_company, model=EventTicket, batch_size=2)
+    assert changed == 2
+    assert services.tickets_poll(company=sandbox_company, model=EventTicket, batch_size=2) == 2
+    assert services.tickets_poll(company=sandbox_company, model=EventTicket, batch_size=2) == 1
+    assert set(EventTicket.objects.values_list("remote_status", flat=True)) == {TicketStatus.APPROVED}
+
+
+def test_a_push_that_times_out_after_the_platform_received_it_is_not_sent_twice(fast, sandbox_company):
+    fast.add_fault(path=CREATE_PATH, method="POST", timeout_seconds=3, timeout_after=True, remaining=1)
+    ticket = new_event(sandbox_company)
+    with pytest.raises(RemoteError) as info:
+        push(ticket)
+    assert info.type.__name__ == "MaybeSent"
+    assert ticket.sync_state == SyncState.QUEUED and ticket.remote_id == ""  # waits for the retry
+    assert push(ticket) == "Found on the platform; not sent again."
+    assert ticket.sync_state == SyncState.SYNCED and ticket.remote_id
+    page = client_for(sandbox_company).event_tickets.list(1, 50)
+    assert [item["ticketNumber"] for item in page["items"]] == [ticket.ticket_number]
+    wait_for(lambda: creates(fast) == 1, timeout=10, message="the slow create to be logged")  # logged when answered
+    assert creates(fast) == 1
+
+
+def test_a_lost_create_is_sent_again_after_asking(fast, sandbox_company):
+    # The request never reached the platform (timeout before it processed anything): reconcile finds
+    # nothing, so the create is sent again, once.
+    fast.add_fault(path=CREATE_PATH, method="POST", timeout_seconds=3, remaining=1)
+    ticket = new_event(sandbox_company)
+    with pytest.raises(RemoteError):
+        push(ticket)
+    assert push(ticket) == "Sent to the platform."
+    assert len(client_for(sandbox_company).event_tickets.list(1, 50)["items"]) == 1
+
+
+def test_a_refused_create_fails_with_the_platforms_words(fast, sandbox_company):
+    ticket = new_event(sandbox_company)
+    EventTicket.objects.filter(pk=ticket.pk).update(event_organizer_vkn_tckn="12")  # past our form
+    with pytest.raises(RemoteError):
+        push(ticket)
+    assert ticket.sync_state == SyncState.FAILED
+    assert "Validation failed" in ticket.last_error and "eventOrganizerVknTckn" in ticket.last_error
+
+
+def test_update_in_draft_and_in_error(fast, sandbox_company):
+    fast.configure(ticket_error_rate=1)
+    ticket = new_event(sandbox_company, status=TicketStatus.QUEUED)
+    push(ticket)
+    poll(sandbox_company)
+    ticket.refresh_from_db()
+    assert ticket.remote_status == TicketStatus.ERROR
+    ticket.event_name = "Yaz Konseri"
+    ticket.seat_number = ""  # optional at update: the platform keeps the seat
+    services.ticket_update(ticket=ticket, lines=[{"amount": Decimal("100"), "vat_rate": Decimal("20")}],
+                           requested_status=TicketStatus.DRAFT)
+    push(ticket)
+    assert ticket.sync_state == SyncState.SYNCED and ticket.remote_status == TicketStatus.DRAFT
+    remote = client_for(sandbox_company).event_tickets.get(ticket.remote_id)
+    assert remote["eventName"] == "Yaz Konseri" and remote["status"] == 0 and remote["seatNumber"] == "B-12"
+    assert remote["ticketLines"][0]["vatAmount"] == 20
+
+
+def test_update_refused_outside_0_and_40(fast, sandbox_company):
+    ticket = new_event(sandbox_company, status=TicketStatus.QUEUED)
+    push(ticket)
+    poll(sandbox_company)
+    ticket.refresh_from_db()
+    with pytest.raises(services.TicketError, match="only a draft"):
+        services.ticket_update(ticket=ticket, lines=[], requested_status=TicketStatus.DRAFT)
+
+
+# --- cancel and status change ---------------------------------------------------------------------------
+
+def test_cancel_one_and_many(fast, sandbox_company):
+    tickets = [new_event(sandbox_company, status=TicketStatus.QUEUED) for _ in range(3)]
+    for ticket in tickets:
+        push(ticket)
+    poll(sandbox_company)
+    run = services.tickets_cancel_request(tickets=EventTicket.objects.filter(pk=tickets[0].pk))
+    assert run.name == "tickets_cancel"
+    jobs.tickets_cancel("event", [tickets[0].pk])
+    services.tickets_cancel_request(tickets=EventTicket.objects.filter(pk__in=[t.pk for t in tickets[1:]]))
+    assert jobs.tickets_cancel("event", [t.pk for t in tickets[1:]]) == "2 ticket(s) cancelled."
+    assert list(EventTicket.objects.order_by().values_list("remote_status", "pending_action").distinct()) == [
+        (TicketStatus.CANCELLED, "")]
+    remote = client_for(sandbox_company).event_tickets.statuses([t.remote_id for t in tickets])
+    assert {item["status"] for item in remote} == {100}
+
+
+def test_cancel_refused_by_the_platform_keeps_title_and_detail(fast, sandbox_company, client, accountant):
+    fast.configure(ticket_processing_seconds=3600)  # stays queued: the platform refuses to cancel it
+    ticket = new_event(sandbox_company, status=TicketStatus.QUEUED)
+    push(ticket)
+    EventTicket.objects.filter(pk=ticket.pk).update(remote_status=TicketStatus.APPROVED)  # we think it is done
+    services.tickets_cancel_request(tickets=[EventTicket.objects.get(pk=ticket.pk)])
+    with pytest.raises(RemoteError) as info:
+        jobs.tickets_cancel("event", [ticket.pk])
+    assert info.value.title == "Cancel refused"
+    ticket.refresh_from_db()
+    assert ticket.pending_action == ""
+    assert ticket.last_error.startswith("Cancel refused: Ticket " + ticket.ticket_number)
+    assert "queued and being processed" in ticket.last_error
+
+
+def test_cancel_refused_locally_for_a_ticket_not_on_the_platform(company):
+    ticket = new_event(company)
+    with pytest.raises(services.TicketError, match="not on the platform yet"):
+        services.tickets_cancel_request(tickets=[ticket])
+
+
+def test_status_change_error_to_draft_and_draft_to_queued(fast, sandbox_company):
+    fast.configure(ticket_error_rate=1)
+    ticket = new_event(sandbox_company, status=TicketStatus.QUEUED)
+    push(ticket)
+    poll(sandbox_company)
+    ticket.refresh_from_db()
+    assert ticket.remote_status == TicketStatus.ERROR
+    services.tickets_status_change_request(tickets=[ticket], status=TicketStatus.DRAFT)
+    jobs.tickets_update_status("event", [ticket.pk], 0)
+    ticket.refresh_from_db()
+    assert (ticket.remote_status, ticket.pending_action, ticket.status_message) == (TicketStatus.DRAFT, "", "")
+    fast.configure(ticket_error_rate=0)
+    services.tickets_status_change_request(tickets=[ticket], status=TicketStatus.QUEUED)
+    jobs.tickets_update_status("event", [ticket.pk], 20)
+    poll(sandbox_company)
+    ticket.refresh_from_db()
+    assert ticket.remote_status == TicketStatus.APPROVED
+
+
+@pytest.mark.parametrize("status, target", [(TicketStatus.APPROVED, 0), (TicketStatus.ERROR, 20),
+                                            (TicketStatus.QUEUED, 0), (TicketStatus.CANCELLED, 20)])
+def test_status_change_refuses_other_transitions_before_asking(company, status, target):
+    ticket = new_event(company)
+    EventTicket.objects.filter(pk=ticket.pk).update(remote_id="e-1", remote_status=status)
+    ticket.refresh_from_db()
+    with pytest.raises(services.TicketError, match="Only tickets in status"):
+        services.tickets_status_change_request(tickets=[ticket], status=target)
+    with pytest.raises(services.TicketError, match="only be changed to draft"):
+        services.tickets_status_change_request(tickets=[ticket], status=TicketStatus.APPROVED)
+
+
+def test_status_change_refused_by_the_platform_shows_title_and_detail(fast, sandbox_company, client, accountant):
+    ticket = new_event(sandbox_company, status=TicketStatus.QUEUED)
+    push(ticket)
+    poll(sandbox_company)  # approved on the platform
+    EventTicket.objects.filter(pk=ticket.pk).update(remote_status=TicketStatus.DRAFT)  # our mirror is behind
+    ticket.refresh_from_db()
+    services.tickets_status_change_request(tickets=[ticket], status=TicketStatus.QUEUED)
+    with pytest.raises(RemoteError) as info:
+        jobs.tickets_update_status("event", [ticket.pk], 20)
+    assert info.value.title == "Status change refused" and "only draft (0) tickets" in info.value.detail
+    ticket.refresh_from_db()
+    assert ticket.last_error == f"Status change refused: {info.value.detail}"
+    login(client, accountant, sandbox_company)
+    page = client.get(reverse("tickets:eventticket_detail", args=[ticket.pk])).content.decode()
+    assert "The platform refused" in page and "Status change refused" in page and "only draft (0) tickets" in page
+
+
+# --- HTML -------------------------------------------------------------------------------------------------
+
+def test_html_in_both_layouts_and_the_page(fast, sandbox_company, client, accountant):
+    ticket = new_event(sandbox_company)
+    push(ticket)
+    standard = services.ticket_html(ticket=ticket, standard=True)
+    own = services.ticket_html(ticket=ticket, standard=False)
+    assert ticket.ticket_number in standard and ticket.ticket_number in own and standard != own
+    login(client, accountant, sandbox_company)
+    url = reverse("tickets:eventticket_html", args=[ticket.pk])
+    page = client.get(url)
+    assert page.status_code == 200 and page["X-Frame-Options"] == "DENY"
+    html = page.content.decode()
+    assert '<iframe' in html and 'sandbox=""' in html and "srcdoc=\"&lt;" in html
+    download = client.get(url, {"download": "1", "layout": "company"})
+    assert download["Content-Disposition"] == f'attachment; filename="{ticket.ticket_number}.html"'
+    assert download["Content-Security-Policy"] == "sandbox" and download.content.decode() == own
+
+
+def test_html_of_a_ticket_the_platform_does_not_know_shows_the_error(fast, sandbox_company, client, accountant):
+    ticket = new_event(sandbox_company)
+    EventTicket.objects.filter(pk=ticket.pk).update(remote_id="00000000-0000-0000-0000-000000000001")
+    login(client, accountant, sandbox_company)
+    page = client.get(reverse("tickets:eventticket_html", args=[ticket.pk]))
+    assert page.status_code == 502 and "Not Found" in page.content.decode()
+
+
+# --- exports ----------------------------------------------------------------------------------------------
+
+def run_export(export):
+    return jobs.ticket_export_run(export.pk)
+
+
+def test_export_is_fetched_and_kept(fast, sandbox_company):
+    for _ in range(2):
+        push(new_event(sandbox_company))
+    export = services.export_start(company=sandbox_company, kind=TicketKind.EVENT,
+                                   filters={"status": 0, "generateSummaryReport": True})
+    assert run_export(export).startswith("Export downloaded")
+    export.refresh_from_db()
+    assert export.state == ExportState.READY and export.export_id and export.fetched_at
+    with export.file.open("rb") as handle, zipfile.ZipFile(io.BytesIO(handle.read())) as archive:
+        names = archive.namelist()
+    assert any(name.endswith(".xlsx") for name in names) and len(names) == 2  # tickets + summary
+    assert export.file_name.endswith(".zip") and export.size > 0
+
+
+def test_an_export_not_ready_yet_is_asked_again_later(fast, sandbox_company):
+    from backoffice.core.jobs import TryLater
+
+    fast.configure(export_ready_seconds=3600)
+    export = services.export_start(company=sandbox_company, kind=TicketKind.PASSENGER, filters={})
+    with pytest.raises(TryLater):
+        run_export(export)
+    export.refresh_from_db()
+    assert export.state == ExportState.PREPARING and export.export_id
+    fast.configure(clock_offset_seconds=3601)  # an hour later on the platform: ready
+    run_export(export)  # the export id is kept: not started a second time
+    export.refresh_from_db()
+    assert export.state == ExportState.READY
+    starts = sum(r["count"] for r in fast.stats()["requests"] if r["path"].endswith("/passenger-ticket/export"))
+    assert starts == 1
+
+
+def test_an_export_past_its_24_hours_is_shown_expired(fast, sandbox_company):
+    from backoffice.core.jobs import TryLater
+
+    fast.configure(export_ready_seconds=3600)
+    export = services.export_start(company=sandbox_company, kind=TicketKind.EVENT, filters={})
+    with pytest.raises(TryLater):
+        run_export(export)  # started on the platform, not ready
+    fast.configure(clock_offset_seconds=25 * 3600)  # the platform's clock: a day later, the file is gone
+    assert "24 hours" in run_export(export)
+    export.refresh_from_db()
+    assert export.state == ExportState.EXPIRED and not export.file
+
+
+def test_export_history_shows_exports_started_elsewhere(fast, sandbox_company, client, accountant):
+    export_id = client_for(sandbox_company).event_tickets.export({})
+    assert services.export_history_sync(company=sandbox_company, kind=TicketKind.EVENT) == 1
+    export = TicketExport.objects.get(export_id=export_id)
+    assert export.state == ExportState.AVAILABLE and export.platform_created
+    assert services.export_history_sync(company=sandbox_company, kind=TicketKind.EVENT) == 0
+    services.export_fetch_request(export=export)
+    run_export(export)
+    export.refresh_from_db()
+    assert export.state == ExportState.READY
+    login(client, accountant, sandbox_company)
+    download = client.get(reverse("tickets:ticketexport_download", args=[export.pk]))
+    assert download.status_code == 200 and b"".join(download.streaming_content)[:2] == b"PK"
+    detail = client.get(reverse("tickets:ticketexport_detail", args=[export.pk])).content.decode()
+    assert "Download the ZIP" in detail and "hx-trigger" not in detail
+
+
+def test_old_exports_expire_without_asking(company):
+    old = TicketExport.objects.create(company=company, kind=TicketKind.EVENT, state=ExportState.AVAILABLE,
+                                      export_id="x", platform_created=timezone.now() - timedelta(hours=25))
+    fresh = TicketExport.objects.create(company=company, kind=TicketKind.EVENT, state=ExportState.AVAILABLE,
+                                        export_id="y", platform_created=timezone.now())
+    assert services.exports_expire() == 1
+    old.refresh_from_db()
+    fresh.refresh_from_db()
+    assert (old.state, fresh.state) == (ExportState.EXPIRED, ExportState.AVAILABLE)
+    with pytest.raises(services.TicketError, match="older than 24 hours"):
+        TicketExport.objects.filter(pk=old.pk).update(state=ExportState.AVAILABLE)
+        old.refresh_from_db()
+        services.export_fetch_request(export=old)
+
+
+def test_export_start_view(client, accountant, company):
+    login(client, accountant, company)
+    url = reverse("tickets:ticketexport_start", args=["event"])
+    response = client.post(url, {"status": "60", "startDate": "2026-03-01T00:00", "endDate": "2026-03-31T23:59",
+                                 "generateSummaryReport": "on"})
+    export = TicketExport.objects.get()
+    assert response.status_code == 302 and response["Location"] == reverse("tickets:ticketexport_detail",
+                                                                           args=[export.pk])
+    assert export.filters == {"status": 60, "startDate": "2026-03-01T00:00:00+03:00",
+                              "endDate": "2026-03-31T23:59:00+03:00", "generateSummaryReport": True}
+    page = client.get(response["Location"]).content.decode()
+    assert 'hx-trigger="every 2s"' in page and "export-progress" in page
+
+
+# --- by-date reports --------------------------------------------------------------------------------------
+
+def test_report_walks_every_page_and_replaces_the_previous_fetch(fast, sandbox_company, client, accountant):
+    day = date(2026, 3, 14)
+    fast.add_report_items("passenger_ticket", day, 1201, customer_unique_id=str(sandbox_company.customer_unique_id))
+    run = services.report_request(company=sandbox_company, kind=TicketKind.PASSENGER, report_date=day)
+    assert jobs.report_sync(run.pk) == "1201 item(s) stored."
+    run.refresh_from_db()
+    assert (run.state, run.pages_done, run.total_pages, run.total_count, run.item_count, run.is_current) == (
+        ReportState.DONE, 3, 3, 1201, 1201, True)
+    pages = [r for r in fast.stats()["requests"] if "passengerticketreport" in r["path"]]
+    assert sum(r["count"] for r in pages) == 3
+    item = PassengerTicketReportItem.objects.order_by("id").first()
+    assert item.ticket_number == "BNC2026000000001" and item.total_amount == Decimal("100.00")
+    assert item.expedition_number == "S0000" and item.report_date == day
+
+    again = services.report_request(company=sandbox_company, kind=TicketKind.PASSENGER, report_date=day)
+    jobs.report_sync(again.pk)
+    assert PassengerTicketReportItem.objects.count() == 1201
+    assert list(ReportRun.objects.values_list("pk", flat=True)) == [again.pk]
+
+    login(client, accountant, sandbox_company)
+    url = reverse("tickets:passengerticketreportitem_list")
+    page = client.get(url, {"date": "2026-03-14"})
+    totals = page.context["totals"]
+    assert totals["count"] == 1201 and totals["total_amount"] == sum(
+        PassengerTicketReportItem.objects.values_list("total_amount", flat=True))
+    excel = client.get(url, {"date": "2026-03-14", "export": "xlsx"})
+    assert excel.status_code == 200 and "passenger-report-2026-03-14" in excel["Content-Disposition"]
+    assert client.get(url, {"date": "2026-03-13"}).context["totals"]["count"] == 0
+
+
+def test_an_empty_report_is_not_an_error(fast, sandbox_company):
+    run = services.report_request(company=sandbox_company, kind=TicketKind.EVENT, report_date=date(2026, 1, 2))
+    assert jobs.report_sync(run.pk) == "0 item(s) stored."
+    run.refresh_from_db()
+    assert (run.state, run.total_count, run.item_count) == (ReportState.DONE, 0, 0)
+
+
+def test_a_report_walk_that_stopped_resumes_at_the_next_page(fast, sandbox_company):
+    day = date(2026, 3, 15)
+    fast.add_report_items("event_ticket", day, 1100, customer_unique_id=str(sandbox_company.customer_unique_id))
+    run = services.report_request(company=sandbox_company, kind=TicketKind.EVENT, report_date=day)
+    # A first walk stored page 1 and stopped (worker gone): its progress was saved with the page.
+    first = client_for(sandbox_company).event_tickets.report(day, 1, 500)
+    services.report_store_page(run=run, page_index=1, envelope=first)
+    run = ReportRun.objects.get(pk=run.pk)
+    assert (run.pages_done, run.item_count, run.state) == (1, 500, ReportState.QUEUED)
+    jobs.report_sync(run.pk)
+    run.refresh_from_db()
+    assert (run.pages_done, run.item_count, run.state) == (3, 1100, ReportState.DONE)
+    numbers = list(EventTicketReportItem.objects.values_list("ticket_number", flat=True))
+    assert len(numbers) == len(set(numbers)) == 1100
+    pages = sum(r["count"] for r in fast.stats()["requests"] if "eventticketreport" in r["path"])
+    assert pages == 3  # page 1 was not asked again
+
+
+def test_report_fetch_view_enqueues(client, accountant, company):
+    login(client, accountant, company)
+    response = client.post(reverse("tickets:report_fetch", args=["event"]), {"date": "2026-03-14"})
+    assert response.status_code == 302 and response["Location"].endswith("?date=2026-03-14")
+    run = ReportRun.objects.get()
+    assert (run.kind, run.report_date, run.state) == ("event", date(2026, 3, 14), ReportState.QUEUED)
+    future = (timezone.localdate() + timedelta(days=2)).isoformat()
+    client.post(reverse("tickets:report_fetch", args=["event"]), {"date": future})
+    assert ReportRun.objects.count() == 1
+
+
+def test_cities_match_the_local_province_list(fast, sandbox_company):
+    cities = client_for(sandbox_company).cities.list()
+    assert {city["id"]: city["name"] for city in cities} == PROVINCES
+    assert EventTicketReportItem.objects.count() == 0
+
+
+# --- cron ---------------------------------------------------------------------------------------------------
+
+def test_cron_polls_only_companies_with_queued_tickets_and_fetches_yesterdays_reports(company, other_company):
+    from django_rq.cron import DjangoCronScheduler
+
+    scheduler = DjangoCronScheduler()
+    scheduler.load_config_from_file("backoffice.cron")
+    registered = {job.func_name: (job.interval, job.cron) for job in scheduler.get_jobs()}
+    assert registered["backoffice.tickets.jobs.tickets_poll_all"] == (60, None)
+    assert registered["backoffice.tickets.jobs.reports_sync_yesterday"] == (None, "30 2 * * *")
+
+    ticket = new_event(company)
+    EventTicket.objects.filter(pk=ticket.pk).update(sync_state=SyncState.SYNCED, remote_id="e-1",
+                                                    remote_status=TicketStatus.QUEUED)
+    assert jobs.tickets_poll_all() == 1
+    assert jobs.tickets_poll_all() == 0  # one poll waits already
+    from backoffice.core.models import JobRun
+
+    assert list(JobRun.objects.filter(name="tickets_poll").values_list("company", flat=True)) == [company.pk]
+    assert jobs.reports_sync_yesterday() == 4
+    yesterday = timezone.localdate() - timedelta(days=1)
+    assert set(ReportRun.objects.values_list("company", "kind", "report_date")) == {
+        (c.pk, k, yesterday) for c in (company, other_company) for k in ("event", "passenger")}

@@ -1,0 +1,101 @@
+"""Tickets through a real `manage.py rqworker --with-scheduler`, the test Redis and the sandbox over HTTP:
+push, the first poll it schedules, a push that times out after the platform received it, a cancel and
+an export that waits for the platform."""
+
+from datetime import timedelta
+
+import django_rq
+import pytest
+from django.utils import timezone
+from rq import Worker
+
+from backoffice.core.choices import JobStatus, SyncState
+from backoffice.core.models import JobRun
+from backoffice.tickets import services
+from backoffice.tickets.choices import ExportState, TicketKind, TicketStatus
+from backoffice.tickets.models import EventTicket, TicketExport
+from tests.testapp.testing import _empty, manage, output, stop, wait_for
+
+from .test_services import CREATE_PATH, creates, new_event
+
+pytestmark = [pytest.mark.worker, pytest.mark.django_db(transaction=True)]
+
+WORKER_ENV = {"JOB_RETRY_BASE_SECONDS": "1", "JOB_RETRY_MAX_SECONDS": "2", "JOB_MAX_ATTEMPTS": "4",
+              "PLATFORM_READ_TIMEOUT": "1.5", "SYNC_STUCK_AFTER_SECONDS": "60",
+              "TICKET_POLL_DELAY_SECONDS": "1", "TICKET_EXPORT_POLL_SECONDS": "1"}
+
+
+@pytest.fixture(scope="module")
+def rq_worker(django_db_setup, django_db_blocker):
+    queue = django_rq.get_queue("default")
+    _empty(queue)
+    process = manage("rqworker", "default", "--with-scheduler", env=WORKER_ENV)
+    try:
+        wait_for(lambda: process.poll() is not None or Worker.all(queue=queue), timeout=30,
+                 message="the RQ worker to register")
+        assert process.poll() is None, output(process)
+        yield process
+    finally:
+        stop(process)
+        _empty(queue)
+
+
+@pytest.fixture
+def worker(rq_worker):
+    yield rq_worker
+    assert rq_worker.poll() is None, "the worker died:\n" + output(rq_worker)
+
+
+def wait(worker, predicate, message, timeout=30):
+    try:
+        return wait_for(predicate, timeout=timeout, interval=0.2, message=message)
+    except AssertionError as exc:
+        raise AssertionError(f"{exc}\n--- worker output ---\n{output(worker)[-5000:]}") from None
+
+
+def settled(ticket_pk, status):
+    return EventTicket.objects.filter(pk=ticket_pk, sync_state=SyncState.SYNCED, remote_status=status).exists()
+
+
+def test_push_then_poll_until_approved(worker, sandbox, sandbox_company):
+    sandbox.configure(ticket_processing_seconds=1)
+    tickets = [new_event(sandbox_company, status=TicketStatus.QUEUED) for _ in range(3)]
+    for ticket in tickets:
+        wait(worker, lambda: settled(ticket.pk, TicketStatus.APPROVED), "the ticket to be approved")
+    assert JobRun.objects.filter(name="event_ticket_push", status=JobStatus.SUCCEEDED).count() == 3
+    assert JobRun.objects.filter(name="tickets_poll", status=JobStatus.SUCCEEDED).exists()
+    assert creates(sandbox) == 3
+
+
+def test_a_push_that_timed_out_after_the_platform_received_it_is_reconciled(worker, sandbox, sandbox_company):
+    sandbox.add_fault(path=CREATE_PATH, method="POST", timeout_seconds=2.5, timeout_after=True, remaining=1)
+    ticket = new_event(sandbox_company)
+    wait(worker, lambda: settled(ticket.pk, TicketStatus.DRAFT), "the ticket to be synced")
+    ticket.refresh_from_db()
+    assert ticket.attempts == 2 and ticket.remote_id
+    run = JobRun.objects.get(name="event_ticket_push")
+    assert (run.status, run.attempts) == (JobStatus.SUCCEEDED, 2)
+    wait_for(lambda: creates(sandbox) == 1, timeout=10, message="the slow create to be logged")
+    items = [r for r in sandbox.stats()["requests"] if r["method"] == "GET" and r["path"] == CREATE_PATH]
+    assert sum(r["count"] for r in items) == 1  # asked once (find_by_number), created once
+
+
+def test_cancel_through_the_worker(worker, sandbox, sandbox_company):
+    ticket = new_event(sandbox_company)
+    wait(worker, lambda: settled(ticket.pk, TicketStatus.DRAFT), "the draft to be synced")
+    services.tickets_cancel_request(tickets=[EventTicket.objects.get(pk=ticket.pk)])
+    wait(worker, lambda: settled(ticket.pk, TicketStatus.CANCELLED), "the ticket to be cancelled")
+    assert EventTicket.objects.get(pk=ticket.pk).pending_action == ""
+
+
+def test_an_export_waits_for_the_platform_then_is_kept(worker, sandbox, sandbox_company):
+    sandbox.configure(export_ready_seconds=2)
+    export = services.export_start(company=sandbox_company, kind=TicketKind.EVENT, filters={})
+    wait(worker, lambda: JobRun.objects.filter(name="ticket_export", status=JobStatus.DEFERRED).exists()
+         or TicketExport.objects.filter(pk=export.pk, state=ExportState.READY).exists(), "the export job to wait")
+    wait(worker, lambda: TicketExport.objects.filter(pk=export.pk, state=ExportState.READY).exists(),
+         "the export to be kept")
+    export.refresh_from_db()
+    assert export.size > 0 and export.fetched_at <= timezone.now() + timedelta(seconds=1)
+    run = JobRun.objects.get(name="ticket_export")
+    assert run.status == JobStatus.SUCCEEDED and run.progress == 100
