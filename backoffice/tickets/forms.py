@@ -18,7 +18,7 @@ from django.utils.translation import gettext_lazy as _
 from backoffice.core.models import DocumentSeries
 from backoffice.core.validators import validate_tckn, validate_vkn, validate_vkn_or_tckn
 
-from .choices import DocumentType, PaymentType, TicketKind, TicketStatus, province_choices
+from .choices import PaymentType, TicketKind, TicketStatus, province_choices
 from .models import EventTicket, PassengerTicket
 from .services import SERIES_KIND
 
@@ -94,7 +94,6 @@ class TicketForm(forms.ModelForm):
         self.fields["currency_code"].widget.attrs.update({"maxlength": 3, "style": "text-transform: uppercase"})
         self.fields["currency_code"].help_text = _("Three-letter code; TRY when no other currency applies.")
         self.fields["exchange_rate"].widget = forms.NumberInput(attrs={"step": "0.000001", "min": "0"})
-        self.fields["document_type"].widget = forms.RadioSelect(choices=DocumentType.choices)
         self.fields["customer_country"].widget.attrs.update({"maxlength": 2, "style": "text-transform: uppercase"})
         self.fields["identifier"].required = self.identifier_required
         self.fields["payment_type"].choices = [("", _("Choose…")), *PaymentType.choices]
@@ -105,9 +104,11 @@ class TicketForm(forms.ModelForm):
                             "9-digit counter."),
                 widget=forms.TextInput(attrs={"style": "text-transform: uppercase", "autocomplete": "off"}),
             )
-            self.fields["prefix"].initial = self._last_prefix()
-            self.fields["ticket_date"].initial = timezone.localtime().replace(second=0, microsecond=0)
-            self.fields["currency_code"].initial = "TRY"
+            # self.initial (from the blank instance) wins over a field's initial: set them there.
+            self.initial.setdefault("prefix", self._last_prefix())
+            if not self.initial.get("ticket_date"):
+                self.initial["ticket_date"] = timezone.localtime().replace(second=0, microsecond=0)
+            self.initial["currency_code"] = self.initial.get("currency_code") or "TRY"
         else:
             self.initial["notes_text"] = "\n".join(self.instance.notes.values_list("note", flat=True))
             self.initial["requested_status"] = self.instance.requested_status
@@ -376,11 +377,16 @@ class TicketLineForm(forms.Form):
 
 class BaseTicketLineFormSet(forms.BaseFormSet):
     def lines(self) -> list[dict]:
-        return [form.line() for form in self.forms
-                if form.has_changed() and not self._should_delete_form(form) and form.cleaned_data]
+        """The lines to keep: every initial line not deleted, and the new ones that were filled in."""
+        kept = []
+        for index, form in enumerate(self.forms):
+            if self._should_delete_form(form) or (index >= self.initial_form_count() and not form.has_changed()):
+                continue
+            kept.append(form.line())
+        return kept
 
 
-TicketLineFormSet = forms.formset_factory(TicketLineForm, formset=BaseTicketLineFormSet, extra=0, can_delete=True,
+TicketLineFormSet = forms.formset_factory(TicketLineForm, formset=BaseTicketLineFormSet, extra=1, can_delete=True,
                                           max_num=MAX_LINES, validate_max=True, absolute_max=MAX_LINES)
 
 

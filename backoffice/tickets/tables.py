@@ -37,7 +37,17 @@ class StatusColumn(ChoiceBadgeColumn):
         return super().render(value, record, bound_column)
 
 
-class TicketTable(BaseTable):
+class OrderedTable(BaseTable):
+    """Columns in Meta.sequence, also when the list view puts its selection column first ("pk", "...")."""
+
+    def __init__(self, *args, **kwargs):
+        sequence, wanted = kwargs.get("sequence"), getattr(type(self)._meta, "sequence", None)
+        if sequence and sequence[-1] == "..." and wanted:
+            kwargs["sequence"] = (*sequence[:-1], *[name for name in wanted if name not in sequence])
+        super().__init__(*args, **kwargs)
+
+
+class TicketTable(OrderedTable):
     ticket_number = LinkedColumn(attrs={"td": {"class": "font-monospace text-nowrap"}})
     ticket_date = DateTimeColumn()
     customer = tables.Column(verbose_name=_("customer"), accessor="customer_last_name", orderable=False,
@@ -60,6 +70,7 @@ class EventTicketTable(TicketTable):
         model = EventTicket
         fields = ("ticket_number", "ticket_date", "event_name", "customer", "payment_type", "payable_amount",
                   "remote_status", "sync_state", "created_at")
+        sequence = fields
         empty_text = _("No event tickets yet.")
 
 
@@ -71,10 +82,11 @@ class PassengerTicketTable(TicketTable):
         fields = ("ticket_number", "ticket_date", "expedition_number", "departure_date", "vehicle_plate",
                   "seat_number", "customer", "payment_type", "payable_amount", "remote_status", "sync_state",
                   "created_at")
+        sequence = fields
         empty_text = _("No passenger tickets yet.")
 
 
-class TicketExportTable(BaseTable):
+class TicketExportTable(OrderedTable):
     id = LinkedColumn(verbose_name=_("export"))
     kind = tables.Column()
     state = ChoiceBadgeColumn(ExportState)
@@ -86,6 +98,7 @@ class TicketExportTable(BaseTable):
     class Meta(BaseTable.Meta):
         model = TicketExport
         fields = ("id", "kind", "state", "file_name", "created_at", "platform_created", "fetched_at", "size")
+        sequence = fields
         empty_text = _("No exports yet. Start one from a ticket list.")
 
     def render_id(self, record):
@@ -97,7 +110,7 @@ class TicketExportTable(BaseTable):
         return number_format(value, 0, force_grouping=True)
 
 
-class ReportItemTable(BaseTable):
+class ReportItemTable(OrderedTable):
     execution_date = DateTimeColumn()
     total_amount = MoneyColumn()
     total_vat = MoneyColumn()
@@ -117,6 +130,7 @@ class EventTicketReportTable(ReportItemTable):
         fields = ("ticket_number", "execution_date", "event_date", "location_city_code", "location_municipality",
                   "location_description", "payment_type", "total_amount", "total_vat", "canceled", "canceled_date",
                   "part_index", "create_date")
+        sequence = fields
         empty_text = _("No items for this date. Fetch the report from the platform.")
 
 
@@ -130,4 +144,5 @@ class PassengerTicketReportTable(ReportItemTable):
         fields = ("ticket_number", "execution_date", "departure_date", "departure_location", "destination",
                   "expedition_time", "expedition_number", "vehicle_plate", "payment_type", "total_amount",
                   "total_vat", "payable_amount", "canceled", "canceled_date", "part_index", "create_date")
+        sequence = fields
         empty_text = _("No items for this date. Fetch the report from the platform.")

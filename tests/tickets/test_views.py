@@ -239,3 +239,22 @@ def test_report_and_export_pages_render(accountant_client):
 def test_menu_entry_is_enabled(accountant_client):
     page = accountant_client.get(reverse("core:dashboard")).content.decode()
     assert f'href="{reverse("tickets:ticket_list")}"' in page
+
+
+def test_update_keeps_untouched_lines_and_drops_deleted_ones(accountant_client):
+    post_event(accountant_client, lines=({"service_description": "A", "amount": "100"},
+                                         {"service_description": "B", "amount": "50"}))
+    ticket = EventTicket.objects.get()
+    EventTicket.objects.filter(pk=ticket.pk).update(sync_state=SyncState.SYNCED, remote_id="e-1",
+                                                    remote_status=TicketStatus.DRAFT)
+    url = reverse("tickets:eventticket_edit", args=[ticket.pk])
+    page = accountant_client.get(url)
+    formset = page.context["formset"]
+    assert formset.initial_form_count() == 2 and len(formset.forms) == 3  # two lines and an empty one
+    data = event_data(lines=({"service_description": "A", "amount": "100.00", "discount_rate": "", "vat_rate": "",
+                              "taxt_rate": ""},
+                             {"service_description": "B", "amount": "50.00", "DELETE": "on"}))
+    data.update({"lines-INITIAL_FORMS": "2", "lines-TOTAL_FORMS": "3"})
+    del data["prefix"]
+    assert accountant_client.post(url, data).status_code == 302
+    assert list(ticket.lines.values_list("service_description", "amount")) == [("A", Decimal("100.00"))]
