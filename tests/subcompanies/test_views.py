@@ -122,8 +122,10 @@ def test_every_page_is_scoped_to_the_active_company(client, other_company, repor
 def test_the_table_sorts_filters_and_exports(client, manager, reported, company):
     SubCompany.objects.create(company=company, name="Bekleyen A.Ş.", identifier=new_vkn(), sync_state=SyncState.SYNCED)
     login(client, manager)
-    html = client.get("/sub-companies/?sort=-credit_offered").content.decode()
-    assert html.index("İki Ltd.") < html.index("Bir A.Ş.")
+    html = client.get("/sub-companies/?sort=credit_used").content.decode()
+    assert html.index("İki Ltd.") < html.index("Bir A.Ş.")  # 0 before 200
+    html = client.get("/sub-companies/?sort=-credit_used").content.decode()
+    assert html.index("Bir A.Ş.") < html.index("İki Ltd.")
     waiting = client.get("/sub-companies/?state=waiting").content.decode()
     assert "Bekleyen A.Ş." in waiting and "Bir A.Ş." not in waiting and "Waiting for the platform" in waiting
     assert "Bir A.Ş." in client.get(f"/sub-companies/?q={ONE[:8]}").content.decode()

@@ -171,7 +171,10 @@ def _usage_items(products, used):
 def _node_figures(owner, sub: Document) -> dict:
     uid = sub.data["customerUniqueId"]
     offered = sum(d.data["quantity"] for d in _credits(owner, uid, active_only=True))
-    consumed = _consumed(owner, uid, sub.due_at or sub.created, sub.data.get("firstQuantity") or offered or 1)
+    base = sub.data.get("firstQuantity") or offered or 1
+    # Some use from the start (a company rarely begins at zero), unless the control API set it.
+    head_start = sub.data.get("headStart", fakes.seed(owner, "head", uid) % (base // 4 + 1))
+    consumed = _consumed(owner, uid, sub.due_at or sub.created, base, head_start=head_start)
     return {"offered": offered, "used": min(consumed, offered), "over": max(0, consumed - offered)}
 
 
@@ -386,7 +389,8 @@ def control_settings(body):
 
 def control_sub_customer(body):
     """A sub-company attached by other means (the provider's portal), visible at once, with or without
-    the pool product and an offer: {customer_unique_id, identifier, name, pool_product, credit, own_offer}."""
+    the pool product and an offer: {customer_unique_id, identifier, name, pool_product, credit, own_offer,
+    used (credits already used)}."""
     customer = _control_customer(body)
     identifier = str(body.get("identifier") or "")
     if not identifier.isdigit():
@@ -399,7 +403,8 @@ def control_sub_customer(body):
                   "name": body.get("name") or f"Company {identifier}",
                   "applicationId": 200000 + fakes.seed(customer, "application", identifier) % 800000,
                   "poolProduct": bool(body.get("pool_product", True)), "ownOffer": bool(body.get("own_offer")),
-                  "firstQuantity": int(body.get("credit") or 0)},
+                  "firstQuantity": int(body.get("credit") or 0),
+                  **({"headStart": int(body["used"])} if body.get("used") is not None else {})},
         )
         credit = _add_credit(customer, sub, int(body["credit"]), False) if body.get("credit") else None
     return {"customer_unique_id": sub.data["customerUniqueId"], "credit_id": credit.data["id"] if credit else None}
