@@ -3,6 +3,10 @@
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
+# Shared with every family that has exports and by-date reports.
+from backoffice.core.exports import EXPORT_PENDING, ExportState  # noqa: F401
+from backoffice.core.reports import ReportState  # noqa: F401
+
 
 class TicketStatus(models.IntegerChoices):
     """Platform status of a ticket (document 2, section 3; 10 from the public clients)."""
@@ -64,38 +68,6 @@ class PaymentType(models.TextChoices):
     PROMOSYON = "PROMOSYON", _("Promotion")
     ULASIMKARTI = "ULASIMKARTI", _("Transport card")
     DIGER = "DIGER", _("Other")
-
-
-class ExportState(models.TextChoices):
-    REQUESTED = "requested", _("Requested")
-    PREPARING = "preparing", _("Being prepared")
-    AVAILABLE = "available", _("On the platform")
-    DOWNLOADING = "downloading", _("Downloading")
-    READY = "ready", _("Ready")
-    EXPIRED = "expired", _("Expired")
-    FAILED = "failed", _("Failed")
-
-    @classmethod
-    def color(cls, value):
-        return {
-            cls.REQUESTED: "info", cls.PREPARING: "info", cls.AVAILABLE: "primary", cls.DOWNLOADING: "primary",
-            cls.READY: "success", cls.EXPIRED: "secondary", cls.FAILED: "danger",
-        }.get(value, "secondary")
-
-
-EXPORT_PENDING = (ExportState.REQUESTED, ExportState.PREPARING, ExportState.DOWNLOADING)
-
-
-class ReportState(models.TextChoices):
-    QUEUED = "queued", _("Queued")
-    RUNNING = "running", _("Fetching")
-    DONE = "done", _("Complete")
-    FAILED = "failed", _("Failed")
-
-    @classmethod
-    def color(cls, value):
-        return {cls.QUEUED: "info", cls.RUNNING: "primary", cls.DONE: "success", cls.FAILED: "danger"}.get(
-            value, "secondary")
 
 
 # Provinces of Türkiye by plate code (eventCityId is the plate code, 1 to 81). Proper names: not translated.

@@ -13,18 +13,12 @@ from django.db.models import Q
 from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
 
+from backoffice.core.exports import PlatformExport
 from backoffice.core.models import Company, RemoteRecord
+from backoffice.core.reports import ReportRunBase
 from backoffice.core.validators import validate_document_number
 
-from .choices import (
-    EDITABLE_STATUSES,
-    ExportState,
-    DocumentType,
-    PaymentType,
-    ReportState,
-    TicketKind,
-    TicketStatus,
-)
+from .choices import EDITABLE_STATUSES, DocumentType, PaymentType, TicketKind, TicketStatus
 
 MONEY = {"max_digits": 18, "decimal_places": 2}
 RATE = {"max_digits": 7, "decimal_places": 2,
@@ -270,27 +264,14 @@ class TicketNote(models.Model):
         return self.note
 
 
-class TicketExport(models.Model):
+class TicketExport(PlatformExport):
     """An Excel export started on the platform; the ZIP is fetched while its 24-hour window is open and
     kept here for the user (document 2, sections 4.1 and 4.2; document 1, section 8)."""
 
-    company = models.ForeignKey(Company, on_delete=models.CASCADE, related_name="+", verbose_name=_("company"))
     kind = models.CharField(_("tickets"), max_length=20, choices=TicketKind.choices)
-    state = models.CharField(_("state"), max_length=20, choices=ExportState.choices, default=ExportState.REQUESTED)
-    filters = models.JSONField(_("filters"), default=dict, blank=True)
-    export_id = models.CharField(_("export id"), max_length=100, blank=True)
-    file_name = models.CharField(_("file name"), max_length=255, blank=True)
-    platform_created = models.DateTimeField(_("prepared on the platform"), null=True, blank=True)
     file = models.FileField(_("file"), upload_to="ticket-exports/%Y/%m/", blank=True)
-    size = models.PositiveBigIntegerField(_("size (bytes)"), null=True, blank=True)
-    message = models.TextField(_("message"), blank=True)
-    requested_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True,
-                                     related_name="+", verbose_name=_("requested by"))
-    created_at = models.DateTimeField(_("requested"), auto_now_add=True)
-    fetched_at = models.DateTimeField(_("downloaded"), null=True, blank=True)
 
-    class Meta:
-        ordering = ["-created_at", "-id"]
+    class Meta(PlatformExport.Meta):
         constraints = [
             models.UniqueConstraint(fields=["company", "kind", "export_id"], condition=~Q(export_id=""),
                                     name="tickets_export_unique_id"),
@@ -299,41 +280,20 @@ class TicketExport(models.Model):
         verbose_name = _("ticket export")
         verbose_name_plural = _("ticket exports")
 
-    def __str__(self):
-        return self.file_name or self.export_id or str(_("export %(pk)s") % {"pk": self.pk})
-
-    @property
-    def state_color(self):
-        return ExportState.color(self.state)
+    def default_file_name(self):
+        return f"{self.kind}-export-{self.export_id}.zip"
 
     def get_absolute_url(self):
         return reverse("tickets:ticketexport_detail", args=[self.pk])
 
 
-class ReportRun(models.Model):
-    """One walk through the pages of a by-date report (document 2, sections 4.1 and 4.2).
+class ReportRun(ReportRunBase):
+    """One walk through the pages of a by-date report (document 2, sections 4.1 and 4.2); see
+    core.reports for how a walk resumes and replaces the previous one."""
 
-    Each page is stored with the run's progress in one transaction, so a walk that stopped resumes
-    at the next page. When the walk is complete, the run becomes the current one for its date and the
-    items of older runs go.
-    """
-
-    company = models.ForeignKey(Company, on_delete=models.CASCADE, related_name="+", verbose_name=_("company"))
     kind = models.CharField(_("report"), max_length=20, choices=TicketKind.choices)
-    report_date = models.DateField(_("report date"))
-    state = models.CharField(_("state"), max_length=10, choices=ReportState.choices, default=ReportState.QUEUED)
-    page_size = models.PositiveIntegerField(_("page size"), default=500)
-    pages_done = models.PositiveIntegerField(_("pages fetched"), default=0)
-    total_pages = models.PositiveIntegerField(_("pages"), null=True, blank=True)
-    total_count = models.PositiveIntegerField(_("items on the platform"), null=True, blank=True)
-    item_count = models.PositiveIntegerField(_("items stored"), default=0)
-    is_current = models.BooleanField(_("current"), default=False)
-    message = models.TextField(_("message"), blank=True)
-    created_at = models.DateTimeField(_("requested"), auto_now_add=True)
-    finished_at = models.DateTimeField(_("finished"), null=True, blank=True)
 
-    class Meta:
-        ordering = ["-created_at", "-id"]
+    class Meta(ReportRunBase.Meta):
         indexes = [models.Index(fields=["company", "kind", "report_date"], name="tickets_reportrun_lookup")]
         verbose_name = _("report fetch")
         verbose_name_plural = _("report fetches")
@@ -341,15 +301,8 @@ class ReportRun(models.Model):
     def __str__(self):
         return f"{self.get_kind_display()} {self.report_date:%Y-%m-%d}"
 
-    @property
-    def state_color(self):
-        return ReportState.color(self.state)
-
-    @property
-    def progress(self):
-        if not self.total_pages:
-            return 100 if self.state == ReportState.DONE else 0
-        return min(100, round(100 * self.pages_done / self.total_pages))
+    def report_key(self):
+        return {**super().report_key(), "kind": self.kind}
 
 
 class ReportItem(models.Model):

@@ -6,37 +6,26 @@ the rule of document 2 it enforces.
 """
 
 import hashlib
-import io
 import logging
-import zipfile
 from dataclasses import dataclass
-from datetime import date, timedelta
-from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
+from datetime import date
+from decimal import ROUND_HALF_UP, Decimal
 
-from django.core.files.base import ContentFile
 from django.db import transaction
-from django.db.models import F, Q
+from django.db.models import Q
 from django.utils import timezone
-from django.utils.dateparse import parse_datetime
-from django.utils.text import get_valid_filename
 from django.utils.translation import gettext as _
 
+from backoffice.core import exports as core_exports
 from backoffice.core import jobs, sync
+from backoffice.core import reports as core_reports
 from backoffice.core.choices import SyncState
 from backoffice.core.models import DocumentSeries
 from backoffice.core.platform import client_for
 from backoffice.remote.errors import RemoteError
 
 from . import conf
-from .choices import (
-    EXPORT_PENDING,
-    STATUS_CHANGES,
-    WORKING_STATUSES,
-    ExportState,
-    ReportState,
-    TicketKind,
-    TicketStatus,
-)
+from .choices import STATUS_CHANGES, WORKING_STATUSES, TicketKind, TicketStatus
 from .models import (
     REPORT_ITEM_MODELS,
     TICKET_MODELS,
@@ -51,8 +40,8 @@ from .models import (
 logger = logging.getLogger(__name__)
 
 CENT = Decimal("0.01")
-EXPORT_WINDOW = timedelta(hours=24)  # document 1, section 8: exported ZIP files can be downloaded for 24 hours
-REPORT_PAGE_SIZE = 500  # document 1, section 8: at most 500 records per page
+EXPORT_WINDOW = core_exports.EXPORT_WINDOW
+REPORT_PAGE_SIZE = core_reports.REPORT_PAGE_SIZE
 CLIENT_ATTRIBUTE = {TicketKind.EVENT: "event_tickets", TicketKind.PASSENGER: "passenger_tickets"}
 SERIES_KIND = {TicketKind.EVENT: "event_ticket", TicketKind.PASSENGER: "passenger_ticket"}
 
@@ -519,135 +508,45 @@ def _enqueue_export(export):
 
 def export_fetch_request(*, export) -> None:
     """Fetch an export seen in the platform's history (started elsewhere) while its window is open."""
-    if export.state != ExportState.AVAILABLE:
-        raise TicketError(_("Only an export waiting on the platform can be fetched."))
-    if export_expired(export):
-        TicketExport.objects.filter(pk=export.pk).update(state=ExportState.EXPIRED)
-        raise TicketError(_("This export is older than 24 hours: the platform no longer keeps it."))
-    with transaction.atomic():
-        TicketExport.objects.filter(pk=export.pk).update(state=ExportState.DOWNLOADING, message="")
-        _enqueue_export(export)
+    try:
+        core_exports.export_fetch_request(export=export, enqueue=_enqueue_export)
+    except core_exports.ExportError as exc:
+        raise TicketError(str(exc)) from None
 
 
-def _export_started(export) -> "timezone.datetime":
-    return export.platform_created or export.created_at
-
-
-def export_expired(export, now=None) -> bool:
-    return (now or timezone.now()) >= _export_started(export) + EXPORT_WINDOW
-
-
-def _history_item(client, export_id):
-    for item in client.export_history() or []:
-        if str(item.get("exportId")) == str(export_id):
-            return item
-    return None
-
-
-def _parse_when(value):
-    if not value:
-        return None
-    parsed = parse_datetime(str(value))
-    if parsed is not None and timezone.is_naive(parsed):
-        parsed = timezone.make_aware(parsed)
-    return parsed
+_export_started = core_exports.export_started
+export_expired = core_exports.export_expired
+_parse_when = core_exports.parse_when
 
 
 def export_run(*, export):
     """Start the export on the platform (once), wait until it shows in the export history, then download
-    the ZIP while its 24-hour window is open and keep it. Not ready yet: the job runs again shortly."""
-    client = ticket_client(export.company, export.kind)
-    if not export.export_id:
-        export_id = client.export(export.filters)
-        export.export_id = str(export_id)
-        export.state = ExportState.PREPARING
-        export.save(update_fields=["export_id", "state"])
-        jobs.set_progress(20, _("Started on the platform."))
-    if export_expired(export):
-        return _export_expire(export)
-
-    item = sync.fetch_ready(fetch=lambda: _history_item(client, export.export_id),
-                            deadline=_export_started(export) + EXPORT_WINDOW,
-                            every=conf.get("TICKET_EXPORT_POLL_SECONDS"))
-    export.file_name = item.get("fileName") or export.file_name
-    export.platform_created = _parse_when(item.get("createdDate")) or export.platform_created
-    export.state = ExportState.DOWNLOADING
-    export.save(update_fields=["file_name", "platform_created", "state"])
-    jobs.set_progress(60, _("Prepared on the platform; downloading."))
-    if export_expired(export):
-        return _export_expire(export)
-    try:
-        content = client.export_download(export.export_id)
-    except RemoteError as exc:
-        if exc.status in (404, 410):
-            return _export_expire(export)
-        raise
-    return export_keep(export=export, content=content)
+    the ZIP while its 24-hour window is open and keep it (core.exports). Not ready yet: the job runs again
+    shortly."""
+    return core_exports.export_run(export=export, client=ticket_client(export.company, export.kind),
+                                   poll_every=conf.get("TICKET_EXPORT_POLL_SECONDS"))
 
 
-def export_keep(*, export, content: bytes):
-    if not zipfile.is_zipfile(io.BytesIO(content)):
-        raise RemoteError(_("The platform sent a file that is not a ZIP archive."), permanent=True)
-    name = get_valid_filename(export.file_name or f"{export.kind}-export-{export.export_id}.zip")
-    if not name.lower().endswith(".zip"):
-        name += ".zip"
-    export.file.save(name, ContentFile(content), save=False)
-    export.size = len(content)
-    export.state = ExportState.READY
-    export.fetched_at = timezone.now()
-    export.message = ""
-    export.save(update_fields=["file", "size", "state", "fetched_at", "message"])
-    return _("Export downloaded (%(size)s bytes).") % {"size": len(content)}
-
-
-def _export_expire(export):
-    export.state = ExportState.EXPIRED
-    export.message = _("The platform keeps an export for 24 hours; this one was not downloaded in time.")
-    export.save(update_fields=["state", "message"])
-    return export.message
+export_keep = core_exports.export_keep
 
 
 def export_failed(*, export_pk, message):
-    TicketExport.objects.filter(pk=export_pk, state__in=[*EXPORT_PENDING, ExportState.AVAILABLE]).update(
-        state=ExportState.FAILED, message=message[:2000])
+    core_exports.export_failed(model=TicketExport, pk=export_pk, message=message)
 
 
 def export_history_sync(*, company, kind) -> int:
     """Read the platform's export history: exports started elsewhere appear (fetchable while their window
     is open), and the ones whose 24 hours passed are marked expired. Returns how many were new."""
-    client = ticket_client(company, kind)
-    new = 0
-    now = timezone.now()
-    for item in client.export_history() or []:
-        export_id = str(item.get("exportId") or "")
-        if not export_id:
-            continue
-        created = _parse_when(item.get("createdDate"))
-        export, created_row = TicketExport.objects.get_or_create(
-            company=company, kind=kind, export_id=export_id,
-            defaults={"state": ExportState.AVAILABLE, "file_name": item.get("fileName") or "",
-                      "platform_created": created})
-        if created_row:
-            new += 1
-        elif not export.platform_created and created:
-            TicketExport.objects.filter(pk=export.pk).update(platform_created=created)
-            export.platform_created = created
-        if created_row and export_expired(export, now):
-            TicketExport.objects.filter(pk=export.pk).update(state=ExportState.EXPIRED)
-    exports_expire(company=company)
-    return new
+    return core_exports.export_history_sync(model=TicketExport, client=ticket_client(company, kind),
+                                            company=company, kind=kind)
 
 
 def exports_expire(*, company=None) -> int:
     """Exports not downloaded within their 24 hours are shown as expired (no platform call)."""
-    cutoff = timezone.now() - EXPORT_WINDOW
-    pending = TicketExport.objects.filter(state__in=[ExportState.AVAILABLE, ExportState.REQUESTED,
-                                                     ExportState.PREPARING])
+    exports = TicketExport.objects.all()
     if company is not None:
-        pending = pending.filter(company=company)
-    expired = pending.filter(Q(platform_created__lt=cutoff) | Q(platform_created__isnull=True, created_at__lt=cutoff))
-    return expired.update(state=ExportState.EXPIRED,
-                          message=_("The platform keeps an export for 24 hours; this one was not downloaded in time."))
+        exports = exports.filter(company=company)
+    return core_exports.exports_expire(exports)
 
 
 def export_filters(kind, data: dict) -> dict:
@@ -674,36 +573,13 @@ def export_filters(kind, data: dict) -> dict:
 
 def report_request(*, company, kind, report_date: date) -> ReportRun:
     """Fetch the report of one day in the background (a new run; the current one stays until it is done)."""
-    with transaction.atomic():
-        active = ReportRun.objects.filter(company=company, kind=kind, report_date=report_date,
-                                          state__in=[ReportState.QUEUED, ReportState.RUNNING]).first()
-        if active is not None:
-            return active
-        run = ReportRun.objects.create(company=company, kind=kind, report_date=report_date,
-                                       page_size=REPORT_PAGE_SIZE)
-        jobs.enqueue("backoffice.tickets.jobs.report_sync", name="report_sync", company=company,
-                     target=f"tickets.reportrun:{run.pk}", args=[run.pk])
-    return run
+    return core_reports.report_request(model=ReportRun, job="backoffice.tickets.jobs.report_sync",
+                                       name="report_sync", company=company, report_date=report_date, kind=kind)
 
 
-def _decimal(value):
-    if value is None or value == "":
-        return None
-    try:
-        return Decimal(str(value))
-    except (InvalidOperation, ValueError):
-        return None
-
-
-def _date_time(value):
-    return _parse_when(value)
-
-
-def _int(value):
-    try:
-        return None if value is None or value == "" else int(value)
-    except (TypeError, ValueError):
-        return None
+_decimal = core_reports.decimal_or_none
+_date_time = core_reports.date_time
+_int = core_reports.int_or_none
 
 
 COMMON_REPORT_FIELDS = (
@@ -731,14 +607,7 @@ _TEXT_LIMITS = {"ticket_number": 20, "payment_type": 20, "location_city_code": 1
 
 
 def report_item_fields(kind, raw: dict) -> dict:
-    fields = {}
-    for name, key, convert in (*COMMON_REPORT_FIELDS, *KIND_REPORT_FIELDS[kind]):
-        value = raw.get(key)
-        if convert is str:
-            fields[name] = ("" if value is None else str(value))[:_TEXT_LIMITS.get(name, 300)]
-        else:
-            fields[name] = convert(value) if value is not None else (False if convert is bool else None)
-    return fields
+    return core_reports.item_fields((*COMMON_REPORT_FIELDS, *KIND_REPORT_FIELDS[kind]), raw, _TEXT_LIMITS)
 
 
 def report_store_page(*, run, page_index, envelope) -> int:
@@ -747,52 +616,25 @@ def report_store_page(*, run, page_index, envelope) -> int:
     model = REPORT_ITEM_MODELS[run.kind]
     rows = [model(company_id=run.company_id, run_id=run.pk, report_date=run.report_date,
                   **report_item_fields(run.kind, raw)) for raw in envelope.get("items") or []]
-    total_pages = _int(envelope.get("totalPages"))
-    total_count = _int(envelope.get("totalCount"))
-    with transaction.atomic():
-        model.objects.bulk_create(rows, batch_size=1000)
-        ReportRun.objects.filter(pk=run.pk).update(pages_done=page_index, total_pages=total_pages,
-                                                   total_count=total_count, item_count=F("item_count") + len(rows))
-    run.pages_done, run.total_pages, run.total_count = page_index, total_pages, total_count
-    run.item_count += len(rows)
-    return len(rows)
+    return core_reports.report_store_page(run=run, page_index=page_index, envelope=envelope, rows=rows,
+                                          item_model=model)
 
 
 def report_sync(*, run):
     """Walk every page of the report of run.report_date (pageIndex from 1, pageSize 500) and store the
     items. No records is not an error: items is empty and totalCount 0 (document 2, section 4)."""
-    if run.state == ReportState.DONE:
-        return _("Already complete.")
-    ReportRun.objects.filter(pk=run.pk).update(state=ReportState.RUNNING, message="")
     client = ticket_client(run.company, run.kind)
-    page_index = run.pages_done + 1
-    while True:
-        envelope = client.report(run.report_date, page_index, page_size=run.page_size) or {}
-        report_store_page(run=run, page_index=page_index, envelope=envelope)
-        if run.total_pages:
-            jobs.set_progress(100 * page_index / run.total_pages,
-                              _("Page %(page)s of %(pages)s") % {"page": page_index, "pages": run.total_pages})
-        if not envelope.get("hasNextPage") or not envelope.get("items"):
-            break
-        page_index += 1
-    report_finish(run=run)
-    return _("%(count)s item(s) stored.") % {"count": run.item_count}
+    return core_reports.report_walk(
+        run=run, fetch_page=lambda page_index: client.report(run.report_date, page_index, page_size=run.page_size),
+        store_page=lambda page_index, envelope: report_store_page(run=run, page_index=page_index, envelope=envelope))
 
 
 def report_finish(*, run):
-    """The completed run becomes the current one of its date; the items of older runs go."""
-    with transaction.atomic():
-        older = ReportRun.objects.filter(company=run.company_id, kind=run.kind, report_date=run.report_date).exclude(
-            pk=run.pk).exclude(state__in=[ReportState.QUEUED, ReportState.RUNNING])
-        older.delete()
-        ReportRun.objects.filter(pk=run.pk).update(state=ReportState.DONE, is_current=True,
-                                                   finished_at=timezone.now(), message="")
-    run.state, run.is_current = ReportState.DONE, True
+    core_reports.report_finish(run=run)
 
 
 def report_failed(*, run_pk, message):
-    ReportRun.objects.filter(pk=run_pk).exclude(state=ReportState.DONE).update(
-        state=ReportState.FAILED, message=message[:2000], finished_at=timezone.now())
+    core_reports.report_failed(model=ReportRun, run_pk=run_pk, message=message)
 
 
 def current_report_run(*, company, kind, report_date):

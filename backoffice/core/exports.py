@@ -1,0 +1,233 @@
+"""Excel exports the platform prepares in the background and keeps for 24 hours (document 1, section 8),
+shared by every document family that has them (tickets, passenger lists, ...).
+
+A family's export model subclasses PlatformExport; its services call export_run() with the family's
+client (anything with export(filters) -> exportId, export_history() and export_download(exportId), e.g.
+remote.tickets.ExportsAndReports). The job starts the export once, watches the export history until the
+file shows, and downloads the ZIP while its window is open; not ready yet, it runs again shortly
+(sync.fetch_ready -> jobs.TryLater); past 24 hours the export is shown as expired.
+"""
+
+import io
+import zipfile
+from datetime import timedelta
+
+from django.conf import settings
+from django.core.files.base import ContentFile
+from django.db import models, transaction
+from django.db.models import Q
+from django.utils import timezone
+from django.utils.dateparse import parse_datetime
+from django.utils.text import get_valid_filename
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
+
+from backoffice.remote.errors import RemoteError
+
+from . import jobs, sync
+from .models import Company
+
+EXPORT_WINDOW = timedelta(hours=24)  # document 1, section 8: exported ZIP files can be downloaded for 24 hours
+EXPIRED_MESSAGE = gettext_lazy("The platform keeps an export for 24 hours; this one was not downloaded in time.")
+
+
+class ExportState(models.TextChoices):
+    REQUESTED = "requested", gettext_lazy("Requested")
+    PREPARING = "preparing", gettext_lazy("Being prepared")
+    AVAILABLE = "available", gettext_lazy("On the platform")
+    DOWNLOADING = "downloading", gettext_lazy("Downloading")
+    READY = "ready", gettext_lazy("Ready")
+    EXPIRED = "expired", gettext_lazy("Expired")
+    FAILED = "failed", gettext_lazy("Failed")
+
+    @classmethod
+    def color(cls, value):
+        return {
+            cls.REQUESTED: "info", cls.PREPARING: "info", cls.AVAILABLE: "primary", cls.DOWNLOADING: "primary",
+            cls.READY: "success", cls.EXPIRED: "secondary", cls.FAILED: "danger",
+        }.get(value, "secondary")
+
+
+# A job still works on these.
+EXPORT_PENDING = (ExportState.REQUESTED, ExportState.PREPARING, ExportState.DOWNLOADING)
+
+
+class ExportError(Exception):
+    """An export action its state does not allow; the message is for the user."""
+
+
+class PlatformExport(models.Model):
+    """An Excel export started on the platform, and the ZIP kept here once fetched. Subclasses add what
+    tells their exports apart (a kind) and their own `file` upload folder."""
+
+    company = models.ForeignKey(Company, on_delete=models.CASCADE, related_name="+",
+                                verbose_name=gettext_lazy("company"))
+    state = models.CharField(gettext_lazy("state"), max_length=20, choices=ExportState.choices,
+                             default=ExportState.REQUESTED)
+    filters = models.JSONField(gettext_lazy("filters"), default=dict, blank=True)
+    export_id = models.CharField(gettext_lazy("export id"), max_length=100, blank=True)
+    file_name = models.CharField(gettext_lazy("file name"), max_length=255, blank=True)
+    platform_created = models.DateTimeField(gettext_lazy("prepared on the platform"), null=True, blank=True)
+    file = models.FileField(gettext_lazy("file"), upload_to="exports/%Y/%m/", blank=True)
+    size = models.PositiveBigIntegerField(gettext_lazy("size (bytes)"), null=True, blank=True)
+    message = models.TextField(gettext_lazy("message"), blank=True)
+    requested_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True,
+                                     related_name="+", verbose_name=gettext_lazy("requested by"))
+    created_at = models.DateTimeField(gettext_lazy("requested"), auto_now_add=True)
+    fetched_at = models.DateTimeField(gettext_lazy("downloaded"), null=True, blank=True)
+
+    class Meta:
+        abstract = True
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self):
+        return self.file_name or self.export_id or str(_("export %(pk)s") % {"pk": self.pk})
+
+    @property
+    def state_color(self):
+        return ExportState.color(self.state)
+
+    @property
+    def is_pending(self) -> bool:
+        return self.state in EXPORT_PENDING
+
+    def default_file_name(self) -> str:
+        """The kept file's name when the platform gave none."""
+        return f"export-{self.export_id}.zip"
+
+
+def parse_when(value):
+    """An aware datetime from the platform's ISO text (naive ones in our time zone); None if empty or bad."""
+    if not value:
+        return None
+    try:
+        parsed = parse_datetime(str(value))
+    except ValueError:
+        return None
+    if parsed is not None and timezone.is_naive(parsed):
+        parsed = timezone.make_aware(parsed)
+    return parsed
+
+
+def export_started(export):
+    return export.platform_created or export.created_at
+
+
+def export_expires_at(export):
+    return export_started(export) + EXPORT_WINDOW
+
+
+def export_expired(export, now=None) -> bool:
+    return (now or timezone.now()) >= export_expires_at(export)
+
+
+def _history_item(client, export_id):
+    for item in client.export_history() or []:
+        if str(item.get("exportId")) == str(export_id):
+            return item
+    return None
+
+
+def export_run(*, export, client, poll_every: float) -> str:
+    """Start the export on the platform (once), wait until it shows in the export history, then download
+    the ZIP while its 24-hour window is open and keep it. Not ready yet: the job runs again in poll_every s."""
+    if not export.export_id:
+        export_id = client.export(export.filters)
+        export.export_id = str(export_id)
+        export.state = ExportState.PREPARING
+        export.save(update_fields=["export_id", "state"])
+        jobs.set_progress(20, _("Started on the platform."))
+    if export_expired(export):
+        return export_expire(export)
+
+    item = sync.fetch_ready(fetch=lambda: _history_item(client, export.export_id),
+                            deadline=export_expires_at(export), every=poll_every)
+    export.file_name = item.get("fileName") or export.file_name
+    export.platform_created = parse_when(item.get("createdDate")) or export.platform_created
+    export.state = ExportState.DOWNLOADING
+    export.save(update_fields=["file_name", "platform_created", "state"])
+    jobs.set_progress(60, _("Prepared on the platform; downloading."))
+    if export_expired(export):
+        return export_expire(export)
+    try:
+        content = client.export_download(export.export_id)
+    except RemoteError as exc:
+        if exc.status in (404, 410):
+            return export_expire(export)
+        raise
+    return export_keep(export=export, content=content)
+
+
+def export_keep(*, export, content: bytes) -> str:
+    if not zipfile.is_zipfile(io.BytesIO(content)):
+        raise RemoteError(_("The platform sent a file that is not a ZIP archive."), permanent=True)
+    name = get_valid_filename(export.file_name or export.default_file_name())
+    if not name.lower().endswith(".zip"):
+        name += ".zip"
+    export.file.save(name, ContentFile(content), save=False)
+    export.size = len(content)
+    export.state = ExportState.READY
+    export.fetched_at = timezone.now()
+    export.message = ""
+    export.save(update_fields=["file", "size", "state", "fetched_at", "message"])
+    return _("Export downloaded (%(size)s bytes).") % {"size": len(content)}
+
+
+def export_expire(export) -> str:
+    export.state = ExportState.EXPIRED
+    export.message = str(EXPIRED_MESSAGE)
+    export.save(update_fields=["state", "message"])
+    return export.message
+
+
+def export_failed(*, model, pk, message):
+    model.objects.filter(pk=pk, state__in=[*EXPORT_PENDING, ExportState.AVAILABLE]).update(
+        state=ExportState.FAILED, message=message[:2000])
+
+
+def export_fetch_request(*, export, enqueue) -> None:
+    """Fetch an export seen in the platform's history (started elsewhere) while its window is open;
+    enqueue(export) puts the family's export job on the queue."""
+    model = type(export)
+    if export.state != ExportState.AVAILABLE:
+        raise ExportError(_("Only an export waiting on the platform can be fetched."))
+    if export_expired(export):
+        model.objects.filter(pk=export.pk).update(state=ExportState.EXPIRED)
+        raise ExportError(_("This export is older than 24 hours: the platform no longer keeps it."))
+    with transaction.atomic():
+        model.objects.filter(pk=export.pk).update(state=ExportState.DOWNLOADING, message="")
+        enqueue(export)
+
+
+def export_history_sync(*, model, client, company, **identity) -> int:
+    """Read the platform's export history: exports started elsewhere appear (fetchable while their window
+    is open), and the ones whose 24 hours passed are marked expired. identity: the subclass's own fields
+    telling the family apart (e.g. kind). Returns how many were new."""
+    new = 0
+    now = timezone.now()
+    for item in client.export_history() or []:
+        export_id = str(item.get("exportId") or "")
+        if not export_id:
+            continue
+        created = parse_when(item.get("createdDate"))
+        export, created_row = model.objects.get_or_create(
+            company=company, export_id=export_id, **identity,
+            defaults={"state": ExportState.AVAILABLE, "file_name": item.get("fileName") or "",
+                      "platform_created": created})
+        if created_row:
+            new += 1
+        elif not export.platform_created and created:
+            model.objects.filter(pk=export.pk).update(platform_created=created)
+            export.platform_created = created
+        if created_row and export_expired(export, now):
+            model.objects.filter(pk=export.pk).update(state=ExportState.EXPIRED)
+    exports_expire(model.objects.filter(company=company, **identity))
+    return new
+
+
+def exports_expire(queryset) -> int:
+    """Exports not downloaded within their 24 hours are shown as expired (no platform call)."""
+    cutoff = timezone.now() - EXPORT_WINDOW
+    pending = queryset.filter(state__in=[ExportState.AVAILABLE, ExportState.REQUESTED, ExportState.PREPARING])
+    expired = pending.filter(Q(platform_created__lt=cutoff) | Q(platform_created__isnull=True, created_at__lt=cutoff))
+    return expired.update(state=ExportState.EXPIRED, message=str(EXPIRED_MESSAGE))

@@ -1,0 +1,176 @@
+"""By-date reports walked page by page (pageIndex from 1, pageSize 500) and stored as items, shared by
+every family that has them (event and passenger tickets, passenger lists, ...).
+
+A family's run model subclasses ReportRunBase and says which runs are "the same report"
+(report_key()); its items are its own model. Each page is stored with the run's progress in one
+transaction, so a walk that stopped resumes at the next page. When the walk is complete, the run
+becomes the current one for its report and the items of older runs go with them.
+"""
+
+from decimal import Decimal, InvalidOperation
+
+from django.db import models, transaction
+from django.db.models import F
+from django.utils import timezone
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
+
+from . import jobs
+from .exports import parse_when
+from .models import Company
+
+REPORT_PAGE_SIZE = 500  # document 1, section 8: at most 500 records per page
+
+
+class ReportState(models.TextChoices):
+    QUEUED = "queued", gettext_lazy("Queued")
+    RUNNING = "running", gettext_lazy("Fetching")
+    DONE = "done", gettext_lazy("Complete")
+    FAILED = "failed", gettext_lazy("Failed")
+
+    @classmethod
+    def color(cls, value):
+        return {cls.QUEUED: "info", cls.RUNNING: "primary", cls.DONE: "success", cls.FAILED: "danger"}.get(
+            value, "secondary")
+
+
+REPORT_ACTIVE = (ReportState.QUEUED, ReportState.RUNNING)
+
+
+class ReportRunBase(models.Model):
+    """One walk through the pages of a by-date report."""
+
+    company = models.ForeignKey(Company, on_delete=models.CASCADE, related_name="+",
+                                verbose_name=gettext_lazy("company"))
+    report_date = models.DateField(gettext_lazy("report date"))
+    state = models.CharField(gettext_lazy("state"), max_length=10, choices=ReportState.choices,
+                             default=ReportState.QUEUED)
+    page_size = models.PositiveIntegerField(gettext_lazy("page size"), default=REPORT_PAGE_SIZE)
+    pages_done = models.PositiveIntegerField(gettext_lazy("pages fetched"), default=0)
+    total_pages = models.PositiveIntegerField(gettext_lazy("pages"), null=True, blank=True)
+    total_count = models.PositiveIntegerField(gettext_lazy("items on the platform"), null=True, blank=True)
+    item_count = models.PositiveIntegerField(gettext_lazy("items stored"), default=0)
+    is_current = models.BooleanField(gettext_lazy("current"), default=False)
+    message = models.TextField(gettext_lazy("message"), blank=True)
+    created_at = models.DateTimeField(gettext_lazy("requested"), auto_now_add=True)
+    finished_at = models.DateTimeField(gettext_lazy("finished"), null=True, blank=True)
+
+    class Meta:
+        abstract = True
+        ordering = ["-created_at", "-id"]
+
+    def report_key(self) -> dict:
+        """The fields that make two runs fetches of the same report."""
+        return {"company_id": self.company_id, "report_date": self.report_date}
+
+    @property
+    def state_color(self):
+        return ReportState.color(self.state)
+
+    @property
+    def progress(self):
+        if not self.total_pages:
+            return 100 if self.state == ReportState.DONE else 0
+        return min(100, round(100 * self.pages_done / self.total_pages))
+
+
+# --- the platform's values as model values ------------------------------------------------------------
+
+def decimal_or_none(value):
+    if value is None or value == "":
+        return None
+    try:
+        return Decimal(str(value))
+    except (InvalidOperation, ValueError):
+        return None
+
+
+def int_or_none(value):
+    try:
+        return None if value is None or value == "" else int(value)
+    except (TypeError, ValueError):
+        return None
+
+
+def item_fields(spec, raw: dict, text_limits: dict) -> dict:
+    """Model fields of one report item: spec is ((field, platform name, converter), ...); str values are
+    cut to text_limits[field] (300 when not given), bools default to False, the rest to None."""
+    fields = {}
+    for name, key, convert in spec:
+        value = raw.get(key)
+        if convert is str:
+            fields[name] = ("" if value is None else str(value))[:text_limits.get(name, 300)]
+        else:
+            fields[name] = convert(value) if value is not None else (False if convert is bool else None)
+    return fields
+
+
+# --- the walk --------------------------------------------------------------------------------------------
+
+def report_request(*, model, job: str, name: str, company, report_date, **key):
+    """Fetch the report of one day in the background (a new run; the current one stays until it is done).
+    A run of the same report still queued or running is returned instead of a second one."""
+    with transaction.atomic():
+        active = model.objects.filter(company=company, report_date=report_date, state__in=REPORT_ACTIVE,
+                                      **key).first()
+        if active is not None:
+            return active
+        run = model.objects.create(company=company, report_date=report_date, page_size=REPORT_PAGE_SIZE, **key)
+        jobs.enqueue(job, name=name, company=company, target=f"{model._meta.label_lower}:{run.pk}", args=[run.pk])
+    return run
+
+
+def report_store_page(*, run, page_index, envelope, rows, item_model) -> int:
+    """Store one page's items (rows: unsaved item_model instances) with the run's progress, in one
+    transaction. Returns the number of items stored."""
+    total_pages = int_or_none(envelope.get("totalPages"))
+    total_count = int_or_none(envelope.get("totalCount"))
+    with transaction.atomic():
+        item_model.objects.bulk_create(rows, batch_size=1000)
+        type(run).objects.filter(pk=run.pk).update(pages_done=page_index, total_pages=total_pages,
+                                                   total_count=total_count, item_count=F("item_count") + len(rows))
+    run.pages_done, run.total_pages, run.total_count = page_index, total_pages, total_count
+    run.item_count += len(rows)
+    return len(rows)
+
+
+def report_walk(*, run, fetch_page, store_page) -> str:
+    """Walk every page from the one after the last stored (pageIndex from 1), then finish the run.
+
+    fetch_page(page_index) -> the paged envelope; store_page(page_index, envelope) stores it (through
+    report_store_page). No records is not an error: items is empty and totalCount 0 (document 2, section 4).
+    """
+    if run.state == ReportState.DONE:
+        return _("Already complete.")
+    type(run).objects.filter(pk=run.pk).update(state=ReportState.RUNNING, message="")
+    page_index = run.pages_done + 1
+    while True:
+        envelope = fetch_page(page_index) or {}
+        store_page(page_index, envelope)
+        if run.total_pages:
+            jobs.set_progress(100 * page_index / run.total_pages,
+                              _("Page %(page)s of %(pages)s") % {"page": page_index, "pages": run.total_pages})
+        if not envelope.get("hasNextPage") or not envelope.get("items"):
+            break
+        page_index += 1
+    report_finish(run=run)
+    return _("%(count)s item(s) stored.") % {"count": run.item_count}
+
+
+def report_finish(*, run):
+    """The completed run becomes the current one of its report; older runs (and their items) go."""
+    model = type(run)
+    with transaction.atomic():
+        model.objects.filter(**run.report_key()).exclude(pk=run.pk).exclude(state__in=REPORT_ACTIVE).delete()
+        model.objects.filter(pk=run.pk).update(state=ReportState.DONE, is_current=True, finished_at=timezone.now(),
+                                               message="")
+    run.state, run.is_current = ReportState.DONE, True
+
+
+def report_failed(*, model, run_pk, message):
+    model.objects.filter(pk=run_pk).exclude(state=ReportState.DONE).update(
+        state=ReportState.FAILED, message=message[:2000], finished_at=timezone.now())
+
+
+def date_time(value):
+    return parse_when(value)
