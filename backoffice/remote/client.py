@@ -2,6 +2,7 @@
 
 from .companies import CompaniesClient
 from .invoices import InvoicesClient
+from .passenger_lists import PassengerListClient
 from .tickets import CitiesClient, TicketClient
 
 
@@ -13,4 +14,4 @@ class PlatformClient:
         self.event_tickets = TicketClient(transport, "event_ticket")
         self.passenger_tickets = TicketClient(transport, "passenger_ticket")
         self.cities = CitiesClient(transport)
-        # Issue 5 adds .passenger_lists (a tickets.ExportsAndReports with prefix "passenger_list").
+        self.passenger_lists = PassengerListClient(transport)

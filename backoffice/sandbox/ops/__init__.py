@@ -1,3 +1,3 @@
 """Operations of the simulated platform, one module per service; importing them registers them."""
 
-from . import auth, crm, invoice, ledger, tickets  # noqa: F401
+from . import auth, crm, invoice, ledger, passenger_lists, tickets  # noqa: F401

@@ -896,8 +896,7 @@ for _kind, (_base, _, _report_path) in KINDS.items():
     ):
         operation("ticket", _method, _base + _suffix)(_bind(_handler, _kind))
     operation("ticket", "GET", _report_path)(_bind(report, _kind))
-# Passenger lists come with issue 5: until then their report is an empty envelope (or control-made items).
-operation("ticket", "GET", "/v1/passengerticketlistreport/partsbydate/{reportDate}")(_bind(report, "passenger_list"))
+# The passenger-list report is registered by ops/passenger_lists.py (it reports due lists first).
 
 
 @operation("ticket", "GET", "/v1/city/list")
