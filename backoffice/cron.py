@@ -7,15 +7,16 @@ as JobRun rows and deferred instead of earning a 429.
 
 from rq import cron
 
-from backoffice.core import jobs, sync
+from backoffice.core import sync
+from backoffice.subcompanies import jobs as subcompany_jobs
 
 # Records left QUEUED or SENDING too long (a lost job, a dead worker) are enqueued again.
 cron.register(sync.sweep_stuck, "default", interval=60, name="sweep_stuck", job_timeout=300)
 
-# The usage report (document 1, section 8: once per 15 minutes per company). The job asks the shared
-# limiter first, so a window still closed defers it instead of earning a 429.
-cron.register(jobs.enqueue_per_company, "default", args=("backoffice.subcompanies.jobs.usage_report_refresh",),
-              kwargs={"name": "usage_report_refresh"}, interval=900, name="usage_report_refresh")
+# The usage report (document 1, section 8: once per 15 minutes per company), for the companies that use
+# company management. The job asks the shared limiter first, so a window still closed defers it instead
+# of earning a 429.
+cron.register(subcompany_jobs.usage_reports_enqueue, "default", interval=900, name="usage_report_refresh")
 
 # Later apps register here, each in bounded batches and asking ratelimit.py before each call, e.g.:
 # - poll the statuses of records the platform still works on (per company, sync.records_poll):
@@ -31,3 +32,12 @@ from backoffice.tickets import jobs as ticket_jobs  # noqa: E402
 cron.register(ticket_jobs.tickets_poll_all, "default", interval=60, name="tickets_poll", job_timeout=120)
 cron.register(ticket_jobs.exports_expire, "default", interval=900, name="ticket_exports_expire")
 cron.register(ticket_jobs.reports_sync_yesterday, "default", cron="30 2 * * *", name="ticket_reports_nightly")
+
+# Passenger lists: exports past their 24 hours shown as expired; today's report of lists every 15 minutes for
+# companies with lists not known as reported (a reported list cannot be updated), yesterday's at night.
+from backoffice.passenger_lists import jobs as passenger_list_jobs  # noqa: E402
+
+cron.register(passenger_list_jobs.exports_expire, "default", interval=900, name="passenger_list_exports_expire")
+cron.register(passenger_list_jobs.reports_sync_today, "default", interval=900, name="passenger_list_reports_today")
+cron.register(passenger_list_jobs.reports_sync_yesterday, "default", cron="45 2 * * *",
+              name="passenger_list_reports_nightly")

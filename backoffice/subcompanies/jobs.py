@@ -1,12 +1,13 @@
 """Thin job entry points: load by id, call one service (the runner retries and defers)."""
 
+from django.db.models import Exists, OuterRef, Q
 from django.utils.translation import gettext as _
 
-from backoffice.core import sync
+from backoffice.core import jobs, sync
 from backoffice.core.models import Company
 
 from . import services
-from .models import SubCompany, SubCompanyOperation
+from .models import SubCompany, SubCompanyOperation, UsageSnapshot
 
 
 def subcompany_push(pk):
@@ -25,3 +26,16 @@ def usage_report_refresh(company_id):
     snapshot = services.usage_report_refresh(company=company)
     count = snapshot.customers.count()
     return _("Usage report kept: %(count)s companies.") % {"count": count}
+
+
+def usage_reports_enqueue():
+    """Cron (every 15 minutes): refresh the report of every active company that uses company management
+    (it has a report or a sub-company). A company's first report comes from the refresh button, so that
+    connections without the company-management service are not asked four times an hour."""
+    in_use = Q(Exists(UsageSnapshot.objects.filter(company=OuterRef("pk")))) | Q(
+        Exists(SubCompany.objects.filter(company=OuterRef("pk"))))
+    count = 0
+    for company_id in Company.objects.filter(in_use, is_active=True).values_list("pk", flat=True):
+        count += jobs.enqueue(services.REFRESH_JOB_PATH, name=services.REFRESH_JOB, company=company_id,
+                              args=[company_id]).is_new
+    return count

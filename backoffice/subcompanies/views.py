@@ -20,7 +20,8 @@ from django.utils.translation import gettext_lazy
 from django.views import View
 from django.views.generic import TemplateView
 
-from backoffice.core.choices import Role, SyncState
+from backoffice.core.choices import JobStatus, Role, SyncState
+from backoffice.core.models import JobRun
 from backoffice.core.generic import (
     BulkAction,
     BulkActionView,
@@ -50,7 +51,9 @@ def refresh_state(company) -> dict:
     """What the refresh button shows: open, queued, or closed with the time left."""
     run = services.refresh_run(company)
     wait = services.report_wait_seconds(company)
-    state = {"run": run, "wait": wait, "available": not run and not wait, "available_at": None, "minutes": None}
+    last = JobRun.objects.filter(name=services.REFRESH_JOB, company=company).order_by("-enqueued_at", "-pk").first()
+    state = {"run": run, "wait": wait, "available": not run and not wait, "available_at": None, "minutes": None,
+             "failed": last if last is not None and last.status == JobStatus.FAILED else None}
     if wait:
         state["minutes"] = max(1, math.ceil(wait / 60))
         state["available_at"] = timezone.now() + timedelta(seconds=wait)

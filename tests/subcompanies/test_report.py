@@ -126,3 +126,18 @@ def test_a_subcompany_found_in_the_report_is_listed(company):
     assert (found.origin, found.name, found.identifier, found.remote_id) == (Origin.REPORT, "Portal Ltd.",
                                                                              "1234567890", CHILD)
     assert found.state == SubCompanyState.ACTIVE
+
+
+def test_the_periodic_refresh_covers_the_companies_that_use_company_management(company, other_company, rq_queue):
+    from backoffice.core.models import Company, JobRun
+    from backoffice.subcompanies.jobs import usage_reports_enqueue
+
+    unused = Company.objects.create(name="Kullanmayan A.Ş.", api_key="key-unused")
+    assert usage_reports_enqueue() == 0  # nobody has used it yet: the first report is asked for by hand
+    services.snapshot_save(company=company, body=node(ROOT))
+    SubCompany.objects.create(company=other_company, identifier="1234567890", name="Alt")
+    assert usage_reports_enqueue() == 2
+    assert usage_reports_enqueue() == 0  # already queued: not twice
+    runs = JobRun.objects.filter(name="usage_report_refresh")
+    assert set(runs.values_list("company", flat=True)) == {company.pk, other_company.pk}
+    assert not runs.filter(company=unused).exists()

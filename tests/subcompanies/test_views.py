@@ -267,3 +267,12 @@ def test_report_pages_show_unknown_fields_as_key_value_pairs(client, manager, re
     assert ">identifier</dt>" in html and ">isActive</dt>" in html and "1234567890" in html
     listing = client.get("/sub-companies/reports/").content.decode()
     assert "52,000" in listing  # credit offered, all companies together
+
+
+def test_a_failed_refresh_is_shown_with_the_platforms_message(client, manager, company):
+    JobRun.objects.create(name="usage_report_refresh", company=company, status=JobStatus.FAILED,
+                          message="HTTP 503: Service Unavailable")
+    login(client, manager)
+    html = client.get("/sub-companies/usage/").content.decode()
+    assert 'id="refresh-failed"' in html and "HTTP 503: Service Unavailable" in html
+    assert 'data-state="open"' in html  # and it can be tried again
