@@ -167,6 +167,8 @@ def flatten(value, prefix="") -> list[tuple[str, object]]:
 # --- forecast -----------------------------------------------------------------------------------------
 
 FORECAST_WINDOW = timedelta(days=30)
+# Beyond this the date means nothing (and a slow enough rate would overflow a datetime).
+FORECAST_HORIZON_DAYS = 3650
 
 
 @dataclass
@@ -181,6 +183,7 @@ class Forecast:
     rate_per_day: float | None = None
     runs_out_at: datetime | None = None
     exhausted: bool = False
+    beyond_horizon: bool = False  # lasts more than FORECAST_HORIZON_DAYS at this rate
     reason: str = ""  # set when there is not enough data
     points: int = 0
 
@@ -219,5 +222,9 @@ def forecast(customer_unique_id, label, history) -> Forecast:
         result.reason = str(_("No credit was used between the first and the last usage report of the last 30 days."))
         return result
     result.rate_per_day = growth / days
-    result.runs_out_at = last_at + timedelta(days=result.remaining / result.rate_per_day)
+    days_left = result.remaining / result.rate_per_day
+    if days_left > FORECAST_HORIZON_DAYS:
+        result.beyond_horizon = True
+    else:
+        result.runs_out_at = last_at + timedelta(days=days_left)
     return result

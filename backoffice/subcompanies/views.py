@@ -61,7 +61,7 @@ def refresh_state(company) -> dict:
 
 
 class SectionMixin:
-    """The tabs of the section and the latest report's time, on every page of the section."""
+    """Which tab of the section a page is (templates/subcompanies/includes/tabs.html)."""
 
     section = ""
 

@@ -91,6 +91,11 @@ def test_forecast_says_honestly_when_there_is_not_enough_data(history, reason):
     assert not result.enough_data and reason in result.reason and result.runs_out_at is None
 
 
+def test_forecast_of_a_very_slow_rate_gives_no_date():
+    result = report.forecast(ROOT, "Acme", [(at(0), 10**12, 1), (at(30), 10**12, 2)])
+    assert result.enough_data and result.beyond_horizon and result.runs_out_at is None
+
+
 def test_forecast_of_a_company_already_out_of_credit():
     result = report.forecast(ROOT, "Acme", [(at(0), 1000, 1000)])
     assert result.exhausted and result.remaining == 0 and result.enough_data
