@@ -58,6 +58,7 @@ INSTALLED_APPS = [
     "backoffice.core",
     "backoffice.subcompanies",
     "backoffice.tickets",
+    "backoffice.passenger_lists",
 ]
 # Test-only apps (the test suite sets tests.testapp); never set in production.
 INSTALLED_APPS += env_list("BACKOFFICE_EXTRA_APPS")

@@ -19,6 +19,7 @@ urlpatterns = [
     path("admin/rq/", admin_only("django_rq.urls")),
     path("admin/", admin_only(admin.site.urls)),
     path("tickets/", include("backoffice.tickets.urls")),
+    path("passenger-lists/", include("backoffice.passenger_lists.urls")),
     path("", include("backoffice.subcompanies.urls")),
     path("", include("backoffice.core.urls")),
 ]

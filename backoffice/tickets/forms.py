@@ -262,6 +262,22 @@ OPERATOR_RULE_FIELDS = ("vehicle_operating_vkn_tckn", "vehicle_operating_title",
                         "commission_amount", "commission_tax_amount")
 
 
+def check_operator_fields(form, data):
+    """Document 2, section 2.3 (and 4.3 for passenger lists): when any of the five is filled, all five are
+    required; the message goes on each missing one."""
+    def filled(name):
+        value = data.get(name)
+        return value not in (None, "") and not (isinstance(value, str) and not value.strip())
+
+    given = [name for name in OPERATOR_RULE_FIELDS if filled(name) or name in form.errors]
+    if given:
+        for name in OPERATOR_RULE_FIELDS:
+            if not filled(name) and name not in form.errors:
+                form.add_error(name, ValidationError(
+                    _("Required: the vehicle operator's VKN/TCKN, title, tax office, commission and commission "
+                      "VAT are given together."), code="operator_fields"))
+
+
 class PassengerTicketForm(TicketForm):
     """Document 2, section 2.3."""
 
@@ -307,18 +323,7 @@ class PassengerTicketForm(TicketForm):
 
     def clean(self):
         data = super().clean()
-        # Document 2, section 2.3: when any of the five is filled, all five are required.
-        def filled(name):
-            value = data.get(name)
-            return value not in (None, "") and not (isinstance(value, str) and not value.strip())
-
-        given = [name for name in OPERATOR_RULE_FIELDS if filled(name) or name in self.errors]
-        if given:
-            for name in OPERATOR_RULE_FIELDS:
-                if not filled(name) and name not in self.errors:
-                    self.add_error(name, ValidationError(
-                        _("Required: the vehicle operator's VKN/TCKN, title, tax office, commission and commission "
-                          "VAT are given together."), code="operator_fields"))
+        check_operator_fields(self, data)
         return data
 
     def kind_fieldsets(self):

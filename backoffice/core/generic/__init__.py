@@ -13,7 +13,14 @@ and in urls.py: `app_name = "tickets"; urlpatterns = [*get_model_urls("tickets",
 """
 
 from .filters import BaseFilterSet, DateFromFilter, DateToFilter, YesNoFilter
-from .registry import get_model_urls, model_url, register_model_view, register_model_views, user_may
+from .registry import (
+    get_model_urls,
+    model_url,
+    register_bulk_action,
+    register_model_view,
+    register_model_views,
+    user_may,
+)
 from .tables import BaseTable, ChoiceBadgeColumn, DateTimeColumn, LinkedColumn, ProgressColumn, SelectionColumn
 from .views import (
     BulkAction,
@@ -27,7 +34,7 @@ from .views import (
 
 __all__ = [
     "BaseFilterSet", "DateFromFilter", "DateToFilter", "YesNoFilter",
-    "get_model_urls", "model_url", "register_model_view", "register_model_views", "user_may",
+    "get_model_urls", "model_url", "register_bulk_action", "register_model_view", "register_model_views", "user_may",
     "BaseTable", "ChoiceBadgeColumn", "DateTimeColumn", "LinkedColumn", "ProgressColumn", "SelectionColumn",
     "BulkAction", "BulkActionView", "ObjectDeleteView", "ObjectDetailView", "ObjectEditView", "ObjectListView",
     "bulk_delete",

@@ -25,6 +25,8 @@ ROUTES = {
 
 _views: dict[tuple[str, str], dict[str, type]] = {}
 _prefixes: dict[tuple[str, str], str] = {}
+# Bulk actions another app adds to a model's list; each posts the selection to its own URL (url_name).
+_extra_bulk_actions: dict[tuple[str, str], dict] = {}
 
 
 def _key(model):
@@ -58,6 +60,18 @@ def register_model_views(model, *, prefix=None, **views):
         _prefixes[key] = prefix.strip("/")
     elif key not in _prefixes:
         _prefixes[key] = model._meta.model_name
+
+
+def register_bulk_action(model, name, bulk_action):
+    """Add a bulk action to a model's list from another app (e.g. passenger lists on the passenger-ticket
+    list). bulk_action.url_name is the view that receives the selected "pk" values by POST."""
+    if not bulk_action.url_name:
+        raise ValueError("a bulk action registered from another app needs url_name")
+    _extra_bulk_actions.setdefault(_key(model), {})[name] = bulk_action
+
+
+def extra_bulk_actions(model) -> dict:
+    return dict(_extra_bulk_actions.get(_key(model), {}))
 
 
 def get_model_urls(app_label, model_name):

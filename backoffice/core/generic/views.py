@@ -20,6 +20,7 @@ from django.db.models import ProtectedError
 from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect
 from django.template.response import TemplateResponse
+from django.urls import NoReverseMatch, reverse
 from django.utils import timezone
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.text import slugify
@@ -31,7 +32,7 @@ from django_tables2 import RequestConfig
 from ..crypto import EncryptedTextField
 from ..roles import CompanyScopedMixin, RoleRequiredMixin, has_role
 from .export import export_xlsx
-from .registry import get_model_view, model_url, user_may
+from .registry import extra_bulk_actions, get_model_view, model_url, user_may
 from .tables import SelectionColumn
 from .text import capfirst
 
@@ -123,16 +124,18 @@ class ObjectListView(BaseObjectView):
     def bulk_actions(self):
         """The bulk actions this user may run: [(name, BulkAction, url)]."""
         view_class = get_model_view(self.get_model(), "bulk")
-        if view_class is None or not user_may(self.request.user, self.get_model(), "bulk"):
-            return []
-        allowed = []
-        for name, bulk_action in view_class.actions.items():
-            if bulk_action.required_roles and not has_role(self.request.user, *bulk_action.required_roles):
+        actions = []
+        if view_class is not None and user_may(self.request.user, self.get_model(), "bulk"):
+            actions = [(name, bulk_action, model_url(self.get_model(), "bulk", action=name))
+                       for name, bulk_action in view_class.actions.items()]
+        for name, bulk_action in extra_bulk_actions(self.get_model()).items():
+            try:
+                actions.append((name, bulk_action, reverse(bulk_action.url_name)))
+            except NoReverseMatch:
                 continue
-            url = model_url(self.get_model(), "bulk", action=name)
-            if url:
-                allowed.append((name, bulk_action, url))
-        return allowed
+        return [(name, bulk_action, url) for name, bulk_action, url in actions
+                if url and not (bulk_action.required_roles
+                                and not has_role(self.request.user, *bulk_action.required_roles))]
 
     def per_page(self):
         try:
@@ -342,6 +345,8 @@ class BulkAction:
     confirm: str = gettext_lazy("Apply this action to the selected records?")
     style: str = "primary"  # Bootstrap colour of the button
     required_roles: tuple = ()
+    # Registered from another app (registry.register_bulk_action): the URL name its button posts to.
+    url_name: str = ""
 
 
 def bulk_delete(request, queryset):

@@ -1,0 +1,19 @@
+"""Tunables of the passenger-list app: a Django setting of the same name wins, then the environment, then the
+default."""
+
+import os
+
+from django.conf import settings
+
+DEFAULTS = {
+    # How long a list's push waits when some of its tickets are still being sent.
+    "PASSENGER_LIST_TICKET_WAIT_SECONDS": 3.0,
+    # How often an export job asks the history whether its export is ready.
+    "PASSENGER_LIST_EXPORT_POLL_SECONDS": 30.0,
+}
+
+
+def get(name: str) -> float:
+    if hasattr(settings, name):
+        return float(getattr(settings, name))
+    return float(os.environ.get(name, DEFAULTS[name]))
