@@ -43,8 +43,8 @@ OPERATOR_PAYLOAD = {
     "vehicleOperatingRegisterNo": "vehicle_operating_register_no",
     "vehicleOperatingTelephone": "vehicle_operating_telephone", "vehicleOperatingEmail": "vehicle_operating_email",
 }
-# The operator fields a list takes over from its tickets when they all agree.
-COPIED_FROM_TICKETS = tuple(OPERATOR_PAYLOAD.values()) + ("commission_amount", "commission_tax_amount")
+# The operator fields a list takes over from its tickets when they all agree (the commissions are summed).
+COPIED_FROM_TICKETS = tuple(OPERATOR_PAYLOAD.values())
 
 
 class PassengerListError(Exception):
@@ -158,7 +158,8 @@ class Expedition:
 
 def expedition_of(*, company, pks) -> Expedition:
     """The expedition of the selected tickets (one expedition number and date; several plates mean the
-    plate is given by hand), with the operator fields they agree on, and the current list it has if any."""
+    plate is given by hand), with the vehicle operator they agree on (and the sums of the expedition's
+    commissions), and the current list it has if any."""
     tickets = list(PassengerTicket.objects.filter(company=company, pk__in=pks).order_by("ticket_number", "pk"))
     if not tickets:
         raise PassengerListError(_("Select the passenger tickets of one expedition first."))
@@ -175,9 +176,18 @@ def expedition_of(*, company, pks) -> Expedition:
         values = {getattr(t, name) for t in tickets}
         if len(values) == 1 and None not in values and "" not in values:
             initial[name] = values.pop()
-    probe = PassengerList(company=company, expedition_number=first.expedition_number,
-                          expedition_time=first.expedition_time, vehicle_plate=first.vehicle_plate)
-    existing = same_information(probe).order_by("-created_at", "-pk").first()
+    if initial.get("vehicle_operating_vkn_tckn"):
+        # The list's commission is the expedition's: the sum over all of its tickets, not only the selected.
+        probe = PassengerList(company=company, expedition_number=first.expedition_number,
+                              expedition_time=first.expedition_time, vehicle_plate=first.vehicle_plate,
+                              is_manual_plate=initial["is_manual_plate"])
+        sums = list_tickets(probe).aggregate(commission=Sum("commission_amount"),
+                                             commission_tax=Sum("commission_tax_amount"))
+        for name, total in (("commission_amount", sums["commission"]), ("commission_tax_amount", sums["commission_tax"])):
+            initial[name] = total.quantize(CENT) if total is not None else None
+    existing = same_information(PassengerList(company=company, expedition_number=first.expedition_number,
+                                              expedition_time=first.expedition_time,
+                                              vehicle_plate=first.vehicle_plate)).order_by("-created_at", "-pk").first()
     return Expedition(tickets, first.expedition_number, first.expedition_time, first.vehicle_plate, plates, initial,
                       existing)
 

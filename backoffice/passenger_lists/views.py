@@ -103,7 +103,8 @@ class PassengerListDetailView(ListsSection, ObjectDetailView):
         user = self.request.user
         may_edit = has_role(user, *EDITORS)
         tickets = plist.tickets.order_by("ticket_number", "pk")
-        table = tables.ListTicketTable(tickets)
+        # One plate for all unless the plate was given by hand: then each ticket's plate is worth a column.
+        table = tables.ListTicketTable(tickets, exclude=() if plist.is_manual_plate else ("vehicle_plate",))
         RequestConfig(self.request, paginate=False).configure(table)
         sums = tickets.aggregate(payable=Sum("payable_amount"), commission=Sum("commission_amount"),
                                  commission_tax=Sum("commission_tax_amount"))

@@ -17,10 +17,14 @@ pytestmark = pytest.mark.django_db
 ADD = reverse("passenger_lists:passengerlist_add")
 
 
+OPERATOR_OF_TICKETS = {"vehicle_operating_vkn_tckn": OPERATOR["vehicle_operating_vkn_tckn"],
+                       "vehicle_operating_title": "Anadolu Turizm A.Ş.", "vehicle_operating_tax_center": "Kadıköy",
+                       "commission_amount": Decimal("10"), "commission_tax_amount": Decimal("2")}
+
+
 @pytest.fixture
 def expedition(company):
-    return [local_ticket(company, seat=str(seat), commission_amount=Decimal("10"),
-                         commission_tax_amount=Decimal("2")) for seat in (1, 2, 3)]
+    return [local_ticket(company, seat=str(seat), **OPERATOR_OF_TICKETS) for seat in (1, 2, 3)]
 
 
 def a_list(company, **fields):
@@ -50,8 +54,10 @@ def test_the_selection_comes_back_as_a_filled_form_with_the_expeditions_tickets(
     assert page.status_code == 200
     form = page.context["form"]
     assert form.initial["expedition_number"] == "S-1001" and form.initial["vehicle_plate"] == "34ABC123"
-    # The tickets agree on their commission: the list starts with it.
-    assert form.initial["commission_amount"] == Decimal("10.00")
+    # The tickets name one vehicle operator: the list starts with it and the expedition's commissions.
+    assert form.initial["vehicle_operating_title"] == "Anadolu Turizm A.Ş."
+    assert (form.initial["commission_amount"], form.initial["commission_tax_amount"]) == (Decimal("30.00"),
+                                                                                          Decimal("6.00"))
     assert page.context["ticket_sums"] == {"payable": Decimal("1320.00"), "count": 3}
     html = page.content.decode()
     assert all(t.ticket_number in html for t in expedition) and 'id="list-existing"' not in html
