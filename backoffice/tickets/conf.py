@@ -9,6 +9,8 @@ DEFAULTS = {
     "TICKET_POLL_DELAY_SECONDS": 10.0,
     # How often an export job asks the history whether its export is ready.
     "TICKET_EXPORT_POLL_SECONDS": 30.0,
+    # Tickets a batch push job sends at once (threads): one's database work overlaps another's wait.
+    "TICKET_PUSH_CONCURRENCY": 3,
 }
 
 

@@ -17,6 +17,10 @@ def passenger_ticket_push(pk):
     return services.ticket_push(PassengerTicket, pk)
 
 
+def tickets_push_batch(kind, pks):
+    return services.tickets_push_batch(model=TICKET_MODELS[TicketKind(kind)], pks=pks)
+
+
 def tickets_poll(company_id):
     """Poll one batch of queued tickets of each kind; enqueue the next poll while some still wait."""
     company = Company.objects.get(pk=company_id)

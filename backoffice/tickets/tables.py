@@ -1,4 +1,7 @@
 import django_tables2 as tables
+from django.core.paginator import EmptyPage, Paginator
+from django.db.models import QuerySet
+from django.utils.functional import cached_property
 from django.utils.formats import number_format
 from django.utils.html import format_html
 from django.utils.translation import gettext_lazy as _
@@ -37,6 +40,50 @@ class StatusColumn(ChoiceBadgeColumn):
         return super().render(value, record, bound_column)
 
 
+class CappedCountPaginator(Paginator):
+    """Counts at most `cap` + 1 rows (one cheap query, whatever the table's size), so that a list of a
+    million tickets costs what a list of a thousand does. Past the cap the page says "≥ cap" and the
+    pages after the last numbered one are still reachable (an empty page is the end)."""
+
+    cap = 10_000
+
+    @cached_property
+    def count(self):
+        # django-tables2 hands over its BoundRows, whose .data (TableQuerysetData) holds the queryset in .data.
+        queryset = self.object_list
+        for _level in range(2):
+            if not isinstance(queryset, QuerySet):
+                queryset = getattr(queryset, "data", None)
+        if not isinstance(queryset, QuerySet):
+            return len(self.object_list)
+        if queryset.query.is_sliced:
+            return queryset.count()
+        # COUNT(*) over a LIMIT subquery: the index stops after cap + 1 entries.
+        counted = queryset.order_by()[: self.cap + 1].count()
+        self.count_is_capped = counted > self.cap
+        return min(counted, self.cap)
+
+    count_is_capped = False
+
+    def validate_number(self, number):
+        try:
+            return super().validate_number(number)
+        except EmptyPage:
+            if self.count_is_capped and int(number) > 0:
+                return int(number)
+            raise
+
+    def page(self, number):
+        number = self.validate_number(number)
+        if not self.count_is_capped or number <= self.num_pages:
+            return super().page(number)
+        bottom = (number - 1) * self.per_page
+        objects = list(self.object_list[bottom:bottom + self.per_page])
+        if not objects:
+            raise EmptyPage("That page contains no results")
+        return self._get_page(objects, number, self)
+
+
 class OrderedTable(BaseTable):
     """Columns in Meta.sequence, also when the list view puts its selection column first ("pk", "...")."""
 
@@ -45,6 +92,9 @@ class OrderedTable(BaseTable):
         if sequence and sequence[-1] == "..." and wanted:
             kwargs["sequence"] = (*sequence[:-1], *[name for name in wanted if name not in sequence])
         super().__init__(*args, **kwargs)
+
+    def paginate(self, paginator_class=CappedCountPaginator, *args, **kwargs):
+        return super().paginate(paginator_class, *args, **kwargs)
 
 
 class TicketTable(OrderedTable):

@@ -234,13 +234,15 @@ def _bulk(service, **extra):
 
 
 def _resend(request, queryset):
-    count = 0
-    for ticket in queryset.filter(sync_state=SyncState.FAILED):
-        services.ticket_resend(ticket=ticket)
-        count += 1
-    if not count:
+    failed = list(queryset.filter(sync_state=SyncState.FAILED).order_by("pk"))
+    if not failed:
         messages.error(request, _("Only tickets whose sending failed can be sent again."))
-    return count
+        return 0
+    if len(failed) == 1:
+        services.ticket_resend(ticket=failed[0])
+    else:
+        services.tickets_queue(tickets=failed)
+    return len(failed)
 
 
 class TicketBulkView(TicketsSection, BulkActionView):

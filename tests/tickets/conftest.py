@@ -1,8 +1,13 @@
 """Shared data of the ticket tests: valid form posts of both kinds, users, and a logged-in client."""
 
+from decimal import Decimal
+
 import pytest
+from django.utils import timezone
 
 from backoffice.core.middleware import SESSION_KEY
+from backoffice.tickets.choices import TicketStatus
+from backoffice.tickets.models import EventTicket, TicketLine
 
 VKN = "1234567890"  # valid check digit
 VKN_2 = "9876543217"
@@ -69,3 +74,19 @@ def login(client, user, company, language="en"):
 @pytest.fixture
 def accountant_client(client, accountant, company):
     return login(client, accountant, company)
+
+
+def make_tickets(company, count, prefix="PSH"):
+    """count event tickets saved locally (not queued), one line each, created in bulk."""
+    now = timezone.now()
+    tickets = EventTicket.objects.bulk_create([
+        EventTicket(company=company, ticket_number=f"{prefix}{now.year}{i:09d}", prefix=prefix, ticket_date=now,
+                    payment_type="NAKIT", customer_first_name="Ayşe", customer_last_name="Yılmaz",
+                    seat_number=f"S{i}", event_name="Bahar Konseri", event_location="Salon A", event_city_id=34,
+                    event_city="İstanbul", event_municipality="Kadıköy", event_organizer_vkn_tckn=VKN,
+                    requested_status=TicketStatus.DRAFT, total_amount=Decimal("100"), payable_amount=Decimal("120"))
+        for i in range(1, count + 1)], batch_size=1000)
+    TicketLine.objects.bulk_create([
+        TicketLine(event_ticket=ticket, position=1, service_description="Bilet", amount=Decimal("100"),
+                   vat_rate=Decimal("20"), vat_amount=Decimal("20")) for ticket in tickets], batch_size=1000)
+    return list(EventTicket.objects.filter(company=company).order_by("pk"))

@@ -503,3 +503,38 @@ def test_cron_polls_only_companies_with_queued_tickets_and_fetches_yesterdays_re
     yesterday = timezone.localdate() - timedelta(days=1)
     assert set(ReportRun.objects.values_list("company", "kind", "report_date")) == {
         (c.pk, k, yesterday) for c in (company, other_company) for k in ("event", "passenger")}
+
+
+# --- many at once -------------------------------------------------------------------------------------------
+
+def test_a_batch_push_sends_each_once_and_goes_on_after_a_refusal(fast, sandbox_company, settings):
+    settings.TICKET_PUSH_CONCURRENCY = 1  # in this thread: the test's transaction is not visible to others
+    tickets = [new_event(sandbox_company) for _ in range(4)]
+    EventTicket.objects.filter(pk=tickets[1].pk).update(event_organizer_vkn_tckn="12")  # the platform refuses it
+    EventTicket.objects.filter(pk__in=[t.pk for t in tickets]).update(sync_state=SyncState.FAILED)
+    [run] = services.tickets_queue(tickets=tickets)
+    assert run.name == "tickets_push_batch"
+    assert set(EventTicket.objects.values_list("sync_state", flat=True)) == {SyncState.QUEUED}
+    assert jobs.tickets_push_batch("event", [t.pk for t in tickets]) == "3 ticket(s) sent, 1 refused."
+    states = dict(EventTicket.objects.values_list("pk", "sync_state"))
+    assert states == {t.pk: SyncState.FAILED if t is tickets[1] else SyncState.SYNCED for t in tickets}
+    assert "eventOrganizerVknTckn" in EventTicket.objects.get(pk=tickets[1].pk).last_error
+    assert creates(fast) == 4
+    # Run again (as after a retry): nothing is sent twice.
+    assert jobs.tickets_push_batch("event", [t.pk for t in tickets]) == "Nothing to send."
+    assert creates(fast) == 4
+
+
+def test_a_batch_stops_at_a_transient_error_and_the_rest_waits(fast, sandbox_company, settings):
+    settings.TICKET_PUSH_CONCURRENCY = 1
+    tickets = [new_event(sandbox_company) for _ in range(3)]
+    EventTicket.objects.update(sync_state=SyncState.LOCAL)
+    services.tickets_queue(tickets=tickets)
+    fast.add_fault(path=CREATE_PATH, method="POST", timeout_seconds=3, timeout_after=True, remaining=1)
+    with pytest.raises(RemoteError):
+        jobs.tickets_push_batch("event", [t.pk for t in tickets])
+    assert set(EventTicket.objects.values_list("sync_state", flat=True)) == {SyncState.QUEUED}
+    jobs.tickets_push_batch("event", [t.pk for t in tickets])  # the runner's retry
+    assert set(EventTicket.objects.values_list("sync_state", flat=True)) == {SyncState.SYNCED}
+    wait_for(lambda: creates(fast) == 3, timeout=10, message="the slow create to be logged")
+    assert len(client_for(sandbox_company).event_tickets.list(1, 50)["items"]) == 3

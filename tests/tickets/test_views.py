@@ -4,6 +4,7 @@ rules, list filters and bulk actions (the platform is not called: jobs are only 
 from decimal import Decimal
 
 import pytest
+from django.core.paginator import EmptyPage
 from django.urls import reverse
 from django.utils import translation
 
@@ -258,3 +259,21 @@ def test_update_keeps_untouched_lines_and_drops_deleted_ones(accountant_client):
     del data["prefix"]
     assert accountant_client.post(url, data).status_code == 302
     assert list(ticket.lines.values_list("service_description", "amount")) == [("A", Decimal("100.00"))]
+
+
+def test_a_long_list_counts_up_to_a_cap_and_every_page_stays_reachable(accountant_client, company, monkeypatch):
+    from backoffice.tickets.tables import CappedCountPaginator
+
+    for _ in range(5):
+        post_event(accountant_client)
+    queryset = EventTicket.objects.order_by("pk")
+    monkeypatch.setattr(CappedCountPaginator, "cap", 3)
+    paginator = CappedCountPaginator(queryset, 2)
+    assert (paginator.count, paginator.count_is_capped, paginator.num_pages) == (3, True, 2)
+    assert [t.ticket_number[-1] for t in paginator.page(3)] == ["5"]  # past the counted pages
+    with pytest.raises(EmptyPage):
+        paginator.page(4)
+    uncapped = CappedCountPaginator(queryset[:2], 2)
+    assert (uncapped.count, uncapped.count_is_capped) == (2, False)
+    page = accountant_client.get(reverse("tickets:eventticket_list")).content.decode()
+    assert "≥ " in page  # "≥ 3 records": counted only up to the cap

@@ -16,6 +16,7 @@ from backoffice.tickets.choices import ExportState, TicketKind, TicketStatus
 from backoffice.tickets.models import EventTicket, TicketExport
 from tests.testapp.testing import _empty, manage, output, stop, wait_for
 
+from .conftest import make_tickets
 from .test_services import CREATE_PATH, creates, new_event
 
 pytestmark = [pytest.mark.worker, pytest.mark.django_db(transaction=True)]
@@ -62,8 +63,10 @@ def test_push_then_poll_until_approved(worker, sandbox, sandbox_company):
     tickets = [new_event(sandbox_company, status=TicketStatus.QUEUED) for _ in range(3)]
     for ticket in tickets:
         wait(worker, lambda: settled(ticket.pk, TicketStatus.APPROVED), "the ticket to be approved")
+    # The poll's run is marked done just after it settled the tickets.
+    wait(worker, lambda: JobRun.objects.filter(name="tickets_poll", status=JobStatus.SUCCEEDED).exists(),
+         "the poll's run to finish")
     assert JobRun.objects.filter(name="event_ticket_push", status=JobStatus.SUCCEEDED).count() == 3
-    assert JobRun.objects.filter(name="tickets_poll", status=JobStatus.SUCCEEDED).exists()
     assert creates(sandbox) == 3
 
 
@@ -99,3 +102,17 @@ def test_an_export_waits_for_the_platform_then_is_kept(worker, sandbox, sandbox_
     assert export.size > 0 and export.fetched_at <= timezone.now() + timedelta(seconds=1)
     run = JobRun.objects.get(name="ticket_export")
     assert run.status == JobStatus.SUCCEEDED and run.progress == 100
+
+
+def test_many_tickets_in_batches_with_parallel_lanes_each_sent_once(worker, sandbox, sandbox_company):
+    # The first create is received by the platform but its answer never comes: the lane that sent it
+    # stops the batch, the runner runs the batch again, and that ticket is reconciled, not sent again.
+    sandbox.add_fault(path=CREATE_PATH, method="POST", timeout_seconds=2.5, timeout_after=True, remaining=1)
+    tickets = make_tickets(sandbox_company, 150)
+    runs = services.tickets_queue(tickets=tickets)
+    assert len(runs) == 2  # batches of 100
+    wait(worker, lambda: EventTicket.objects.filter(sync_state=SyncState.SYNCED).count() == 150,
+         "every ticket to be pushed", timeout=90)
+    wait_for(lambda: creates(sandbox) == 150, timeout=10, message="the slow create to be logged")
+    assert len({t.remote_id for t in EventTicket.objects.all()}) == 150
+    assert JobRun.objects.filter(name="tickets_push_batch", status=JobStatus.SUCCEEDED).count() == 2

@@ -1,0 +1,77 @@
+"""Pushing tickets through the real worker to the sandbox against a bare loop of HTTP requests posting
+the same payloads to the sandbox. Prints both throughputs and their ratio, measured in the same run;
+asserts the ratio (at least 0.5) and that every ticket went exactly once, never an absolute time.
+Run with `make bench` (BENCH_PUSH_TICKETS changes the count, 5,000 by default).
+"""
+
+import os
+import time
+
+import django_rq
+import pytest
+import requests
+from django.db import connection
+from rq import Worker
+
+from backoffice.core.choices import SyncState
+from backoffice.tickets import services
+from backoffice.tickets.models import EventTicket
+from tests.testapp.testing import _empty, manage, output, stop, wait_for
+from tests.tickets.conftest import make_tickets
+
+COUNT = int(os.environ.get("BENCH_PUSH_TICKETS", 5000))
+WORKERS = int(os.environ.get("BENCH_PUSH_WORKERS", 1))
+WORKER_ARGS = os.environ.get("BENCH_WORKER_ARGS", "").split()
+
+pytestmark = [pytest.mark.bench, pytest.mark.worker, pytest.mark.django_db(transaction=True)]
+
+
+def test_push_through_the_worker_against_a_bare_request_loop(sandbox, make_sandbox_company):
+    worker_company, bare_company = make_sandbox_company(name="Worker A.Ş."), make_sandbox_company(name="Bare A.Ş.")
+    tickets = make_tickets(worker_company, COUNT)
+    payloads = [services.ticket_payload(ticket) for ticket in tickets]
+
+    # The least a push can cost: one POST after another on a kept-alive session, nothing recorded.
+    session = requests.Session()
+    session.trust_env = False
+    url = worker_company.base_url("ticket") + "/v1/event-ticket"
+    headers = {"x-api-key": bare_company.api_key}
+    start = time.perf_counter()
+    for payload in payloads:
+        response = session.post(url, json=payload, headers=headers, timeout=30)
+        assert response.status_code == 200, response.text
+    bare_rate = COUNT / (time.perf_counter() - start)
+
+    # The same payloads through the job machinery and the real worker(s) with --with-scheduler.
+    queue = django_rq.get_queue("default")
+    _empty(queue)
+    workers = [manage("rqworker", "default", "--with-scheduler", *WORKER_ARGS) for _ in range(WORKERS)]
+    try:
+        wait_for(lambda: len(Worker.all(queue=queue)) >= WORKERS, timeout=30, message="the workers to register")
+        start = time.perf_counter()
+        services.tickets_queue(tickets=tickets)  # batch jobs, on the queue when this returns (autocommit)
+        enqueued = time.perf_counter() - start
+
+        def done():
+            return not EventTicket.objects.filter(company=worker_company).exclude(
+                sync_state__in=[SyncState.SYNCED, SyncState.FAILED]).exists()
+
+        try:
+            wait_for(done, timeout=max(600, COUNT / 2), interval=0.5, message="every ticket to be pushed")
+        except AssertionError as exc:
+            raise AssertionError(f"{exc}\n{output(workers[0])[-4000:]}") from None
+        worker_rate = COUNT / (time.perf_counter() - start)
+    finally:
+        for process in workers:
+            stop(process)
+        _empty(queue)
+
+    assert EventTicket.objects.filter(company=worker_company, sync_state=SyncState.SYNCED).count() == COUNT
+    creates = sum(row["count"] for row in sandbox.stats()["requests"]
+                  if row["method"] == "POST" and row["path"] == "/ticket/v1/event-ticket" and row["status"] == 200)
+    assert creates == 2 * COUNT  # each ticket once by the loop, once by the worker
+    ratio = worker_rate / bare_rate
+    print(f"\n[bench] pushing {COUNT:,} event tickets on {connection.vendor}: bare request loop {bare_rate:,.0f}/s; "
+          f"through {WORKERS} worker(s) {worker_rate:,.0f}/s (enqueueing took {enqueued:.1f} s of it); "
+          f"ratio {ratio:.2f} (at least 0.5)")
+    assert ratio >= 0.5
