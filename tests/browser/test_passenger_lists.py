@@ -22,8 +22,7 @@ from backoffice.passenger_lists.models import PassengerList
 from backoffice.tickets import services as ticket_services
 from backoffice.tickets.choices import TicketStatus
 from backoffice.tickets.models import PassengerTicket
-from tests.browser.conftest import screenshot
-from tests.browser.test_shell import CHROMIUM, browser_page  # noqa: F401 (fixture)
+from tests.browser.conftest import CHROMIUM, screenshot
 from tests.conftest import make_user
 from tests.testapp.testing import _empty, manage, output, stop, wait_for
 from tests.tickets.conftest import TCKN, TCKN_2

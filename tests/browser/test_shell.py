@@ -13,42 +13,14 @@ from django.utils import timezone
 
 from backoffice.core.choices import JobStatus, Role
 from backoffice.core.models import Company, JobRun, RemoteCall
-from tests.browser.conftest import screenshot
+from tests.browser.conftest import CHROMIUM, screenshot
 from tests.conftest import make_user
-
-CHROMIUM = "/usr/bin/chromium"
 
 pytestmark = [
     pytest.mark.browser,
     pytest.mark.skipif(not os.path.exists(CHROMIUM),
                        reason="needs Debian's Chromium at /usr/bin/chromium (`make test` installs it)"),
 ]
-
-
-@pytest.fixture
-def browser_page():
-    # Playwright's sync API runs an event loop in this thread; Django's ORM calls of the test itself
-    # stay synchronous and safe.
-    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
-            executable_path=CHROMIUM,
-            args=["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                  "--disable-component-update", "--disable-sync", "--no-first-run"],
-        )
-        context = browser.new_context(viewport={"width": 1440, "height": 900}, locale="tr-TR",
-                                      timezone_id="Europe/Istanbul")
-        page = context.new_page()
-        page.set_default_timeout(15_000)
-        # Nothing may leave the machine: every request goes to the live server only.
-        page.route("**/*", lambda route: route.continue_()
-                   if route.request.url.startswith(("http://localhost", "http://127.0.0.1"))
-                   else route.abort())
-        yield page
-        context.close()
-        browser.close()
 
 
 def _demo_data():

@@ -17,8 +17,7 @@ from backoffice.core.models import RemoteCall
 from backoffice.subcompanies import services
 from backoffice.subcompanies.choices import OperationKind
 from backoffice.subcompanies.models import SubCompany, SubCompanyOperation, UsageSnapshot
-from tests.browser.conftest import screenshot
-from tests.browser.test_shell import CHROMIUM, browser_page  # noqa: F401 (fixture)
+from tests.browser.conftest import CHROMIUM, screenshot
 from tests.conftest import make_user
 from tests.subcompanies.conftest import SCALE, new_vkn
 from tests.testapp.testing import _empty, wait_for

@@ -16,8 +16,7 @@ from rq import Worker
 from backoffice.core.choices import Role, SyncState
 from backoffice.tickets.choices import TicketStatus
 from backoffice.tickets.models import EventTicket
-from tests.browser.conftest import screenshot
-from tests.browser.test_shell import CHROMIUM, browser_page  # noqa: F401 (fixture)
+from tests.browser.conftest import CHROMIUM, screenshot
 from tests.conftest import make_user
 from tests.testapp.testing import _empty, manage, output, stop, wait_for
 from tests.tickets.conftest import VKN

@@ -113,3 +113,73 @@ def test_turkish_capitals_keep_the_dot_of_i():
         assert capfirst("iş") == "İş" and capfirst("ılık") == "Ilık"
     with translation.override("en"):
         assert capfirst("invoice") == "Invoice"
+
+
+# The same flags as the Makefile's `messages` target (plus node_modules); the copy below holds no tests anyway.
+MAKEMESSAGES_IGNORE = [".venv", "tests", "staticfiles", "node_modules"]
+# Not sources: the repository, the development databases, the ignored folders.
+SKIP_DIRS = {".git", "var", *MAKEMESSAGES_IGNORE}
+
+
+def _copy_sources(target):
+    """Copy what makemessages reads (.py, .html, .txt and the catalogue) into target: it writes its .pot
+    and temporary template files next to the sources, so it never runs on the real tree here."""
+    import shutil
+
+    root = Path(settings.BASE_DIR)
+
+    def ignore(directory, names):
+        directory = Path(directory)
+        skipped = set()
+        for name in names:
+            path = directory / name
+            if path.is_dir():
+                if (directory == root and name in SKIP_DIRS) or name == "__pycache__":
+                    skipped.add(name)
+            elif path.suffix not in (".py", ".html", ".txt", ".po"):
+                skipped.add(name)
+        return skipped
+
+    shutil.copytree(root, target, ignore=ignore)
+
+
+def test_the_catalogue_covers_every_string_of_the_source(tmp_path, monkeypatch):
+    """Extract the strings afresh (into a copy) and check each one is in the committed catalogue,
+    translated and not fuzzy: a new gettext string without its Turkish fails here, not in front of a user."""
+    import shutil
+
+    import pytest
+    from django.core.management import call_command
+    from django.test import override_settings
+
+    missing_tools = [tool for tool in ("xgettext", "msgmerge", "msguniq", "msgattrib") if not shutil.which(tool)]
+    if missing_tools:
+        pytest.skip(f"needs Debian's gettext ({', '.join(missing_tools)} missing; `make messages` installs it)")
+
+    copy = tmp_path / "src"
+    _copy_sources(copy)
+    monkeypatch.chdir(copy)
+    # The copy's own catalogue is the only locale path, so the merge lands there.
+    with override_settings(LOCALE_PATHS=[copy / "backoffice" / "locale"]):
+        call_command("makemessages", locale=["tr"], no_obsolete=True, ignore_patterns=list(MAKEMESSAGES_IGNORE),
+                     verbosity=0)
+
+    def key(entry):
+        return entry.get("msgctxt"), entry["msgid"]
+
+    committed = {key(e): e for e in parse_po(CATALOGUE / "django.po") if e["msgid"]}
+    fresh = [e for e in parse_po(copy / "backoffice" / "locale" / "tr" / "LC_MESSAGES" / "django.po") if e["msgid"]]
+    assert len(fresh) > 100
+    missing, untranslated = [], []
+    for entry in fresh:
+        known = committed.get(key(entry))
+        if known is None:
+            missing.append(entry["msgid"])
+        elif "fuzzy" in known["flags"] or not known["msgstr"] or not all(known["msgstr"]):
+            untranslated.append(entry["msgid"])
+        elif known.get("msgid_plural") != entry.get("msgid_plural"):
+            missing.append(entry["msgid"])
+    fix = ("run `.venv/bin/python manage.py makemessages -l tr --no-obsolete --ignore=.venv --ignore=tests "
+           "--ignore=staticfiles --ignore=node_modules`, translate, then `compilemessages -l tr --ignore=.venv`")
+    assert missing == [], f"not in the Turkish catalogue ({fix}): {missing[:20]}"
+    assert untranslated == [], f"untranslated or fuzzy in the Turkish catalogue ({fix}): {untranslated[:20]}"
