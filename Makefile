@@ -47,7 +47,7 @@ install: $(STAMP)
 
 messages: $(STAMP)
 	@command -v xgettext >/dev/null 2>&1 || { $(call apt_install,gettext); }
-	$(PY) manage.py makemessages -l tr -l en --no-obsolete --ignore=.venv --ignore=tests --ignore=staticfiles
+	$(PY) manage.py makemessages -l tr --no-obsolete --ignore=.venv --ignore=tests --ignore=staticfiles --ignore=node_modules
 	$(PY) manage.py compilemessages --ignore=.venv
 
 migrate: $(STAMP) $(MO_FILES)

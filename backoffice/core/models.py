@@ -227,7 +227,13 @@ class JobRun(models.Model):
         verbose_name_plural = _("background jobs")
 
     def __str__(self):
-        return f"{self.name} ({self.get_status_display()})"
+        return f"{self.label} ({self.get_status_display()})"
+
+    @property
+    def label(self) -> str:
+        from .joblabels import job_label
+
+        return job_label(self.name)
 
     @property
     def status_color(self):

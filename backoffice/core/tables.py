@@ -85,7 +85,7 @@ class RemoteCallTable(BaseTable):
 
 
 class JobRunTable(BaseTable):
-    name = LinkedColumn()
+    name = LinkedColumn(accessor="label", order_by="name")
     status = ChoiceBadgeColumn(JobStatus)
     progress = ProgressColumn()
     message = tables.Column(attrs={"td": {"class": "text-truncate small", "style": "max-width: 32rem"}})
