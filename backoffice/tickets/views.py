@@ -29,7 +29,7 @@ from backoffice.core.generic import (
     model_url,
     register_model_views,
 )
-from backoffice.core.generic.views import BaseObjectView, describe_fields, safe_return_url
+from backoffice.core.generic.views import BaseObjectView, describe_fields
 from backoffice.core.models import JobRun
 from backoffice.core.roles import has_role
 from backoffice.remote.errors import RemoteError
@@ -520,5 +520,5 @@ class ReportFetchView(TicketsSection, BaseObjectView):
 
 def ticket_home(request):
     """The menu's entry: the event tickets (the passenger tickets, exports and reports are tabs)."""
-    return redirect(safe_return_url(request, None, reverse("tickets:eventticket_list")))
+    return redirect("tickets:eventticket_list")
 

@@ -277,3 +277,23 @@ def test_a_long_list_counts_up_to_a_cap_and_every_page_stays_reachable(accountan
     assert (uncapped.count, uncapped.count_is_capped) == (2, False)
     page = accountant_client.get(reverse("tickets:eventticket_list")).content.decode()
     assert "≥ " in page  # "≥ 3 records": counted only up to the cap
+
+
+def test_passenger_pages_and_the_admin_render(accountant_client, client, company):
+    accountant_client.post(reverse(PASSENGER_ADD), passenger_data(vehicle_operating_vkn_tckn="1234567890",
+                                                                  vehicle_operating_title="Anadolu Turizm",
+                                                                  vehicle_operating_tax_center="Kadıköy",
+                                                                  commission_amount="40", commission_tax_amount="8"))
+    ticket = PassengerTicket.objects.get()
+    detail = accountant_client.get(reverse("tickets:passengerticket_detail", args=[ticket.pk])).content.decode()
+    assert "S-1001" in detail and "34ABC123" in detail and "Anadolu Turizm" in detail
+    assert accountant_client.get(reverse("tickets:passengerticket_list"), {"expedition_number": "S-1001"}
+                                 ).status_code == 200
+    superuser = make_user("kok", None, [company])
+    superuser.is_superuser = superuser.is_staff = True
+    superuser.save()
+    login(client, superuser, company)
+    for name in ("admin:tickets_passengerticket_changelist", "admin:tickets_ticketexport_changelist",
+                 "admin:tickets_reportrun_changelist"):
+        assert client.get(reverse(name)).status_code == 200
+    assert client.get(reverse("admin:tickets_passengerticket_change", args=[ticket.pk])).status_code == 200
