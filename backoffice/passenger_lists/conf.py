@@ -1,9 +1,7 @@
 """Tunables of the passenger-list app: a Django setting of the same name wins, then the environment, then the
 default."""
 
-import os
-
-from django.conf import settings
+from backoffice.core.conf import tunable
 
 DEFAULTS = {
     # How long a list's push waits when some of its tickets are still being sent.
@@ -14,6 +12,4 @@ DEFAULTS = {
 
 
 def get(name: str) -> float:
-    if hasattr(settings, name):
-        return float(getattr(settings, name))
-    return float(os.environ.get(name, DEFAULTS[name]))
+    return tunable(name, DEFAULTS)

@@ -1,8 +1,6 @@
 """Tunables of the ticket app: a Django setting of the same name wins, then the environment, then the default."""
 
-import os
-
-from django.conf import settings
+from backoffice.core.conf import tunable
 
 DEFAULTS = {
     # First status poll after a ticket was queued (20); the cron polls every minute after that.
@@ -15,6 +13,4 @@ DEFAULTS = {
 
 
 def get(name: str) -> float:
-    if hasattr(settings, name):
-        return float(getattr(settings, name))
-    return float(os.environ.get(name, DEFAULTS[name]))
+    return tunable(name, DEFAULTS)
