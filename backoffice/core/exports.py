@@ -185,6 +185,14 @@ def export_failed(*, model, pk, message):
         state=ExportState.FAILED, message=message[:2000])
 
 
+def export_job(*, model, pk, run, failed) -> str:
+    """A family's export job: run(export=) on the export, failed(export_pk=, message=) when it gives up."""
+    export = model.objects.select_related("company").filter(pk=pk).first()
+    if export is None:
+        return "The export no longer exists."
+    return jobs.run_or_fail(lambda: run(export=export), failed=lambda message: failed(export_pk=pk, message=message))
+
+
 def export_fetch_request(*, export, enqueue) -> None:
     """Fetch an export seen in the platform's history (started elsewhere) while its window is open;
     enqueue(export) puts the family's export job on the queue."""

@@ -111,6 +111,22 @@ def will_run_again(exc: BaseException) -> bool:
     return run is None or run.attempts < max_attempts()
 
 
+def run_or_fail(work, *, failed):
+    """Run work(); when the runner will not run the job again after an error, record it first with
+    failed(message) (the platform's message, or just the error's class) and re-raise."""
+    try:
+        return work()
+    except TryLater:
+        raise
+    except RemoteError as exc:
+        if not will_run_again(exc):
+            failed(exc.user_message())
+        raise
+    except Exception as exc:
+        failed(exc.__class__.__name__)
+        raise
+
+
 # ---------------------------------------------------------------------------------------------------
 # Enqueue
 

@@ -172,5 +172,13 @@ def report_failed(*, model, run_pk, message):
         state=ReportState.FAILED, message=message[:2000], finished_at=timezone.now())
 
 
+def report_job(*, model, pk, run, failed) -> str:
+    """A family's report job: run(run=) on the run, failed(run_pk=, message=) when it gives up."""
+    report_run = model.objects.select_related("company").filter(pk=pk).first()
+    if report_run is None:
+        return "The report fetch no longer exists."
+    return jobs.run_or_fail(lambda: run(run=report_run), failed=lambda message: failed(run_pk=pk, message=message))
+
+
 def date_time(value):
     return parse_when(value)

@@ -1,8 +1,7 @@
 """Thin job entry points: load by id, call one service (the runner owns retries and deferrals)."""
 
-from backoffice.core import jobs
+from backoffice.core import exports, reports
 from backoffice.core.models import Company
-from backoffice.remote.errors import RemoteError
 
 from . import services
 from .choices import TicketKind
@@ -46,20 +45,8 @@ def tickets_update_status(kind, pks, status):
 
 
 def ticket_export_run(export_pk):
-    export = TicketExport.objects.select_related("company").filter(pk=export_pk).first()
-    if export is None:
-        return "The export no longer exists."
-    try:
-        return services.export_run(export=export)
-    except jobs.TryLater:
-        raise
-    except RemoteError as exc:
-        if not jobs.will_run_again(exc):
-            services.export_failed(export_pk=export_pk, message=exc.user_message())
-        raise
-    except Exception as exc:
-        services.export_failed(export_pk=export_pk, message=exc.__class__.__name__)
-        raise
+    return exports.export_job(model=TicketExport, pk=export_pk, run=services.export_run,
+                              failed=services.export_failed)
 
 
 def export_history_sync(company_id, kind):
@@ -73,18 +60,8 @@ def exports_expire():
 
 
 def report_sync(run_pk):
-    run = ReportRun.objects.select_related("company").filter(pk=run_pk).first()
-    if run is None:
-        return "The report fetch no longer exists."
-    try:
-        return services.report_sync(run=run)
-    except RemoteError as exc:
-        if not jobs.will_run_again(exc):
-            services.report_failed(run_pk=run_pk, message=exc.user_message())
-        raise
-    except Exception as exc:
-        services.report_failed(run_pk=run_pk, message=exc.__class__.__name__)
-        raise
+    return reports.report_job(model=ReportRun, pk=run_pk, run=services.report_sync,
+                              failed=services.report_failed)
 
 
 def reports_sync_yesterday():
