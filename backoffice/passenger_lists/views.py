@@ -10,7 +10,6 @@ from datetime import timedelta
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied
 from django.db.models import Count, Sum
-from django.http import FileResponse, Http404
 from django.shortcuts import get_object_or_404, redirect
 from django.urls import reverse
 from django.utils import timezone
@@ -21,7 +20,6 @@ from django.views.decorators.http import require_POST
 from django_tables2 import RequestConfig
 
 from backoffice.core.choices import Role, SyncState
-from backoffice.core.exports import export_expired, export_expires_at
 from backoffice.core.generic import (
     BulkAction,
     BulkActionView,
@@ -32,13 +30,15 @@ from backoffice.core.generic import (
     register_bulk_action,
     register_model_views,
 )
-from backoffice.core.generic.views import BaseObjectView, describe_fields, safe_return_url
+from backoffice.core.generic.views import (
+    BaseObjectView, ExportDownloadMixin, ExportFetchMixin, describe_fields, export_detail_context, safe_return_url,
+)
 from backoffice.core.models import JobRun
 from backoffice.core.roles import has_role
 from backoffice.tickets.models import PassengerTicket
 
 from . import filters, services, tables
-from .choices import EXPORT_PENDING, ExportState, ListState, ReportState
+from .choices import EXPORT_PENDING, ListState, ReportState
 from .forms import PassengerListExportForm, PassengerListForm, ReportDateForm
 from .models import PassengerList, PassengerListExport, PassengerListReportItem, PassengerListReportRun
 
@@ -369,17 +369,7 @@ class PassengerListExportDetailView(ListsSection, ObjectDetailView):
         return super().base_queryset().select_related("requested_by")
 
     def get_extra_context(self, export):
-        run = JobRun.objects.filter(company=export.company_id,
-                                    target=f"passenger_lists.passengerlistexport:{export.pk}").first()
-        return {
-            "run": run,
-            "pending": export.is_pending,
-            "expires_at": export_expires_at(export),
-            "download_url": reverse("passenger_lists:passengerlistexport_download", args=[export.pk])
-            if export.state == ExportState.READY and export.file else None,
-            "fetch_url": reverse("passenger_lists:passengerlistexport_fetch", args=[export.pk])
-            if export.state == ExportState.AVAILABLE and not export_expired(export) else None,
-        }
+        return export_detail_context(export)
 
 
 register_model_views(PassengerListExport, prefix="exports", list=PassengerListExportListView,
@@ -417,28 +407,17 @@ class PassengerListExportActionView(ListsSection, BaseObjectView):
     section = "exports"
     required_roles = ALL_ROLES
 
-    def export(self, pk):
-        return get_object_or_404(self.get_queryset(), pk=pk)
 
-
-class PassengerListExportDownloadView(PassengerListExportActionView):
-    def get(self, request, pk):
-        export = self.export(pk)
-        if export.state != ExportState.READY or not export.file:
-            raise Http404
-        return FileResponse(export.file.open("rb"), as_attachment=True,
-                            filename=export.file.name.rsplit("/", 1)[-1], content_type="application/zip")
+class PassengerListExportDownloadView(ExportDownloadMixin, PassengerListExportActionView):
+    pass
 
 
 @method_decorator(require_POST, name="dispatch")
-class PassengerListExportFetchView(PassengerListExportActionView):
-    def post(self, request, pk):
-        export = self.export(pk)
-        try:
-            services.export_fetch_request(export=export)
-        except services.PassengerListError as exc:
-            messages.error(request, str(exc))
-        return redirect(model_url(export, "detail"))
+class PassengerListExportFetchView(ExportFetchMixin, PassengerListExportActionView):
+    fetch_error = services.PassengerListError
+
+    def fetch(self, export):
+        services.export_fetch_request(export=export)
 
 
 @method_decorator(require_POST, name="dispatch")

@@ -9,7 +9,7 @@ from datetime import timedelta
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied
 from django.db.models import Count, Q, Sum
-from django.http import FileResponse, Http404, HttpResponse
+from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect
 from django.urls import reverse
 from django.utils import timezone
@@ -29,13 +29,15 @@ from backoffice.core.generic import (
     model_url,
     register_model_views,
 )
-from backoffice.core.generic.views import BaseObjectView, describe_fields
+from backoffice.core.generic.views import (
+    BaseObjectView, ExportDownloadMixin, ExportFetchMixin, describe_fields, export_detail_context,
+)
 from backoffice.core.models import JobRun
 from backoffice.core.roles import has_role
 from backoffice.remote.errors import RemoteError
 
 from . import filters, services, tables
-from .choices import EXPORT_PENDING, ExportState, ReportState, TicketKind, TicketStatus
+from .choices import EXPORT_PENDING, ReportState, TicketKind, TicketStatus
 from .forms import FORMS, ReportDateForm, TicketExportForm, TicketLineFormSet, line_initial
 from .models import (
     REPORT_ITEM_MODELS,
@@ -329,17 +331,7 @@ class TicketExportDetailView(TicketsSection, ObjectDetailView):
               "size", "requested_by", "message")
 
     def get_extra_context(self, export):
-        run = JobRun.objects.filter(company=export.company_id, target=f"tickets.ticketexport:{export.pk}").first()
-        expires = services._export_started(export) + services.EXPORT_WINDOW
-        return {
-            "run": run,
-            "pending": export.state in EXPORT_PENDING,
-            "expires_at": expires,
-            "download_url": reverse("tickets:ticketexport_download", args=[export.pk])
-            if export.state == ExportState.READY and export.file else None,
-            "fetch_url": reverse("tickets:ticketexport_fetch", args=[export.pk])
-            if export.state == ExportState.AVAILABLE and not services.export_expired(export) else None,
-        }
+        return export_detail_context(export)
 
 
 register_model_views(TicketExport, prefix="exports", list=TicketExportListView, detail=TicketExportDetailView)
@@ -388,28 +380,17 @@ class TicketExportActionView(TicketsSection, BaseObjectView):
     model = TicketExport
     required_roles = ALL_ROLES
 
-    def export(self, pk):
-        return get_object_or_404(self.get_queryset(), pk=pk)
 
-
-class TicketExportDownloadView(TicketExportActionView):
-    def get(self, request, pk):
-        export = self.export(pk)
-        if export.state != ExportState.READY or not export.file:
-            raise Http404
-        return FileResponse(export.file.open("rb"), as_attachment=True,
-                            filename=export.file.name.rsplit("/", 1)[-1], content_type="application/zip")
+class TicketExportDownloadView(ExportDownloadMixin, TicketExportActionView):
+    pass
 
 
 @method_decorator(require_POST, name="dispatch")
-class TicketExportFetchView(TicketExportActionView):
-    def post(self, request, pk):
-        export = self.export(pk)
-        try:
-            services.export_fetch_request(export=export)
-        except services.TicketError as exc:
-            messages.error(request, str(exc))
-        return redirect(model_url(export, "detail"))
+class TicketExportFetchView(ExportFetchMixin, TicketExportActionView):
+    fetch_error = services.TicketError
+
+    def fetch(self, export):
+        services.export_fetch_request(export=export)
 
 
 @method_decorator(require_POST, name="dispatch")

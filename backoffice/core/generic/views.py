@@ -396,3 +396,58 @@ class BulkActionView(BaseObjectView):
         messages.success(request, _("%(action)s: %(count)s record(s).") % {"action": bulk_action.label,
                                                                              "count": count})
         return redirect(return_url)
+
+
+# ---------------------------------------------------------------------------------------------------
+# A family's platform exports (core/exports.py): the detail page's context, the download and the fetch
+
+
+def export_detail_context(export) -> dict:
+    """The export detail page's context: its job, whether it still works, its window, its two actions
+    (URL names <app>:<model>_download / _fetch)."""
+    from ..exports import EXPORT_PENDING, ExportState, export_expired, export_expires_at
+    from ..models import JobRun
+
+    meta = export._meta
+    run = JobRun.objects.filter(company=export.company_id, target=f"{meta.label_lower}:{export.pk}").first()
+    return {
+        "run": run,
+        "pending": export.state in EXPORT_PENDING,
+        "expires_at": export_expires_at(export),
+        "download_url": reverse(f"{meta.app_label}:{meta.model_name}_download", args=[export.pk])
+        if export.state == ExportState.READY and export.file else None,
+        "fetch_url": reverse(f"{meta.app_label}:{meta.model_name}_fetch", args=[export.pk])
+        if export.state == ExportState.AVAILABLE and not export_expired(export) else None,
+    }
+
+
+class ExportDownloadMixin:
+    """GET: the kept ZIP of a ready export of the view's queryset."""
+
+    def get(self, request, pk):
+        from django.http import FileResponse
+
+        from ..exports import ExportState
+
+        export = get_object_or_404(self.get_queryset(), pk=pk)
+        if export.state != ExportState.READY or not export.file:
+            raise Http404
+        return FileResponse(export.file.open("rb"), as_attachment=True,
+                            filename=export.file.name.rsplit("/", 1)[-1], content_type="application/zip")
+
+
+class ExportFetchMixin:
+    """POST: fetch an export waiting on the platform; the family's fetch_error is shown as a message."""
+
+    fetch_error = ()  # the family's error class
+
+    def fetch(self, export):
+        raise NotImplementedError
+
+    def post(self, request, pk):
+        export = get_object_or_404(self.get_queryset(), pk=pk)
+        try:
+            self.fetch(export)
+        except self.fetch_error as exc:
+            messages.error(request, str(exc))
+        return redirect(model_url(export, "detail"))
