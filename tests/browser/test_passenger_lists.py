@@ -11,11 +11,9 @@ from datetime import datetime
 from decimal import Decimal
 from zoneinfo import ZoneInfo
 
-import django_rq
 import pytest
 from django.contrib.auth.models import Group
 from openpyxl import load_workbook
-from rq import Worker
 
 from backoffice.core.choices import Role, SyncState
 from backoffice.passenger_lists.models import PassengerList
@@ -24,7 +22,7 @@ from backoffice.tickets.choices import TicketStatus
 from backoffice.tickets.models import PassengerTicket
 from tests.browser.conftest import CHROMIUM, screenshot
 from tests.conftest import make_user
-from tests.testapp.testing import _empty, manage, output, stop, wait_for
+from tests.testapp.testing import output, running_worker, wait_for
 from tests.tickets.conftest import TCKN, TCKN_2
 
 pytestmark = [
@@ -46,17 +44,8 @@ PASSENGERS = (("Ayşe", "Yılmaz", "3", TCKN, "650.00"), ("Mehmet", "Kaya", "4",
 
 @pytest.fixture
 def rq_worker():
-    queue = django_rq.get_queue("default")
-    _empty(queue)
-    process = manage("rqworker", "default", "--with-scheduler", env=WORKER_ENV)
-    try:
-        wait_for(lambda: process.poll() is not None or Worker.all(queue=queue), timeout=30,
-                 message="the RQ worker to register")
-        assert process.poll() is None, output(process)
+    with running_worker(WORKER_ENV) as process:
         yield process
-    finally:
-        stop(process)
-        _empty(queue)
 
 
 def issue(company, first, last, seat, identifier, amount, number="K-2412"):

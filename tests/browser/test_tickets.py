@@ -7,18 +7,16 @@ import io
 import os
 import zipfile
 
-import django_rq
 import pytest
 from django.contrib.auth.models import Group
 from django.utils import timezone
-from rq import Worker
 
 from backoffice.core.choices import Role, SyncState
 from backoffice.tickets.choices import TicketStatus
 from backoffice.tickets.models import EventTicket
 from tests.browser.conftest import CHROMIUM, screenshot
 from tests.conftest import make_user
-from tests.testapp.testing import _empty, manage, output, stop, wait_for
+from tests.testapp.testing import output, running_worker
 from tests.tickets.conftest import VKN
 
 pytestmark = [
@@ -33,17 +31,8 @@ WORKER_ENV = {"TICKET_POLL_DELAY_SECONDS": "1", "TICKET_EXPORT_POLL_SECONDS": "1
 
 @pytest.fixture
 def rq_worker():
-    queue = django_rq.get_queue("default")
-    _empty(queue)
-    process = manage("rqworker", "default", "--with-scheduler", env=WORKER_ENV)
-    try:
-        wait_for(lambda: process.poll() is not None or Worker.all(queue=queue), timeout=30,
-                 message="the RQ worker to register")
-        assert process.poll() is None, output(process)
+    with running_worker(WORKER_ENV) as process:
         yield process
-    finally:
-        stop(process)
-        _empty(queue)
 
 
 def examples(company):

@@ -5,16 +5,14 @@ test run, this test database (a file on SQLite, test_<name> on PostgreSQL), and 
 import time
 from datetime import timedelta
 
-import django_rq
 import pytest
 from django.utils import timezone
-from rq import Worker
 
 from backoffice.core import sync
 from backoffice.core.choices import JobStatus, SyncState
 from backoffice.core.models import JobRun, RemoteCall
 from tests.testapp.models import Probe
-from tests.testapp.testing import _empty, manage, output, stop, wait_for
+from tests.testapp.testing import manage, output, running_worker, stop, wait_for
 
 pytestmark = [pytest.mark.worker, pytest.mark.django_db(transaction=True)]
 
@@ -26,17 +24,8 @@ WORKER_ENV = {"JOB_RETRY_BASE_SECONDS": "1", "JOB_RETRY_MAX_SECONDS": "2", "JOB_
 
 @pytest.fixture(scope="module")
 def rq_worker(django_db_setup, django_db_blocker):
-    queue = django_rq.get_queue("default")
-    _empty(queue)
-    process = manage("rqworker", "default", "--with-scheduler", env=WORKER_ENV)
-    try:
-        wait_for(lambda: process.poll() is not None or Worker.all(queue=queue), timeout=30,
-                 message="the RQ worker to register")
-        assert process.poll() is None, output(process)
+    with running_worker(WORKER_ENV) as process:
         yield process
-    finally:
-        stop(process)
-        _empty(queue)
 
 
 @pytest.fixture

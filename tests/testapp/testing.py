@@ -6,11 +6,13 @@ import subprocess
 import sys
 import tempfile
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
 import django_rq
 import pytest
 from django.db import connection
+from rq import Worker
 from rq.job import Job
 from rq.registry import ScheduledJobRegistry
 
@@ -103,3 +105,20 @@ def wait_for(predicate, *, timeout, interval=0.2, message="condition"):
         if time.monotonic() > deadline:
             raise AssertionError(f"timed out after {timeout} s waiting for {message}")
         time.sleep(interval)
+
+
+@contextmanager
+def running_worker(env=None):
+    """A real `manage.py rqworker --with-scheduler` on an empty default queue, registered before the block
+    starts; stopped (and the queue emptied) after it."""
+    queue = django_rq.get_queue("default")
+    _empty(queue)
+    process = manage("rqworker", "default", "--with-scheduler", env=env)
+    try:
+        wait_for(lambda: process.poll() is not None or Worker.all(queue=queue), timeout=30,
+                 message="the RQ worker to register")
+        assert process.poll() is None, output(process)
+        yield process
+    finally:
+        stop(process)
+        _empty(queue)

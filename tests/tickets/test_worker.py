@@ -4,17 +4,15 @@ an export that waits for the platform."""
 
 from datetime import timedelta
 
-import django_rq
 import pytest
 from django.utils import timezone
-from rq import Worker
 
 from backoffice.core.choices import JobStatus, SyncState
 from backoffice.core.models import JobRun
 from backoffice.tickets import services
 from backoffice.tickets.choices import ExportState, TicketKind, TicketStatus
 from backoffice.tickets.models import EventTicket, TicketExport
-from tests.testapp.testing import _empty, manage, output, stop, wait_for
+from tests.testapp.testing import output, running_worker, wait_for
 
 from .conftest import make_tickets
 from .test_services import CREATE_PATH, creates, new_event
@@ -28,17 +26,8 @@ WORKER_ENV = {"JOB_RETRY_BASE_SECONDS": "1", "JOB_RETRY_MAX_SECONDS": "2", "JOB_
 
 @pytest.fixture(scope="module")
 def rq_worker(django_db_setup, django_db_blocker):
-    queue = django_rq.get_queue("default")
-    _empty(queue)
-    process = manage("rqworker", "default", "--with-scheduler", env=WORKER_ENV)
-    try:
-        wait_for(lambda: process.poll() is not None or Worker.all(queue=queue), timeout=30,
-                 message="the RQ worker to register")
-        assert process.poll() is None, output(process)
+    with running_worker(WORKER_ENV) as process:
         yield process
-    finally:
-        stop(process)
-        _empty(queue)
 
 
 @pytest.fixture
