@@ -5,14 +5,11 @@ select all) and use "Build the passenger list" (a bulk action this app adds to t
 call the platform client, except for the kept export file; everything else is saved and enqueued.
 """
 
-from datetime import timedelta
-
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied
 from django.db.models import Count, Sum
 from django.shortcuts import get_object_or_404, redirect
 from django.urls import reverse
-from django.utils import timezone
 from django.utils.decorators import method_decorator
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
@@ -31,14 +28,15 @@ from backoffice.core.generic import (
     register_model_views,
 )
 from backoffice.core.generic.views import (
-    BaseObjectView, ExportDownloadMixin, ExportFetchMixin, describe_fields, export_detail_context, safe_return_url,
+    BaseObjectView, ExportDownloadMixin, ExportFetchMixin, ReportPageMixin, describe_fields, export_detail_context,
+    report_fetch, safe_return_url,
 )
 from backoffice.core.models import JobRun
 from backoffice.core.roles import has_role
 from backoffice.tickets.models import PassengerTicket
 
 from . import filters, services, tables
-from .choices import EXPORT_PENDING, ListState, ReportState
+from .choices import EXPORT_PENDING, ListState
 from .forms import PassengerListExportForm, PassengerListForm, ReportDateForm
 from .models import PassengerList, PassengerListExport, PassengerListReportItem, PassengerListReportRun
 
@@ -438,7 +436,7 @@ class PassengerListExportHistoryView(PassengerListExportActionView):
 # The by-date report of lists
 
 
-class PassengerListReportView(ListsSection, ObjectListView):
+class PassengerListReportView(ReportPageMixin, ListsSection, ObjectListView):
     """The date picker, the stored items of the current fetch, totals and Excel."""
 
     section = "report"
@@ -447,13 +445,11 @@ class PassengerListReportView(ListsSection, ObjectListView):
     required_roles = ALL_ROLES
     table = tables.PassengerListReportTable
     refresh_interval = 3
+    date_form_class = ReportDateForm
+    report_name = "passenger-list"
 
-    def report_date(self):
-        form = ReportDateForm(self.request.GET or None)
-        if form.is_bound and form.is_valid():
-            return form.cleaned_data["date"], form
-        day = timezone.localdate() - timedelta(days=1)
-        return day, ReportDateForm(initial={"date": day})
+    def report_runs(self, day):
+        return PassengerListReportRun.objects.filter(company=self.request.company, report_date=day)
 
     def base_queryset(self):
         day, _form = self.report_date()
@@ -461,22 +457,13 @@ class PassengerListReportView(ListsSection, ObjectListView):
         queryset = super().base_queryset()
         return queryset.filter(run=run) if run is not None else queryset.none()
 
-    def needs_refresh(self, queryset):
-        day, _form = self.report_date()
-        return PassengerListReportRun.objects.filter(company=self.request.company, report_date=day,
-                                                     state__in=[ReportState.QUEUED, ReportState.RUNNING]).exists()
-
-    def export_filename(self):
-        day, _form = self.report_date()
-        return f"passenger-list-report-{day:%Y-%m-%d}.xlsx"
-
     def render(self, context, status=200):
         day, form = self.report_date()
         totals = self.get_queryset().aggregate(
             count=Count("pk"), total_payable_amount=Sum("total_payable_amount"),
             total_commission_amount=Sum("total_commission_amount"),
             total_commission_tax_amount=Sum("total_commission_tax_amount"))
-        latest = PassengerListReportRun.objects.filter(company=self.request.company, report_date=day).first()
+        latest = self.report_runs(day).first()
         context.update({"report_date": day, "date_form": form, "totals": totals, "latest_run": latest,
                         "fetch_url": reverse("passenger_lists:report_fetch")})
         return super().render(context, status)
@@ -495,13 +482,6 @@ class ReportFetchView(ListsSection, BaseObjectView):
 
     def post(self, request):
         company = _company(request)
-        form = ReportDateForm(request.POST)
-        list_url = model_url(PassengerListReportItem, "list")
-        if not form.is_valid():
-            messages.error(request, "; ".join(str(e) for errors in form.errors.values() for e in errors))
-            return redirect(list_url)
-        day = form.cleaned_data["date"]
-        services.report_request(company=company, report_date=day)
-        messages.info(request, _("Fetching the report of %(date)s from the platform.")
-                      % {"date": day.strftime("%d.%m.%Y")})
-        return redirect(f"{list_url}?date={day:%Y-%m-%d}")
+        return report_fetch(request, form=ReportDateForm(request.POST),
+                            list_url=model_url(PassengerListReportItem, "list"),
+                            request_report=lambda day: services.report_request(company=company, report_date=day))

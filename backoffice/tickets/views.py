@@ -4,15 +4,12 @@ Views never call the platform client, except for the ticket's HTML and the kept 
 the user waits for. Everything else is saved and enqueued by a service.
 """
 
-from datetime import timedelta
-
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied
 from django.db.models import Count, Q, Sum
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect
 from django.urls import reverse
-from django.utils import timezone
 from django.utils.decorators import method_decorator
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
@@ -30,14 +27,15 @@ from backoffice.core.generic import (
     register_model_views,
 )
 from backoffice.core.generic.views import (
-    BaseObjectView, ExportDownloadMixin, ExportFetchMixin, describe_fields, export_detail_context,
+    BaseObjectView, ExportDownloadMixin, ExportFetchMixin, ReportPageMixin, describe_fields, export_detail_context,
+    report_fetch,
 )
 from backoffice.core.models import JobRun
 from backoffice.core.roles import has_role
 from backoffice.remote.errors import RemoteError
 
 from . import filters, services, tables
-from .choices import EXPORT_PENDING, ReportState, TicketKind, TicketStatus
+from .choices import EXPORT_PENDING, TicketKind, TicketStatus
 from .forms import FORMS, ReportDateForm, TicketExportForm, TicketLineFormSet, line_initial
 from .models import (
     REPORT_ITEM_MODELS,
@@ -411,19 +409,20 @@ class TicketExportHistoryView(TicketExportActionView):
 # By-date reports
 
 
-class ReportListView(TicketsSection, ObjectListView):
+class ReportListView(ReportPageMixin, TicketsSection, ObjectListView):
     """A report page per kind: a date picker, the stored items of the current run, totals and Excel."""
 
     required_roles = ALL_ROLES
     kind = None
     refresh_interval = 3
+    date_form_class = ReportDateForm
 
-    def report_date(self):
-        form = ReportDateForm(self.request.GET or None)
-        if form.is_bound and form.is_valid():
-            return form.cleaned_data["date"], form
-        day = timezone.localdate() - timedelta(days=1)
-        return day, ReportDateForm(initial={"date": day})
+    @property
+    def report_name(self):
+        return self.kind
+
+    def report_runs(self, day):
+        return ReportRun.objects.filter(company=self.request.company, kind=self.kind, report_date=day)
 
     def base_queryset(self):
         day, _form = self.report_date()
@@ -431,22 +430,13 @@ class ReportListView(TicketsSection, ObjectListView):
         queryset = super().base_queryset()
         return queryset.filter(run=run) if run is not None else queryset.none()
 
-    def needs_refresh(self, queryset):
-        day, _form = self.report_date()
-        return ReportRun.objects.filter(company=self.request.company, kind=self.kind, report_date=day,
-                                        state__in=[ReportState.QUEUED, ReportState.RUNNING]).exists()
-
-    def export_filename(self):
-        day, _form = self.report_date()
-        return f"{self.kind}-report-{day:%Y-%m-%d}.xlsx"
-
     def render(self, context, status=200):
         day, form = self.report_date()
         totals = self.get_queryset().aggregate(
             count=Count("pk"), canceled=Count("pk", filter=Q(canceled=True)), total_amount=Sum("total_amount"),
             total_vat=Sum("total_vat"),
             **({"payable_amount": Sum("payable_amount")} if self.kind == TicketKind.PASSENGER else {}))
-        latest = ReportRun.objects.filter(company=self.request.company, kind=self.kind, report_date=day).first()
+        latest = self.report_runs(day).first()
         context.update({"report_date": day, "date_form": form, "totals": totals, "latest_run": latest,
                         "kind": self.kind, "fetch_url": reverse("tickets:report_fetch", args=[self.kind])})
         return super().render(context, status)
@@ -487,16 +477,10 @@ class ReportFetchView(TicketsSection, BaseObjectView):
             raise Http404 from None
         if request.company is None:
             raise PermissionDenied(_("Choose a company first."))
-        form = ReportDateForm(request.POST)
-        list_url = model_url(REPORT_ITEM_MODELS[kind], "list")
-        if not form.is_valid():
-            messages.error(request, "; ".join(str(e) for errors in form.errors.values() for e in errors))
-            return redirect(list_url)
-        day = form.cleaned_data["date"]
-        services.report_request(company=request.company, kind=kind, report_date=day)
-        messages.info(request, _("Fetching the report of %(date)s from the platform.")
-                      % {"date": day.strftime("%d.%m.%Y")})
-        return redirect(f"{list_url}?date={day:%Y-%m-%d}")
+        return report_fetch(request, form=ReportDateForm(request.POST),
+                            list_url=model_url(REPORT_ITEM_MODELS[kind], "list"),
+                            request_report=lambda day: services.report_request(company=request.company, kind=kind,
+                                                                               report_date=day))
 
 
 def ticket_home(request):

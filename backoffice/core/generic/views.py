@@ -10,6 +10,7 @@ Every view:
 """
 
 from dataclasses import dataclass
+from datetime import timedelta
 from typing import Callable
 
 from django.contrib import messages
@@ -451,3 +452,47 @@ class ExportFetchMixin:
         except self.fetch_error as exc:
             messages.error(request, str(exc))
         return redirect(model_url(export, "detail"))
+
+
+# ---------------------------------------------------------------------------------------------------
+# A family's by-date report pages (core/reports.py)
+
+
+class ReportPageMixin:
+    """The report list page: the picked date (yesterday unless given), refreshing while a fetch of that
+    day runs, and the Excel's name. Subclasses give date_form_class, report_name and report_runs(day)."""
+
+    date_form_class = None  # a form with a `date` field
+    report_name = ""  # the Excel file is <report_name>-report-<date>.xlsx
+
+    def report_runs(self, day):
+        """This company's runs of the report of `day`, newest first."""
+        raise NotImplementedError
+
+    def report_date(self):
+        form = self.date_form_class(self.request.GET or None)
+        if form.is_bound and form.is_valid():
+            return form.cleaned_data["date"], form
+        day = timezone.localdate() - timedelta(days=1)
+        return day, self.date_form_class(initial={"date": day})
+
+    def needs_refresh(self, queryset):
+        from ..reports import REPORT_ACTIVE
+
+        day, _form = self.report_date()
+        return self.report_runs(day).filter(state__in=REPORT_ACTIVE).exists()
+
+    def export_filename(self):
+        day, _form = self.report_date()
+        return f"{self.report_name}-report-{day:%Y-%m-%d}.xlsx"
+
+
+def report_fetch(request, *, form, list_url, request_report):
+    """The report page's fetch button: request_report(day) for a valid date, back to that day's page."""
+    if not form.is_valid():
+        messages.error(request, "; ".join(str(e) for errors in form.errors.values() for e in errors))
+        return redirect(list_url)
+    day = form.cleaned_data["date"]
+    request_report(day)
+    messages.info(request, _("Fetching the report of %(date)s from the platform.") % {"date": day.strftime("%d.%m.%Y")})
+    return redirect(f"{list_url}?date={day:%Y-%m-%d}")
