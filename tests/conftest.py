@@ -5,6 +5,7 @@ from django.contrib.auth.models import Group, User
 
 from backoffice.core.models import Company, Membership
 from backoffice.remote import transport
+from tests.testapp.testing import output, running_worker
 
 pytest_plugins = ["tests.sandbox_server"]
 
@@ -51,3 +52,23 @@ def manager(company):
 @pytest.fixture
 def administrator(company):
     return make_user("yonetim", "administrator", [company])
+
+
+@pytest.fixture(scope="module")
+def worker_env():
+    """The environment of a module's real rqworker: a module overrides this fixture."""
+    return {}
+
+
+@pytest.fixture(scope="module")
+def rq_worker(django_db_setup, django_db_blocker, worker_env):
+    """One real `manage.py rqworker --with-scheduler` for a module's tests."""
+    with running_worker(worker_env) as process:
+        yield process
+
+
+@pytest.fixture
+def worker(rq_worker):
+    """The module's worker, checked to be still alive after each test."""
+    yield rq_worker
+    assert rq_worker.poll() is None, "the worker died:\n" + output(rq_worker)

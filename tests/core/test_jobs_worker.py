@@ -12,7 +12,7 @@ from backoffice.core import sync
 from backoffice.core.choices import JobStatus, SyncState
 from backoffice.core.models import JobRun, RemoteCall
 from tests.testapp.models import Probe
-from tests.testapp.testing import manage, output, running_worker, stop, wait_for
+from tests.testapp.testing import manage, output, stop, wait_for
 
 pytestmark = [pytest.mark.worker, pytest.mark.django_db(transaction=True)]
 
@@ -23,15 +23,8 @@ WORKER_ENV = {"JOB_RETRY_BASE_SECONDS": "1", "JOB_RETRY_MAX_SECONDS": "2", "JOB_
 
 
 @pytest.fixture(scope="module")
-def rq_worker(django_db_setup, django_db_blocker):
-    with running_worker(WORKER_ENV) as process:
-        yield process
-
-
-@pytest.fixture
-def worker(rq_worker):
-    yield rq_worker
-    assert rq_worker.poll() is None, "the worker died:\n" + output(rq_worker)
+def worker_env():
+    return WORKER_ENV
 
 
 def queue_probes(company, count=1, **payload):

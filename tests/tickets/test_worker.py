@@ -12,7 +12,7 @@ from backoffice.core.models import JobRun
 from backoffice.tickets import services
 from backoffice.tickets.choices import ExportState, TicketKind, TicketStatus
 from backoffice.tickets.models import EventTicket, TicketExport
-from tests.testapp.testing import output, running_worker, wait_for
+from tests.testapp.testing import output, wait_for
 
 from .conftest import make_tickets
 from .test_services import CREATE_PATH, creates, new_event
@@ -25,15 +25,8 @@ WORKER_ENV = {"JOB_RETRY_BASE_SECONDS": "1", "JOB_RETRY_MAX_SECONDS": "2", "JOB_
 
 
 @pytest.fixture(scope="module")
-def rq_worker(django_db_setup, django_db_blocker):
-    with running_worker(WORKER_ENV) as process:
-        yield process
-
-
-@pytest.fixture
-def worker(rq_worker):
-    yield rq_worker
-    assert rq_worker.poll() is None, "the worker died:\n" + output(rq_worker)
+def worker_env():
+    return WORKER_ENV
 
 
 def wait(worker, predicate, message, timeout=30):
