@@ -5,8 +5,6 @@ Create and update differ as the platform does: an update (isNewList false) finds
 expedition number and date (and plate, unless given by hand), so those do not change on update.
 """
 
-import re
-
 from django import forms
 from django.core.exceptions import ValidationError
 from django.utils import timezone
@@ -19,6 +17,7 @@ from backoffice.tickets.forms import (
     _clean_vkn_or_tckn,
     _datetime_widget,
     check_operator_fields,
+    clean_plate,
     money_field,
     validate_year_range,
 )
@@ -33,11 +32,6 @@ DETAIL_FIELDS = ("vehicle_operating_country", "vehicle_operating_city", "vehicle
                  "vehicle_operating_building_no", "vehicle_operating_door_no", "vehicle_operating_post_code",
                  "vehicle_operating_mersis_no", "vehicle_operating_register_no", "vehicle_operating_telephone",
                  "vehicle_operating_email")
-
-
-def normal_plate(value) -> str:
-    """Stored without spaces or dashes, in capitals, as the passenger-ticket form stores it."""
-    return re.sub(r"[\s-]+", "", value or "").upper()
 
 
 class PassengerListForm(forms.ModelForm):
@@ -80,12 +74,7 @@ class PassengerListForm(forms.ModelForm):
         return value
 
     def clean_vehicle_plate(self):
-        value = normal_plate(self.cleaned_data.get("vehicle_plate"))
-        if not value:
-            raise ValidationError(_("Enter the vehicle plate."), code="required")
-        if not re.match(r"^[A-Z0-9]{2,15}$", value):
-            raise ValidationError(_("A plate has letters and digits only, e.g. 34 ABC 123."), code="plate")
-        return value
+        return clean_plate(self.cleaned_data.get("vehicle_plate"))
 
     def clean_vehicle_operating_vkn_tckn(self):
         return _clean_vkn_or_tckn(self.cleaned_data.get("vehicle_operating_vkn_tckn"))

@@ -52,6 +52,16 @@ def rate_field(label, *, required=False):
                               widget=forms.NumberInput(attrs={"step": "0.01", "min": "0", "max": "100"}))
 
 
+def clean_plate(value) -> str:
+    """A vehicle plate stored without spaces or dashes, in capitals: passenger lists group tickets by plate."""
+    value = re.sub(r"[\s-]+", "", value or "").upper()
+    if not value:
+        raise ValidationError(_("Enter the vehicle plate."), code="required")
+    if not re.match(r"^[A-Z0-9]{2,15}$", value):
+        raise ValidationError(_("A plate has letters and digits only, e.g. 34 ABC 123."), code="plate")
+    return value
+
+
 def _clean_vkn_or_tckn(value):
     value = (value or "").strip()
     if value:
@@ -310,13 +320,7 @@ class PassengerTicketForm(TicketForm):
                                     "(5 to 20 letters or digits)."), code="identifier")
 
     def clean_vehicle_plate(self):
-        # Stored without spaces in capitals: passenger lists group tickets by plate.
-        value = re.sub(r"[\s-]+", "", self.cleaned_data.get("vehicle_plate") or "").upper()
-        if not value:
-            raise ValidationError(_("Enter the vehicle plate."), code="required")
-        if not re.match(r"^[A-Z0-9]{2,15}$", value):
-            raise ValidationError(_("A plate has letters and digits only, e.g. 34 ABC 123."), code="plate")
-        return value
+        return clean_plate(self.cleaned_data.get("vehicle_plate"))
 
     def clean_vehicle_operating_vkn_tckn(self):
         return _clean_vkn_or_tckn(self.cleaned_data.get("vehicle_operating_vkn_tckn"))
