@@ -5,6 +5,9 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
+# Every target here is development (DEBUG, the development secret key): settings.DEVELOPMENT. A production
+# start (docker/) never runs make, and without this variable the settings refuse to run on made-up secrets.
+export DJANGO_DEVELOPMENT ?= 1
 # Extra pytest arguments, e.g. make test PYTEST_ARGS="-m 'not browser' -x"
 PYTEST_ARGS ?=
 # Translations: every .po is compiled when it is newer than its .mo.

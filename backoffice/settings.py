@@ -6,40 +6,41 @@ variables switch to PostgreSQL, a real Redis and production hardening; the READM
 """
 
 import os
+from datetime import timedelta
 from pathlib import Path
+from urllib.parse import urlsplit
 
-import dj_database_url
 from django.utils.translation import gettext_lazy as _
 
+from backoffice.envconf import database, env_bool, env_list, var_dir
+
 BASE_DIR = Path(__file__).resolve().parent.parent
-VAR_DIR = Path(os.environ.get("BACKOFFICE_VAR_DIR", BASE_DIR / "var"))
-VAR_DIR.mkdir(parents=True, exist_ok=True)
+VAR_DIR = var_dir(BASE_DIR)
 
 
-def env_bool(name, default=False):
-    value = os.environ.get(name)
-    if value is None:
-        return default
-    return value.strip().lower() in {"1", "true", "yes", "on"}
-
-
-def env_list(name, default=""):
-    return [item.strip() for item in os.environ.get(name, default).split(",") if item.strip()]
-
-
-PRODUCTION = env_bool("DJANGO_PRODUCTION")
-DEBUG = env_bool("DJANGO_DEBUG", default=not PRODUCTION)
+# Safe by default: anything but an explicit DJANGO_DEVELOPMENT=1 (set by `make run` and `make test`) is a
+# production start, with DEBUG off, HTTPS hardening, and refusal to start without real secrets.
+DEVELOPMENT = env_bool("DJANGO_DEVELOPMENT") and not env_bool("DJANGO_PRODUCTION")
+PRODUCTION = not DEVELOPMENT
+# DJANGO_DEBUG can only switch DEBUG off in development, never on outside it.
+DEBUG = DEVELOPMENT and env_bool("DJANGO_DEBUG", default=True)
 
 _DEV_SECRET = "dev-only-insecure-secret-key-change-me-in-production-0123456789abcdef"
-SECRET_KEY = os.environ.get("DJANGO_SECRET_KEY", "" if PRODUCTION else _DEV_SECRET)
-if PRODUCTION and not SECRET_KEY:
-    raise RuntimeError("DJANGO_SECRET_KEY must be set when DJANGO_PRODUCTION is on")
-
+SECRET_KEY = os.environ.get("DJANGO_SECRET_KEY", _DEV_SECRET if DEVELOPMENT else "")
 # Fernet key(s) for credentials at rest, comma-separated, newest first (MultiFernet rotation).
-# Development derives one from SECRET_KEY; production must set it (see core.crypto).
+# Development derives one from SECRET_KEY; anywhere else it must be set (see core.crypto).
 FIELD_ENCRYPTION_KEYS = env_list("FIELD_ENCRYPTION_KEYS")
-if PRODUCTION and not FIELD_ENCRYPTION_KEYS:
-    raise RuntimeError("FIELD_ENCRYPTION_KEYS must be set when DJANGO_PRODUCTION is on")
+if PRODUCTION:
+    _refusals = []
+    if not SECRET_KEY or SECRET_KEY == _DEV_SECRET:
+        _refusals.append("DJANGO_SECRET_KEY must be set to a secret of your own (50 or more random characters)")
+    if not FIELD_ENCRYPTION_KEYS:
+        _refusals.append("FIELD_ENCRYPTION_KEYS must be set (python -c 'from cryptography.fernet import Fernet; "
+                         "print(Fernet.generate_key().decode())'); a key derived from SECRET_KEY is for "
+                         "development only")
+    if _refusals:
+        raise RuntimeError("Refusing to start outside development (DJANGO_DEVELOPMENT=1 is not set): "
+                           + "; ".join(_refusals) + ".")
 
 ALLOWED_HOSTS = env_list("DJANGO_ALLOWED_HOSTS", "" if PRODUCTION else "127.0.0.1,localhost,testserver,[::1]")
 CSRF_TRUSTED_ORIGINS = env_list("DJANGO_CSRF_TRUSTED_ORIGINS")
@@ -55,6 +56,8 @@ INSTALLED_APPS = [
     "django_rq",
     "django_tables2",
     "django_filters",
+    "axes",
+    "csp",
     "backoffice.core",
     "backoffice.subcompanies",
     "backoffice.tickets",
@@ -73,7 +76,12 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django.contrib.auth.middleware.LoginRequiredMiddleware",
+    "backoffice.core.middleware.IdleSessionMiddleware",
+    "backoffice.core.middleware.RoleRequiredMiddleware",
     "backoffice.core.middleware.ActiveCompanyMiddleware",
+    "csp.middleware.CSPMiddleware",
+    # Last: it answers a locked-out sign-in (django-axes).
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "backoffice.urls"
@@ -97,35 +105,9 @@ TEMPLATES = [
 ]
 
 
-def _sqlite(path):
-    # Web, worker and cron write at once: WAL lets readers go on while one writes, the busy timeout
-    # waits for the lock instead of failing, and IMMEDIATE takes the write lock at BEGIN so that a
-    # transaction never has to upgrade a read lock (the classic "database is locked" deadlock).
-    return {
-        "ENGINE": "django.db.backends.sqlite3",
-        "NAME": str(path),
-        "OPTIONS": {
-            "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
-            "transaction_mode": "IMMEDIATE",
-            "timeout": 30,
-        },
-        "TEST": {"NAME": str(VAR_DIR / f"test_{Path(path).name}")},
-    }
-
-
-def _database(url_var, sqlite_path):
-    url = os.environ.get(url_var)
-    if not url:
-        return _sqlite(sqlite_path)
-    config = dj_database_url.parse(url, conn_max_age=60, conn_health_checks=True)
-    if config["ENGINE"] == "django.db.backends.sqlite3":
-        return _sqlite(config["NAME"])
-    return config
-
-
 # The sandbox is another company's server: it runs with backoffice.sandbox.settings and its own
 # database (SANDBOX_DATABASE_URL), and shares no table with the mirror.
-DATABASES = {"default": _database("DATABASE_URL", VAR_DIR / "backoffice.sqlite3")}
+DATABASES = {"default": database("DATABASE_URL", VAR_DIR / "backoffice.sqlite3", VAR_DIR)}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = [
@@ -133,6 +115,12 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]
+
+# django-axes first: it refuses a locked-out user name or address before any password is checked.
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
 ]
 
 LOGIN_URL = "login"
@@ -164,6 +152,8 @@ STORAGES = {
 if PRODUCTION or STATIC_ROOT.exists():
     MIDDLEWARE.insert(1, "whitenoise.middleware.WhiteNoiseMiddleware")
 MEDIA_ROOT = Path(os.environ.get("DJANGO_MEDIA_ROOT", VAR_DIR / "media"))
+# Kept files (exports) are never served under a URL: only their views send them, after the company and
+# role checks, and they are stored under random names.
 MEDIA_URL = "/media/"
 
 # Redis holds only the queue. Unset REDIS_URL means the embedded server that `make run` starts on a
@@ -213,6 +203,16 @@ for _env, _urls in PLATFORM_ENVIRONMENTS.items():
 # PLATFORM_ENDPOINTS = {"crm.add_products": ("POST", "/v1/crm/customers/{customerUniqueId}/products")}.
 PLATFORM_ENDPOINTS = {}
 PLATFORM_TIMEOUT = (float(os.environ.get("PLATFORM_CONNECT_TIMEOUT", 5)), float(os.environ.get("PLATFORM_READ_TIMEOUT", 30)))
+# Service URLs typed in the product's pages (a company's "Advanced: service URLs") must be https, on one of
+# these hosts (".example.com" allows its subdomains too) and resolve to public addresses only, checked
+# again at every connection. Default: the hosts of the test and production URLs above. The URLs of
+# settings and the environment themselves (PLATFORM_<ENV>_<SERVICE>_URL, SANDBOX_URL) are trusted as set.
+PLATFORM_ALLOWED_HOSTS = env_list("PLATFORM_ALLOWED_HOSTS") or sorted({
+    urlsplit(url).hostname for env, urls in PLATFORM_ENVIRONMENTS.items() if env != "sandbox"
+    for url in urls.values() if urlsplit(url).hostname
+})
+# A call a user waits for in the browser (a ticket's HTML): one attempt, this read timeout (seconds).
+PLATFORM_INTERACTIVE_READ_TIMEOUT = float(os.environ.get("PLATFORM_INTERACTIVE_READ_TIMEOUT", 10))
 # Rate-limit windows are multiplied by this (tests shrink them; production keeps 1).
 RATE_LIMIT_SCALE = float(os.environ.get("RATE_LIMIT_SCALE", 1))
 
@@ -226,10 +226,50 @@ JOB_RETRY_MAX_SECONDS = float(os.environ.get("JOB_RETRY_MAX_SECONDS", 900))
 
 SESSION_COOKIE_HTTPONLY = True
 CSRF_COOKIE_HTTPONLY = False
+# A session ends after this much idle time (core.middleware.IdleSessionMiddleware: the pages' own
+# background refreshes do not count as activity), and at browser close when the user ticks "shared
+# computer" on the sign-in page, or for everyone with DJANGO_SESSION_EXPIRE_AT_BROWSER_CLOSE=1.
+SESSION_IDLE_SECONDS = int(os.environ.get("DJANGO_SESSION_IDLE_SECONDS", 8 * 3600))
+SESSION_COOKIE_AGE = SESSION_IDLE_SECONDS
+SESSION_EXPIRE_AT_BROWSER_CLOSE = env_bool("DJANGO_SESSION_EXPIRE_AT_BROWSER_CLOSE")
 # DENY everywhere; a view that shows a document preview in a frame of our own uses @xframe_options_sameorigin.
 X_FRAME_OPTIONS = "DENY"
 SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "same-origin"
+
+# Content-Security-Policy (django-csp; Django 5.2 has none built in): our own vendored files only, no
+# inline script or style anywhere. The ticket view page widens style-src for the platform's HTML in its
+# sandboxed frame (tickets.views.TicketHtmlView), and nothing else.
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": ["'self'"],
+        "script-src": ["'self'"],
+        "style-src": ["'self'"],
+        "img-src": ["'self'", "data:"],
+        "font-src": ["'self'"],
+        "connect-src": ["'self'"],
+        "frame-src": ["'self'"],
+        "object-src": ["'none'"],
+        "base-uri": ["'none'"],
+        "form-action": ["'self'"],
+        "frame-ancestors": ["'none'"],
+    },
+}
+
+# Sign-in throttling (django-axes, failures kept in the database so every web process sees them): after
+# AXES_FAILURE_LIMIT wrong passwords for one user name, or from one address, that name or address is
+# refused for the cool-off time, even with the right password. Behind a reverse proxy set
+# DJANGO_TRUSTED_PROXY_COUNT so that the address is the client's, not the proxy's.
+AXES_FAILURE_LIMIT = int(os.environ.get("AXES_FAILURE_LIMIT", 5))
+AXES_COOLOFF_TIME = timedelta(minutes=int(os.environ.get("AXES_COOLOFF_MINUTES", 15)))
+AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
+AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_CALLABLE = "backoffice.core.views.locked_out"
+AXES_CLIENT_IP_CALLABLE = "backoffice.core.security.client_ip"
+AXES_ENABLE_ADMIN = True
+AXES_VERBOSE = False
+TRUSTED_PROXY_COUNT = int(os.environ.get("DJANGO_TRUSTED_PROXY_COUNT", 0))
+
 if PRODUCTION:
     SESSION_COOKIE_SECURE = True
     CSRF_COOKIE_SECURE = True
@@ -253,5 +293,7 @@ LOGGING = {
     "loggers": {
         "django": {"handlers": ["console"], "level": LOG_LEVEL, "propagate": False},
         "urllib3": {"level": "WARNING"},
+        # django-axes tells every sign-in at INFO; failures and lockouts are WARNING.
+        "axes": {"level": "WARNING"},
     },
 }

@@ -186,6 +186,8 @@ def main(argv=None):
     env = dict(os.environ)
     env["BACKOFFICE_VAR_DIR"] = str(var_dir)
     env["PYTHONUNBUFFERED"] = "1"
+    # `make run` is development: DEBUG, the development secret key, demo data (settings.DEVELOPMENT).
+    env["DJANGO_DEVELOPMENT"] = "1"
     env.setdefault("SANDBOX_URL", f"http://{host}:{sandbox_port}")
     # The sandbox's control API (fault switches) answers only with this token.
     from backoffice.core.management import demo

@@ -17,20 +17,13 @@ import time
 import uuid
 from pathlib import Path
 
+from urllib.parse import urlsplit
+
 import pytest
 import requests
 
 ROOT = Path(__file__).resolve().parent.parent
 SERVICES = ("auth", "ticket", "invoice", "accounting", "ledger", "dispatch", "crm")
-COMPANY_URL_FIELDS = {
-    "auth": "auth_url",
-    "ticket": "ticket_base_url",
-    "invoice": "invoice_base_url",
-    "accounting": "accounting_base_url",
-    "ledger": "ledger_base_url",
-    "dispatch": "dispatch_base_url",
-    "crm": "crm_base_url",
-}
 
 
 def _free_port() -> int:
@@ -131,7 +124,8 @@ def sandbox_server():
     env = _sandbox_env(workdir / "sandbox.sqlite3", control_token)
     manage = [sys.executable, str(ROOT / "manage.py")]
     subprocess.run([*manage, "migrate", "--noinput", "-v", "0"], cwd=ROOT, env=env, check=True)
-    port = _free_port()
+    # The port of settings.SANDBOX_URL (tests/services_plugin.py chose it for this process).
+    port = urlsplit(os.environ["SANDBOX_URL"]).port or _free_port()
     log_path = workdir / "server.log"
     with open(log_path, "wb") as log:
         process = subprocess.Popen([*manage, "sandbox_serve", f"127.0.0.1:{port}"],
@@ -159,6 +153,8 @@ def sandbox(sandbox_server):
 @pytest.fixture
 def make_sandbox_company(db, sandbox):
     """make_sandbox_company(credits=1000, auth_method="api_key", name=None) -> core Company on the sandbox."""
+    from django.conf import settings
+
     from backoffice.core.models import Company
 
     def make(credits=1000, auth_method="api_key", name=None):
@@ -171,10 +167,11 @@ def make_sandbox_company(db, sandbox):
             fields["username"] = company_fields["service_username"] = f"svc-{uuid.uuid4().hex[:10]}"
             fields["password"] = company_fields["service_password"] = secrets.token_urlsafe(16)
         customer = sandbox.add_customer(**fields)
-        urls = {COMPANY_URL_FIELDS[service]: sandbox.service_url(service) for service in SERVICES}
+        # The sandbox environment's URLs of the settings are this server's (no company override).
+        assert settings.PLATFORM_ENVIRONMENTS["sandbox"]["ticket"] == sandbox.service_url("ticket")
         return Company.objects.create(
             name=name, environment="sandbox", customer_unique_id=customer["customer_unique_id"],
-            credit_quantity=credits, **company_fields, **urls,
+            credit_quantity=credits, **company_fields,
         )
 
     return make

@@ -10,6 +10,9 @@ import os
 import tempfile
 from pathlib import Path
 
+# The suite runs in development mode (settings.DEVELOPMENT); tests of a production start strip it.
+os.environ.setdefault("DJANGO_DEVELOPMENT", "1")
+
 # Keep test artefacts (SQLite test files, media) out of the developer's var/.
 os.environ.setdefault("BACKOFFICE_VAR_DIR", tempfile.mkdtemp(prefix="bo-var-"))
 
@@ -20,6 +23,15 @@ if not os.environ.get("REDIS_URL") and not os.environ.get("PYTEST_XDIST_WORKER")
     _process = embedded_redis.start(_socket)
     atexit.register(_process.terminate)
     os.environ["REDIS_URL"] = f"unix://{_socket}"
+
+# The test sandbox server's address is the sandbox environment's URL of the settings (an operator's URL,
+# trusted as set; typed company URLs would be refused for pointing at loopback). Each test process, xdist
+# workers included, starts its own sandbox on its own port (tests/sandbox_server.py reads it back).
+import socket as _socket
+
+with _socket.socket() as _sock:
+    _sock.bind(("127.0.0.1", 0))
+    os.environ["SANDBOX_URL"] = f"http://127.0.0.1:{_sock.getsockname()[1]}"
 
 # The test-only app of the job machinery (tests/testapp): settings append it to INSTALLED_APPS.
 os.environ.setdefault("BACKOFFICE_EXTRA_APPS", "tests.testapp")

@@ -1,20 +1,22 @@
-"""Administrator-only pages: the Django admin and the RQ dashboard."""
+"""Superuser-only pages: the Django admin and the RQ dashboard.
+
+Both see every company at once (the admin's querysets, the RQ queues), so they are for the operators who
+run the installation, never for a company's administrators: those work in the product's own pages
+(companies, members, credentials), which scope everything to their companies.
+"""
 
 from django.contrib import admin
 from django.core.exceptions import PermissionDenied
 from django.urls import URLPattern, URLResolver, include
 
-from .choices import Role
-from .roles import has_role
+
+def is_operator(user) -> bool:
+    return bool(user.is_active and user.is_authenticated and user.is_superuser)
 
 
-def is_administrator(user) -> bool:
-    return user.is_active and user.is_authenticated and has_role(user, Role.ADMINISTRATOR)
-
-
-def _require_admin(view):
+def _require_operator(view):
     def wrapped(request, *args, **kwargs):
-        if not is_administrator(request.user):
+        if not is_operator(request.user):
             raise PermissionDenied
         return view(request, *args, **kwargs)
 
@@ -26,16 +28,16 @@ def _wrap(patterns):
         if isinstance(pattern, URLResolver):
             _wrap(pattern.url_patterns)
         elif isinstance(pattern, URLPattern):
-            pattern.callback = _require_admin(pattern.callback)
+            pattern.callback = _require_operator(pattern.callback)
     return patterns
 
 
-def admin_only(module):
-    """include() whose every view refuses (403) anyone but an administrator.
+def operators_only(module):
+    """include() whose every view refuses (403) anyone but a superuser.
 
     `module` is a dotted path or a (patterns, app_name, namespace) triple such as admin.site.urls. The
     wrapped views lose the admin's login_not_required mark, so an anonymous visitor is sent to our
-    sign-in page and a signed-in non-administrator gets 403 instead of the admin's own login form."""
+    sign-in page and a signed-in non-superuser gets 403 instead of the admin's own login form."""
     if isinstance(module, tuple):
         patterns, app_name, namespace = module
         return include((_wrap(patterns), app_name), namespace=namespace)
@@ -44,6 +46,6 @@ def admin_only(module):
     return include((urlconf.urlpatterns, app_name), namespace=namespace)
 
 
-# The Django admin admits administrators only (not merely is_staff).
-admin.site.has_permission = lambda request: is_administrator(request.user)
+# The Django admin admits superusers only (not merely is_staff, nor the administrator role).
+admin.site.has_permission = lambda request: is_operator(request.user)
 admin.site.site_header = "E-belge back-office"

@@ -9,6 +9,8 @@ def backoffice(request):
     if user is None or not user.is_authenticated:
         return {"active_company": None}
     roles = user_roles(user)
+    if not roles:  # a user without a role sees no company, not even its name (core.middleware)
+        return {"active_company": None, "user_roles": roles, "LANGUAGES": settings.LANGUAGES}
     return {
         "active_company": getattr(request, "company", None),
         "user_companies": companies_for(user).only("pk", "name"),

@@ -11,19 +11,22 @@ from functools import lru_cache
 
 from cryptography.fernet import Fernet, InvalidToken, MultiFernet
 from django.conf import settings
+from django.core.exceptions import ImproperlyConfigured
 from django.db import models
 
 
 @lru_cache(maxsize=4)
-def _fernet(keys: tuple[str, ...], secret_key: str) -> MultiFernet:
+def _fernet(keys: tuple[str, ...], secret_key: str, development: bool) -> MultiFernet:
     if not keys:
+        if not development:  # settings refuse this start already; never derive a key outside development
+            raise ImproperlyConfigured("FIELD_ENCRYPTION_KEYS must be set outside development")
         derived = base64.urlsafe_b64encode(hashlib.sha256(("field-encryption:" + secret_key).encode()).digest())
         keys = (derived.decode(),)
     return MultiFernet([Fernet(key.encode() if isinstance(key, str) else key) for key in keys])
 
 
 def fernet() -> MultiFernet:
-    return _fernet(tuple(settings.FIELD_ENCRYPTION_KEYS), settings.SECRET_KEY)
+    return _fernet(tuple(settings.FIELD_ENCRYPTION_KEYS), settings.SECRET_KEY, getattr(settings, "DEVELOPMENT", False))
 
 
 def encrypt(value: str) -> str:

@@ -9,6 +9,7 @@ file shows, and downloads the ZIP while its window is open; not ready yet, it ru
 """
 
 import io
+import secrets
 import zipfile
 from datetime import timedelta
 
@@ -91,6 +92,11 @@ class PlatformExport(models.Model):
     def is_pending(self) -> bool:
         return self.state in EXPORT_PENDING
 
+    def download_name(self) -> str:
+        """The name the user's browser saves the ZIP under."""
+        name = get_valid_filename(self.file_name or self.default_file_name())
+        return name if name.lower().endswith(".zip") else name + ".zip"
+
     def default_file_name(self) -> str:
         """The kept file's name when the platform gave none."""
         return f"export-{self.export_id}.zip"
@@ -161,10 +167,9 @@ def export_run(*, export, client, poll_every: float) -> str:
 def export_keep(*, export, content: bytes) -> str:
     if not zipfile.is_zipfile(io.BytesIO(content)):
         raise RemoteError(_("The platform sent a file that is not a ZIP archive."), permanent=True)
-    name = get_valid_filename(export.file_name or export.default_file_name())
-    if not name.lower().endswith(".zip"):
-        name += ".zip"
-    export.file.save(name, ContentFile(content), save=False)
+    # A random name on disk: nothing to guess, and the files are only ever sent by their download view
+    # (company and role checked), under export.download_name().
+    export.file.save(f"{secrets.token_hex(16)}.zip", ContentFile(content), save=False)
     export.size = len(content)
     export.state = ExportState.READY
     export.fetched_at = timezone.now()

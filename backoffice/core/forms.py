@@ -1,14 +1,19 @@
+from urllib.parse import urlsplit
+
 from django import forms
+from django.conf import settings
 from django.contrib.auth import get_user_model
+from django.contrib.auth.forms import AuthenticationForm, UserCreationForm
+from django.contrib.auth.models import Group
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
-from .choices import AuthMethod
-from .models import Company, Membership
+from .choices import AuthMethod, Role
+from .models import BASE_URL_FIELDS, Company, Membership
+from .roles import user_roles
+from backoffice.remote.netguard import UnsafeURL, check_url
 
 SECRET_FIELDS = ("api_key", "service_password")
-BASE_URL_FIELDS = ("auth_url", "ticket_base_url", "invoice_base_url", "accounting_base_url", "ledger_base_url",
-                   "dispatch_base_url", "crm_base_url")
 
 
 def _formfield(model_field, **kwargs):
@@ -55,6 +60,31 @@ class CompanyForm(forms.ModelForm):
                 else _("Not set.")
             )
             self.fields[name].widget.attrs["data-secret-state"] = "set" if stored else "unset"
+        for name in BASE_URL_FIELDS:
+            self.fields[name].validators.append(self.validate_typed_url)
+
+    @classmethod
+    def validate_typed_url(cls, url):
+        """The rules of a service URL typed here (backoffice.remote.netguard), each with its own message."""
+        try:
+            check_url(url, settings.PLATFORM_ALLOWED_HOSTS)
+        except UnsafeURL as exc:
+            raise forms.ValidationError(cls._url_message(exc, url), code=exc.code) from None
+
+    @staticmethod
+    def _url_message(exc, url):
+        host = urlsplit(url).hostname or url
+        messages = {
+            "scheme": _("Only https addresses are allowed."),
+            "userinfo": _("An address may not contain a user name or password."),
+            "suffix": _("Remove the part from ? or #: a service address ends with its path."),
+            "host": _("%(host)s is not one of the platform's hosts. The allowed hosts are set by the operator "
+                      "(PLATFORM_ALLOWED_HOSTS).") % {"host": host},
+            "unresolvable": _("%(host)s cannot be found (DNS). Check the spelling.") % {"host": host},
+            "private": _("%(host)s points into a private or local network; only public addresses of the platform "
+                         "are allowed.") % {"host": host},
+        }
+        return messages.get(exc.code, _("Enter a valid https address."))
 
     def _clean_secret(self, name):
         return self.cleaned_data.get(name) or getattr(self.instance, name) or ""
@@ -67,6 +97,7 @@ class CompanyForm(forms.ModelForm):
 
     def clean(self):
         cleaned = super().clean()
+        self._require_secret_when_moved(cleaned)
         # The secret of the other method is not needed any more: do not keep it.
         if cleaned.get("auth_method") == AuthMethod.API_KEY:
             cleaned["service_password"] = ""
@@ -74,19 +105,95 @@ class CompanyForm(forms.ModelForm):
             cleaned["api_key"] = ""
         return cleaned
 
+    def _require_secret_when_moved(self, cleaned):
+        """A stored secret never follows a changed environment or service URL by itself: whoever points the
+        company elsewhere types the secret again, so that a stolen session cannot redirect it."""
+        if self.instance.pk is None:
+            return
+        moved = [name for name in ("environment", *BASE_URL_FIELDS) if name in self.changed_data]
+        if not moved:
+            return
+        needed = "service_password" if cleaned.get("auth_method") == AuthMethod.SERVICE_USER else "api_key"
+        if not (self.data.get(self.add_prefix(needed)) or "").strip():
+            self.add_error(needed, _("You changed where the credentials are sent (%(fields)s): type “%(secret)s” "
+                                     "again to confirm that it may go there.")
+                           % {"fields": ", ".join(str(self.fields[name].label) for name in moved),
+                              "secret": self.fields[needed].label})
+
+
+class SignInForm(AuthenticationForm):
+    shared_computer = forms.BooleanField(
+        label=_("This is a shared computer"), required=False,
+        help_text=_("Sign me out when the browser closes."),
+    )
+
+
+ROLE_HELP = _("Accounting staff enter and send documents; managers read everything, usage and exports; "
+              "administrators also manage the company's connection and its members.")
+
 
 class MembershipForm(forms.ModelForm):
-    """Adds a user to the active company (set by the view)."""
+    """Adds an existing user to the active company (set by the view) by their exact user name: the form
+    never lists the users of other companies."""
+
+    username = forms.CharField(
+        label=_("User name"), max_length=150,
+        help_text=_("The exact user name of someone who already has an account. For someone new, create a user."),
+        widget=forms.TextInput(attrs={"autocomplete": "off", "autocapitalize": "none", "spellcheck": "false"}),
+    )
 
     class Meta:
         model = Membership
-        fields = ("user",)
+        fields = ()
 
-    def __init__(self, *args, **kwargs):
+    def clean_username(self):
+        username = self.cleaned_data["username"].strip()
+        user = get_user_model().objects.filter(username=username, is_active=True).first()
+        # One message for "no such user" and "inactive": nothing is told about accounts beyond that.
+        if user is None:
+            raise forms.ValidationError(_("No active user has this user name. Check the spelling (capitals count), "
+                                          "or create the user."), code="unknown")
+        if Membership.objects.filter(company_id=self.instance.company_id, user=user).exists():
+            raise forms.ValidationError(_("%(username)s already works for this company.") % {"username": username},
+                                        code="member")
+        self.instance.user = user
+        return username
+
+
+class MemberRolesForm(forms.Form):
+    roles = forms.MultipleChoiceField(label=_("Roles"), choices=Role.choices, required=False,
+                                      widget=forms.CheckboxSelectMultiple, help_text=ROLE_HELP)
+
+    def __init__(self, *args, user=None, **kwargs):
+        self.user = user
+        if user is not None:
+            kwargs.setdefault("initial", {"roles": sorted(user_roles(user))})
         super().__init__(*args, **kwargs)
-        members = Membership.objects.filter(company_id=self.instance.company_id).values("user_id")
-        self.fields["user"].queryset = get_user_model().objects.filter(is_active=True).exclude(
-            pk__in=members).order_by("username")
-        self.fields["user"].label_from_instance = lambda u: f"{u.get_full_name()} ({u.username})" if u.get_full_name() \
-            else u.username
-        self.fields["user"].help_text = _("New users are created in the Django admin, where roles are given too.")
+
+    def save(self):
+        groups = Group.objects.filter(name__in=[str(r) for r in Role])
+        self.user.groups.remove(*groups)
+        self.user.groups.add(*groups.filter(name__in=self.cleaned_data["roles"]))
+        return self.user
+
+
+class MemberCreateForm(UserCreationForm):
+    """A new user who works for the active company only, with their roles and a first password."""
+
+    roles = MemberRolesForm.base_fields["roles"]
+
+    class Meta(UserCreationForm.Meta):
+        model = get_user_model()
+        fields = ("username", "first_name", "last_name", "email")
+
+    def __init__(self, *args, company=None, **kwargs):
+        self.company = company
+        super().__init__(*args, **kwargs)
+        self.fields["email"].required = True
+
+    def save(self, commit=True):
+        user = super().save(commit=True)
+        user.groups.add(*Group.objects.filter(name__in=self.cleaned_data["roles"]))
+        Membership.objects.create(user=user, company=self.company)
+        return user
+

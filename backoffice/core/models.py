@@ -10,6 +10,11 @@ from .crypto import EncryptedTextField
 from .tiers import tier_for_credits
 
 
+# The company's own service URLs, one per service of settings.PLATFORM_SERVICES (auth: auth_url).
+BASE_URL_FIELDS = ("auth_url", "ticket_base_url", "invoice_base_url", "accounting_base_url", "ledger_base_url",
+                   "dispatch_base_url", "crm_base_url")
+
+
 class Company(models.Model):
     """One connection to the platform: credentials, environment with its base URLs, and credit tier."""
 
@@ -58,6 +63,10 @@ class Company(models.Model):
     def base_url(self, service: str) -> str:
         override = getattr(self, f"{service}_base_url" if service != "auth" else "auth_url", "")
         return (override or settings.PLATFORM_ENVIRONMENTS[self.environment][service]).rstrip("/")
+
+    def typed_base_urls(self) -> list[str]:
+        """The service URLs set on this company itself (overrides of the environment's)."""
+        return [url for url in (getattr(self, name) for name in BASE_URL_FIELDS) if url]
 
     @property
     def base_urls(self) -> dict:

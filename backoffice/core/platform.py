@@ -1,6 +1,7 @@
 """Glue between a Company and the platform client of backoffice.remote."""
 
 import logging
+from urllib.parse import urlsplit
 
 import django_rq
 from django.conf import settings
@@ -50,7 +51,25 @@ def limiter() -> RateLimiter:
                        prefix=getattr(settings, "RATE_LIMIT_KEY_PREFIX", "ratelimit"))
 
 
-def transport_config(company) -> TransportConfig:
+def trusted_origins() -> set[str]:
+    """scheme://host[:port] of every URL the operator set (settings.PLATFORM_ENVIRONMENTS, SANDBOX_URL)."""
+    return {origin(url) for urls in settings.PLATFORM_ENVIRONMENTS.values() for url in urls.values()}
+
+
+def origin(url: str) -> str:
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}".lower()
+
+
+def typed_urls(company) -> list[str]:
+    """The company's own service URLs (typed in the company form) that do not point at an origin the
+    operator configured: these go through backoffice.remote.netguard at every call."""
+    trusted = trusted_origins()
+    return [url for url in company.typed_base_urls() if origin(url) not in trusted]
+
+
+def transport_config(company, *, interactive=False) -> TransportConfig:
+    connect, read = settings.PLATFORM_TIMEOUT
     return TransportConfig(
         company_key=str(company.pk),
         tier=company.tier,
@@ -59,11 +78,17 @@ def transport_config(company) -> TransportConfig:
         api_key=company.api_key or "",
         username=company.service_username or "",
         password=company.service_password or "",
-        timeout=tuple(settings.PLATFORM_TIMEOUT),
+        # A user waiting in the browser gets one attempt and a short read timeout, never three slow tries.
+        timeout=(connect, min(read, settings.PLATFORM_INTERACTIVE_READ_TIMEOUT)) if interactive else (connect, read),
+        max_retries=0 if interactive else TransportConfig.max_retries,
         endpoints=dict(getattr(settings, "PLATFORM_ENDPOINTS", {}) or {}),
+        guarded_urls=tuple(typed_urls(company)),
+        allowed_hosts=tuple(settings.PLATFORM_ALLOWED_HOSTS),
     )
 
 
-def client_for(company) -> PlatformClient:
-    """The platform client of a company: its credentials, tier, base URLs, shared limiter and audit."""
-    return PlatformClient(Transport(transport_config(company), audit=audit_for(company), limiter=limiter()))
+def client_for(company, *, interactive=False) -> PlatformClient:
+    """The platform client of a company: its credentials, tier, base URLs, shared limiter and audit.
+    interactive=True for a call a user waits for in the browser (one attempt, short read timeout)."""
+    return PlatformClient(Transport(transport_config(company, interactive=interactive), audit=audit_for(company),
+                                    limiter=limiter()))

@@ -55,3 +55,20 @@ class CompanyScopedMixin:
         if company is None:
             return qs.none()
         return qs.filter(company=company)
+
+
+def may_manage_user(administrator, user) -> bool:
+    """Whether an administrator may change this user's roles or password in the product's pages.
+
+    Roles and passwords belong to the user, not to one company: an administrator of A who could reset
+    the password of someone who also works for B could sign in as them and read B. So only users who
+    work for none but the administrator's own companies, never a superuser, and never oneself (ask
+    another administrator; one's own password is changed on the password page)."""
+    from .models import Membership
+
+    if not has_role(administrator, "administrator") or user.is_superuser or user.pk == administrator.pk:
+        return False
+    if administrator.is_superuser:
+        return True
+    own = Membership.objects.filter(user=administrator).values("company_id")
+    return not Membership.objects.filter(user=user).exclude(company_id__in=own).exists()

@@ -31,7 +31,7 @@ class CompanyTable(BaseTable):
 
 
 class MembershipTable(BaseTable):
-    user = tables.Column(verbose_name=_("user"), accessor="user__username")
+    user = LinkedColumn(verbose_name=_("user"), accessor="user__username")
     full_name = tables.Column(verbose_name=_("name"), accessor="user__first_name", orderable=False)
     email = tables.Column(verbose_name=_("e-mail"), accessor="user__email")
     roles = tables.Column(verbose_name=_("roles"), accessor="user", orderable=False)

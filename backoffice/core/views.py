@@ -1,16 +1,23 @@
 from datetime import timedelta
 
 from django.contrib import messages
+from django.conf import settings
 from django.contrib.auth.decorators import login_not_required
+from django.contrib.auth.forms import SetPasswordForm
+from django.contrib.auth.views import LoginView, LogoutView
 from django.db.models import Count, OuterRef, Subquery
 from django.db.models.functions import Coalesce
-from django.http import HttpResponseServerError, JsonResponse
+from axes.utils import reset as axes_reset
+from django.db import transaction
+from django.http import Http404, HttpResponseServerError, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.template import loader
 from django.utils import timezone
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
+from django.utils.decorators import method_decorator
 from django.utils.translation import gettext_lazy
+from django.urls import reverse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.csrf import requires_csrf_token
 from django.views.decorators.http import require_POST
@@ -19,6 +26,7 @@ from django.views.generic import TemplateView
 from . import filters, forms, tables
 from .choices import JobStatus, Role
 from .generic import (
+    BaseObjectView,
     BulkAction,
     BulkActionView,
     ObjectDeleteView,
@@ -30,9 +38,10 @@ from .generic import (
 )
 from .generic.registry import model_url
 from .health import health_report
-from .middleware import SESSION_KEY
+from .middleware import SESSION_KEY, role_not_required
 from .models import Company, JobRun, Membership, RemoteCall
-from .roles import companies_for, has_role
+from .roles import companies_for, has_role, may_manage_user, user_roles
+from .security import is_locked_out, parse_id
 
 ADMINISTRATORS = (Role.ADMINISTRATOR,)
 ALL_ROLES = (Role.ACCOUNTING, Role.MANAGER, Role.ADMINISTRATOR)
@@ -71,13 +80,40 @@ class DashboardView(TemplateView):
 
 @require_POST
 def switch_company(request):
-    company = get_object_or_404(companies_for(request.user), pk=request.POST.get("company"))
+    company = get_object_or_404(companies_for(request.user), pk=parse_id(request.POST.get("company")))
     request.session[SESSION_KEY] = company.pk
     messages.success(request, _("You are now working for %(company)s.") % {"company": company.name})
     target = request.POST.get("next") or "/"
     if not url_has_allowed_host_and_scheme(target, allowed_hosts={request.get_host()}, require_https=request.is_secure()):
         target = "/"
     return redirect(target)
+
+
+# --- Signing in and out ----------------------------------------------------------------------------
+
+class SignInView(LoginView):
+    """Django's sign-in with the "shared computer" choice: the session then ends when the browser closes
+    (and after the idle time in any case). django-axes counts the failures (settings.AXES_*)."""
+
+    form_class = forms.SignInForm
+    redirect_authenticated_user = True
+
+    def form_valid(self, form):
+        response = super().form_valid(form)
+        if form.cleaned_data.get("shared_computer"):
+            self.request.session.set_expiry(0)
+        return response
+
+
+sign_in = login_not_required(SignInView.as_view())
+sign_out = role_not_required(LogoutView.as_view())
+
+
+def locked_out(request, original_response=None, credentials=None):
+    """django-axes' answer to a locked-out user name or address (AXES_LOCKOUT_CALLABLE): 429, in the
+    user's language, saying how long to wait and whom to ask."""
+    minutes = max(1, int(settings.AXES_COOLOFF_TIME.total_seconds() // 60))
+    return render(request, "registration/locked_out.html", {"minutes": minutes}, status=429)
 
 
 @login_not_required
@@ -159,8 +195,127 @@ class MembershipListView(MembershipViewMixin, ObjectListView):
     filterset = filters.MembershipFilterSet
 
 
+class MembershipDetailView(MembershipViewMixin, ObjectDetailView):
+    def get_extra_context(self, obj):
+        user = obj.user
+        manageable = may_manage_user(self.request.user, user)
+        return {
+            "member": user,
+            "member_roles": [label for value, label in Role.choices if value in user_roles(user)],
+            "manageable": manageable,
+            # Whether, not where: the names of other companies are not ours to show.
+            "works_elsewhere": Membership.objects.filter(user=user).exclude(company_id=obj.company_id).exists(),
+            "locked_out": is_locked_out(user.get_username()),
+            "edit_url": model_url(obj, "edit") if manageable else None,
+            "password_url": reverse("core:membership_password", args=[obj.pk]) if manageable else None,
+            "unlock_url": reverse("core:membership_unlock", args=[obj.pk]),
+        }
+
+
 class MembershipAddView(MembershipViewMixin, ObjectEditView):
     form = forms.MembershipForm
+
+    def return_url(self, obj):
+        return model_url(Membership, "list")
+
+
+class MemberFormView(MembershipViewMixin, BaseObjectView):
+    """A form about one member's user (roles, password) or a new user: refused (404, like any record the
+    administrator may not touch) unless roles.may_manage_user."""
+
+    action = "form"
+    form_class = None
+    heading = ""
+    submit_label = gettext_lazy("Save")
+    done_message = ""
+
+    def get_template_names(self):
+        return ["core/member_form.html"]
+
+    def get_object(self):
+        membership = get_object_or_404(self.get_queryset(), pk=self.kwargs["pk"])
+        if not may_manage_user(self.request.user, membership.user):
+            raise Http404
+        return membership
+
+    def make_form(self, obj, data=None):
+        return self.form_class(user=obj.user, data=data)
+
+    def show(self, obj, form, status=200):
+        return self.render({"object": obj, "form": form, "heading": self.heading % {"user": obj.user.get_username()},
+                            "submit_label": self.submit_label,
+                            "cancel_url": model_url(obj, "detail")}, status=status)
+
+    def get(self, request, *args, **kwargs):
+        obj = self.get_object()
+        return self.show(obj, self.make_form(obj))
+
+    def post(self, request, *args, **kwargs):
+        obj = self.get_object()
+        form = self.make_form(obj, data=request.POST)
+        if not form.is_valid():
+            return self.show(obj, form)
+        with transaction.atomic():
+            form.save()
+        messages.success(request, self.done_message % {"user": obj.user.get_username()})
+        return redirect(model_url(obj, "detail"))
+
+
+class MembershipRolesView(MemberFormView):
+    form_class = forms.MemberRolesForm
+    heading = gettext_lazy("Roles of %(user)s")
+    done_message = gettext_lazy("The roles of %(user)s are saved. They apply from the user's next page.")
+
+
+class MembershipPasswordView(MemberFormView):
+    # Django's own: the password validators of settings, and a new session hash (other sessions end).
+    form_class = SetPasswordForm
+    heading = gettext_lazy("New password for %(user)s")
+    submit_label = gettext_lazy("Set the password")
+    done_message = gettext_lazy("The password of %(user)s is changed. Tell them the new one in person, not "
+                                "by e-mail; their other sessions are signed out.")
+
+    def make_form(self, obj, data=None):
+        return self.form_class(obj.user, data=data)
+
+
+class MemberCreateView(MembershipViewMixin, BaseObjectView):
+    """A new user who works for the active company only."""
+
+    def get_template_names(self):
+        return ["core/member_form.html"]
+
+    def show(self, form, status=200):
+        return self.render({"form": form, "heading": _("New user"), "submit_label": _("Create the user"),
+                            "is_new": True, "cancel_url": model_url(Membership, "list")}, status=status)
+
+    def get(self, request):
+        if request.company is None:
+            raise PermissionDenied(_("Choose a company first."))
+        return self.show(forms.MemberCreateForm(company=request.company))
+
+    def post(self, request):
+        if request.company is None:
+            raise PermissionDenied(_("Choose a company first."))
+        form = forms.MemberCreateForm(data=request.POST, company=request.company)
+        if not form.is_valid():
+            return self.show(form)
+        with transaction.atomic():
+            user = form.save()
+        messages.success(request, _("%(user)s can now sign in and works for %(company)s.")
+                         % {"user": user.get_username(), "company": request.company.name})
+        return redirect(model_url(Membership, "list"))
+
+
+@method_decorator(require_POST, name="dispatch")
+class MembershipUnlockView(MembershipViewMixin, BaseObjectView):
+    """Lift a sign-in lock (too many wrong passwords) of a member of the active company."""
+
+    def post(self, request, pk):
+        membership = get_object_or_404(self.get_queryset(), pk=pk)
+        axes_reset(username=membership.user.get_username())
+        messages.success(request, _("%(user)s may sign in again.") % {"user": membership.user.get_username()})
+        return redirect(model_url(membership, "detail"))
 
 
 class MembershipDeleteView(MembershipViewMixin, ObjectDeleteView):
@@ -175,7 +330,8 @@ class MembershipBulkView(MembershipViewMixin, BulkActionView):
 
 
 register_model_views(Membership, prefix="members", list=MembershipListView, add=MembershipAddView,
-                     delete=MembershipDeleteView, bulk=MembershipBulkView)
+                     detail=MembershipDetailView, edit=MembershipRolesView, delete=MembershipDeleteView,
+                     bulk=MembershipBulkView)
 
 
 # --- Remote-call audit (administrators) -----------------------------------------------------------

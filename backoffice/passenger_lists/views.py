@@ -33,6 +33,7 @@ from backoffice.core.generic.views import (
 )
 from backoffice.core.models import JobRun
 from backoffice.core.roles import has_role
+from backoffice.core.security import parse_ids
 from backoffice.tickets.models import PassengerTicket
 
 from . import filters, services, tables
@@ -168,7 +169,7 @@ class PassengerListBuildView(ListsSection, BaseObjectView):
 
     def post(self, request):
         plist = PassengerList(company=_company(request))
-        pks = [pk for pk in request.POST.getlist("pk") if pk.isdigit()]
+        pks = parse_ids(request.POST.getlist("pk"))
         if "expedition_number" not in request.POST:  # the selection from the passenger-ticket list
             expedition = self._expedition(pks)
             if not expedition:

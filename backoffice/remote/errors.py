@@ -48,6 +48,17 @@ class AuthenticationFailed(RemoteError):
         super().__init__(message, **kwargs)
 
 
+class NoAnswer(RemoteError):
+    """A call that may be repeated got no answer in time (or the connection dropped): transient."""
+
+    def __init__(self, message="", **kwargs):
+        kwargs.setdefault("permanent", False)
+        super().__init__(message or "the platform did not answer in time", **kwargs)
+
+    def user_message(self) -> str:
+        return str(self.args[0]) if self.args else "the platform did not answer in time"
+
+
 class MaybeSent(RemoteError):
     """A non-idempotent call timed out after the request was sent: the platform may have acted on it.
 

@@ -17,7 +17,8 @@ import requests
 import urllib3.exceptions
 
 from . import endpoints as endpoint_table
-from .errors import AuthenticationFailed, MaybeSent, RateLimited, RemoteError
+from .errors import AuthenticationFailed, MaybeSent, NoAnswer, RateLimited, RemoteError
+from .netguard import mount_guard
 from .redaction import excerpt, redact
 
 logger = logging.getLogger(__name__)
@@ -43,6 +44,9 @@ class TransportConfig:
     backoff: float = 0.5
     # settings.PLATFORM_ENDPOINTS: {operation name: (method, path)}
     endpoints: dict = field(default_factory=dict)
+    # Base URLs a user typed (not from settings): called only through netguard's checks, on these hosts.
+    guarded_urls: tuple[str, ...] = ()
+    allowed_hosts: tuple[str, ...] = ()
 
 
 # --- bearer tokens, cached per process --------------------------------------------------------------
@@ -96,7 +100,7 @@ def parse_error(body: bytes | str | None) -> tuple[str, str, object]:
     try:
         data = jsonlib.loads(text)
     except ValueError:
-        return "", text.strip()[:1000], text
+        return "", _plain_text(text), None
     return (*_error_parts(data), data)
 
 
@@ -131,6 +135,23 @@ def _error_parts(data) -> tuple[str, str]:
     return "", str(data)
 
 
+def _is_json(content: bytes) -> bool:
+    try:
+        jsonlib.loads(content)
+    except ValueError:
+        return False
+    return True
+
+
+def _plain_text(text: str) -> str:
+    """A non-JSON error body as a message: plain text only; markup (an HTML error or login page of a
+    proxy) is not the platform's word and is never shown or kept."""
+    text = text.strip()
+    if not text or text.startswith("<") or "<html" in text[:500].lower():
+        return ""
+    return text[:1000]
+
+
 def _field_messages(errors: dict) -> str:
     parts = []
     for name, messages in errors.items():
@@ -154,6 +175,8 @@ class Transport:
         self.audit = audit
         self.limiter = limiter
         self.session = session or requests.Session()
+        for url in config.guarded_urls:
+            mount_guard(self.session, url, config.allowed_hosts)
         self._token = ""
 
     # --- public ---------------------------------------------------------------------------------------
@@ -187,7 +210,7 @@ class Transport:
                 if not endpoint.idempotent:
                     raise MaybeSent(operation=operation) from None
                 what = "did not answer in time" if isinstance(exc, requests.Timeout) else "dropped the connection"
-                raise RemoteError(f"{operation}: the platform {what}", operation=operation) from None
+                raise NoAnswer(f"{operation}: the platform {what}", operation=operation) from None
 
             status = response.status_code
             if status == 401:
@@ -206,6 +229,10 @@ class Transport:
                 raise self._error(RemoteError, response, operation, permanent=False)
             if status >= 400:
                 raise self._error(RemoteError, response, operation, permanent=True)
+            if 300 <= status < 400:  # never followed: credentials must not travel to where a redirect points
+                raise RemoteError(f"{operation}: the platform answered with a redirect (HTTP {status}), which is "
+                                  "not followed; check the service URL", status=status, permanent=True,
+                                  operation=operation)
             if raw:
                 return response.content, response.headers.get("Content-Type", "")
             return self._parse(response)
@@ -308,7 +335,7 @@ class Transport:
         error = ""
         try:
             response = self.session.request(endpoint.method, url, params=params, json=json, data=data, files=files,
-                                            headers=headers, timeout=self.config.timeout)
+                                            headers=headers, timeout=self.config.timeout, allow_redirects=False)
             return response
         except requests.RequestException as exc:
             error = f"{type(exc).__name__}: {exc}"
@@ -355,12 +382,14 @@ class Transport:
 
     @staticmethod
     def _describe_response(response) -> str:
+        """What the audit keeps of an answer: the platform's own JSON (first 4,000 characters); of anything
+        else (HTML pages, files, a login page of whatever host answered) only its size and type."""
         if response is None:
             return ""
         content_type = response.headers.get("Content-Type", "")
-        if content_type and not any(kind in content_type for kind in ("json", "text", "xml", "html")):
-            return f"<{len(response.content)} bytes {content_type}>"
-        return response.content[:4000].decode("utf-8", errors="replace")
+        if "json" in content_type.lower() and _is_json(response.content):
+            return response.content[:4000].decode("utf-8", errors="replace")
+        return f"<{len(response.content)} bytes {content_type or 'without a content type'}>"
 
     @staticmethod
     def _response_error(response) -> str:

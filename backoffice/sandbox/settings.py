@@ -5,8 +5,11 @@ default a second SQLite file in var/) and shares no table and no code with the b
 """
 
 import os
+from pathlib import Path
 
-from backoffice.settings import VAR_DIR, _database, env_bool, env_list  # plain values and helpers only
+from backoffice.envconf import database, env_bool, env_list, var_dir
+
+VAR_DIR = var_dir(Path(__file__).resolve().parent.parent.parent)
 
 DEBUG = env_bool("DJANGO_DEBUG", default=False)
 SECRET_KEY = os.environ.get("SANDBOX_SECRET_KEY", "sandbox-only-insecure-secret-key-0123456789abcdefghijklmnop")
@@ -54,7 +57,7 @@ TEMPLATES = [
     },
 ]
 
-DATABASES = {"default": _database("SANDBOX_DATABASE_URL", VAR_DIR / "sandbox.sqlite3")}
+DATABASES = {"default": database("SANDBOX_DATABASE_URL", VAR_DIR / "sandbox.sqlite3", VAR_DIR)}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 LANGUAGE_CODE = "en"

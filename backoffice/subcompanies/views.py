@@ -33,6 +33,7 @@ from backoffice.core.generic import (
 )
 from backoffice.core.generic.views import BaseObjectView, safe_return_url
 from backoffice.core.roles import RoleRequiredMixin, has_role
+from backoffice.core.security import parse_ids
 from backoffice.core.sync import StateError
 
 from . import report, selectors, services
@@ -156,7 +157,7 @@ class SubCompanyBulkView(BulkActionView):
             raise Http404
         list_url = model_url(SubCompany, "list") or "/"
         return_url = safe_return_url(request, request.POST.get("return_url"), list_url)
-        pks = [pk for pk in request.POST.getlist("pk") if pk.isdigit()]
+        pks = parse_ids(request.POST.getlist("pk"))
         selection = list(self.get_queryset().filter(pk__in=pks).order_by("name", "pk"))
         if not selection:
             messages.warning(request, _("Select at least one record first."))

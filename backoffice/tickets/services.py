@@ -53,8 +53,8 @@ class TicketError(Exception):
     """An operation the ticket's state does not allow; the message is for the user."""
 
 
-def ticket_client(company, kind):
-    return getattr(client_for(company), CLIENT_ATTRIBUTE[kind])
+def ticket_client(company, kind, *, interactive=False):
+    return getattr(client_for(company, interactive=interactive), CLIENT_ATTRIBUTE[kind])
 
 
 def kind_of(model_or_ticket) -> str:
@@ -605,10 +605,11 @@ def _refresh_statuses(client, model, tickets):
 
 
 def ticket_html(*, ticket, standard=True) -> str:
-    """The ticket rendered by the platform: its standard layout, or the company's own default one."""
+    """The ticket rendered by the platform: its standard layout, or the company's own default one. The
+    user waits for it: one attempt with the short interactive timeout (core.platform.client_for)."""
     if not ticket.remote_id:
         raise TicketError(_("The platform does not have this ticket yet."))
-    return ticket_client(ticket.company, ticket.kind).html(ticket.remote_id, standard=standard)
+    return ticket_client(ticket.company, ticket.kind, interactive=True).html(ticket.remote_id, standard=standard)
 
 
 # ---------------------------------------------------------------------------------------------------

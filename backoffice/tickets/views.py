@@ -4,6 +4,7 @@ Views never call the platform client, except for the ticket's HTML and the kept 
 the user waits for. Everything else is saved and enqueued by a service.
 """
 
+from django.conf import settings
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied
 from django.db.models import Count, Q, Sum
@@ -32,7 +33,7 @@ from backoffice.core.generic.views import (
 )
 from backoffice.core.models import JobRun
 from backoffice.core.roles import has_role
-from backoffice.remote.errors import RemoteError
+from backoffice.remote.errors import NoAnswer, RemoteError
 
 from . import filters, services, tables
 from .choices import EXPORT_PENDING, TicketKind, TicketStatus
@@ -278,18 +279,26 @@ class TicketHtmlView(TicketsSection, BaseObjectView):
     def get(self, request, pk):
         ticket = get_object_or_404(self.get_queryset(), pk=pk)
         standard = request.GET.get("layout") != "company"
-        html, error = "", ""
+        html, error, slow = "", "", False
         try:
             html = services.ticket_html(ticket=ticket, standard=standard)
+        except NoAnswer:
+            slow = True
+            error = _("The platform did not answer within %(seconds)s seconds. It may be busy: try again in a "
+                      "moment.") % {"seconds": f"{settings.PLATFORM_INTERACTIVE_READ_TIMEOUT:g}"}
         except (RemoteError, services.TicketError) as exc:
             error = exc.user_message() if isinstance(exc, RemoteError) else str(exc)
         if request.GET.get("download") and html:
             response = HttpResponse(html, content_type="text/html; charset=utf-8")
             response["Content-Disposition"] = f'attachment; filename="{ticket.ticket_number}.html"'
-            response["Content-Security-Policy"] = "sandbox"
+            response["Content-Security-Policy"] = "sandbox; default-src 'none'; style-src 'unsafe-inline'; img-src data:"
             return response
-        return self.render({"object": ticket, "html": html, "error": error, "standard": standard,
-                            "detail_url": model_url(ticket, "detail")}, status=502 if error else 200)
+        response = self.render({"object": ticket, "html": html, "error": error, "slow": slow, "standard": standard,
+                                "detail_url": model_url(ticket, "detail")}, status=504 if slow else 502 if error else 200)
+        # The platform's HTML in the srcdoc frame inherits this page's policy: it may style itself (inline
+        # <style> and style attributes); it still runs no script (sandbox="" and script-src 'self').
+        response._csp_update = {"style-src": ["'unsafe-inline'"]}
+        return response
 
 
 for _model, _prefix in ((EventTicket, "event"), (PassengerTicket, "passenger")):

@@ -25,7 +25,7 @@ except ImportError:  # pragma: no cover
     from sre_constants import ANY, AT, BRANCH, IN, LITERAL, MAX_REPEAT, MIN_REPEAT, NEGATE, RANGE, SUBPATTERN, CATEGORY
 
 ROOT = Path(__file__).resolve().parents[2]
-CONVERTER_SAMPLES = {"int": "1", "str": "x", "slug": "x", "path": "x/y",
+CONVERTER_SAMPLES = {"int": "1", "id": "1", "str": "x", "slug": "x", "path": "x/y",
                      "uuid": "6f1c1f4e-4a39-4b55-9a57-2d0c8b2e6a11"}
 
 

@@ -26,7 +26,9 @@ def test_error_styles(body, title, detail):
 
 
 def test_non_json_and_empty_bodies():
-    assert parse_error(b"<html>Bad Gateway</html>")[:2] == ("", "<html>Bad Gateway</html>")
+    # An HTML page (a proxy's error or login page) is not the platform's word: never shown.
+    assert parse_error(b"<html>Bad Gateway</html>")[:2] == ("", "")
+    assert parse_error(b"Service temporarily down")[:2] == ("", "Service temporarily down")
     assert parse_error(b"") == ("", "", None)
 
 

@@ -1,5 +1,6 @@
 """The transport over real HTTP through the sandbox (document 1, sections 5, 7 and 8)."""
 
+import copy
 import logging
 import socket
 import time
@@ -157,11 +158,18 @@ def test_get_read_timeout_is_retried(sandbox, sandbox_company):
     assert [r.status for r in rows(sandbox_company)] == [None, 200]
 
 
-def test_post_that_never_connected_is_a_plain_transient_error(db, sandbox_company):
-    with socket.socket() as sock:  # a port nobody listens on
+def dead_invoice_service(settings):
+    """The sandbox environment's invoice URL (an operator's setting) pointed at a port nobody listens on."""
+    with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
-    sandbox_company.invoice_base_url = f"http://127.0.0.1:{port}/invoice"
+    environments = copy.deepcopy(settings.PLATFORM_ENVIRONMENTS)
+    environments["sandbox"]["invoice"] = f"http://127.0.0.1:{port}/invoice"
+    settings.PLATFORM_ENVIRONMENTS = environments
+
+
+def test_post_that_never_connected_is_a_plain_transient_error(db, sandbox_company, settings):
+    dead_invoice_service(settings)
     with pytest.raises(RemoteError) as caught:
         client_for(sandbox_company).invoices.outbox_status_list([INVOICE_ID])
     assert type(caught.value) is RemoteError and not caught.value.permanent
@@ -169,11 +177,8 @@ def test_post_that_never_connected_is_a_plain_transient_error(db, sandbox_compan
     assert "ConnectionError" in rows(sandbox_company)[0].error
 
 
-def test_get_that_cannot_connect_is_retried_then_transient(db, sandbox_company):
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    sandbox_company.invoice_base_url = f"http://127.0.0.1:{port}/invoice"
+def test_get_that_cannot_connect_is_retried_then_transient(db, sandbox_company, settings):
+    dead_invoice_service(settings)
     with pytest.raises(RemoteError, match="cannot reach") as caught:
         fast(client_for(sandbox_company)).invoices.outbox_status(INVOICE_ID)
     assert not caught.value.permanent

@@ -11,6 +11,7 @@ from django.urls import reverse
 from django.utils import timezone, translation
 
 from backoffice.core.choices import SyncState
+from backoffice.core.models import RemoteCall
 from backoffice.core.platform import client_for
 from backoffice.remote.errors import RemoteError
 from backoffice.tickets import jobs, services
@@ -299,7 +300,28 @@ def test_html_in_both_layouts_and_the_page(fast, sandbox_company, client, accoun
     assert '<iframe' in html and 'sandbox=""' in html and "srcdoc=\"&lt;" in html
     download = client.get(url, {"download": "1", "layout": "company"})
     assert download["Content-Disposition"] == f'attachment; filename="{ticket.ticket_number}.html"'
-    assert download["Content-Security-Policy"] == "sandbox" and download.content.decode() == own
+    assert download["Content-Security-Policy"].startswith("sandbox;") and download.content.decode() == own
+    # The frame's HTML may style itself on this page only; script stays our own files.
+    policy = page["Content-Security-Policy"]
+    assert "style-src 'self' 'unsafe-inline'" in policy and "script-src 'self';" in policy
+    assert "unsafe-inline" not in client.get(reverse("tickets:eventticket_detail", args=[ticket.pk]))[
+        "Content-Security-Policy"]
+
+
+def test_html_from_a_slow_platform_is_one_short_attempt_with_a_retry_button(fast, sandbox, sandbox_company, client,
+                                                                              accountant, settings):
+    ticket = new_event(sandbox_company)
+    push(ticket)
+    settings.PLATFORM_INTERACTIVE_READ_TIMEOUT = 0.5
+    sandbox.add_fault(path="/ticket/v1/event-ticket/*/html/*", method="GET", latency_ms=3000)
+    login(client, accountant, sandbox_company)
+    before = RemoteCall.objects.filter(company=sandbox_company).count()
+    page = client.get(reverse("tickets:eventticket_html", args=[ticket.pk]))
+    assert page.status_code == 504
+    html = page.content.decode()
+    assert "did not answer within 0.5 seconds" in html and 'id="html-retry"' in html and "?layout=standard" in html
+    calls = RemoteCall.objects.filter(company=sandbox_company).order_by("id")[before:]
+    assert [(c.operation, c.status) for c in calls] == [("event_ticket.html", None)]  # one attempt, no retry
 
 
 def test_html_of_a_ticket_the_platform_does_not_know_shows_the_error(fast, sandbox_company, client, accountant):

@@ -23,6 +23,7 @@ from .registry import (
 )
 from .tables import BaseTable, ChoiceBadgeColumn, DateTimeColumn, LinkedColumn, ProgressColumn, SelectionColumn
 from .views import (
+    BaseObjectView,
     BulkAction,
     BulkActionView,
     ObjectDeleteView,
@@ -36,6 +37,6 @@ __all__ = [
     "BaseFilterSet", "DateFromFilter", "DateToFilter", "YesNoFilter",
     "get_model_urls", "model_url", "register_bulk_action", "register_model_view", "register_model_views", "user_may",
     "BaseTable", "ChoiceBadgeColumn", "DateTimeColumn", "LinkedColumn", "ProgressColumn", "SelectionColumn",
-    "BulkAction", "BulkActionView", "ObjectDeleteView", "ObjectDetailView", "ObjectEditView", "ObjectListView",
+    "BaseObjectView", "BulkAction", "BulkActionView", "ObjectDeleteView", "ObjectDetailView", "ObjectEditView", "ObjectListView",
     "bulk_delete",
 ]

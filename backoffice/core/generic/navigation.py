@@ -7,7 +7,7 @@ from django.urls import NoReverseMatch, reverse
 from django.utils.translation import gettext_lazy as _
 
 from ..choices import Role
-from ..roles import has_role
+from ..roles import has_role, user_roles
 
 
 @dataclass(frozen=True)
@@ -23,6 +23,7 @@ class MenuGroup:
     label: str | None
     items: tuple
     roles: tuple = field(default=())
+    superuser: bool = False
 
 
 MENU = (
@@ -49,9 +50,12 @@ MENU = (
         MenuItem(_("Companies"), "core:company_list", "building-gear"),
         MenuItem(_("Members"), "core:membership_list", "person-check"),
         MenuItem(_("Remote-call audit"), "core:remotecall_list", "arrow-left-right"),
+    ), roles=(Role.ADMINISTRATOR,)),
+    # The Django admin and the RQ dashboard see every company: superusers (the operators) only.
+    MenuGroup(_("Operations"), (
         MenuItem(_("RQ dashboard"), "django_rq:home", "cpu"),
         MenuItem(_("Django admin"), "admin:index", "gear"),
-    ), roles=(Role.ADMINISTRATOR,)),
+    ), superuser=True),
 )
 
 
@@ -65,9 +69,11 @@ def _url(name):
 def menu_for(request):
     """The groups and entries this user sees, each entry with its URL (None: coming soon) and state."""
     user = request.user
+    if not user_roles(user):  # without a role every page is refused: show no menu at all
+        return []
     groups = []
     for group in MENU:
-        if group.roles and not has_role(user, *group.roles):
+        if (group.roles and not has_role(user, *group.roles)) or (group.superuser and not user.is_superuser):
             continue
         entries = []
         for item in group.items:

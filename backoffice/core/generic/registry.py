@@ -18,9 +18,9 @@ ROUTES = {
     "list": ("", False),
     "add": ("add/", False),
     "bulk": ("bulk/<slug:action>/", False),
-    "detail": ("<int:pk>/", True),
-    "edit": ("<int:pk>/edit/", True),
-    "delete": ("<int:pk>/delete/", True),
+    "detail": ("<id:pk>/", True),
+    "edit": ("<id:pk>/edit/", True),
+    "delete": ("<id:pk>/delete/", True),
 }
 
 _views: dict[tuple[str, str], dict[str, type]] = {}

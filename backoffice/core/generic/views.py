@@ -32,6 +32,7 @@ from django_tables2 import RequestConfig
 
 from ..crypto import EncryptedTextField
 from ..roles import CompanyScopedMixin, RoleRequiredMixin, has_role
+from ..security import parse_ids
 from .export import export_xlsx
 from .registry import extra_bulk_actions, get_model_view, model_url, user_may
 from .tables import SelectionColumn
@@ -380,7 +381,7 @@ class BulkActionView(BaseObjectView):
             raise PermissionDenied
         list_url = model_url(self.get_model(), "list") or "/"
         return_url = safe_return_url(request, request.POST.get("return_url"), list_url)
-        pks = [pk for pk in request.POST.getlist("pk") if pk.isdigit()]
+        pks = parse_ids(request.POST.getlist("pk"))
         selection = self.get_queryset().filter(pk__in=pks)
         if not pks or not selection.exists():
             messages.warning(request, _("Select at least one record first."))
@@ -433,8 +434,8 @@ class ExportDownloadMixin:
         export = get_object_or_404(self.get_queryset(), pk=pk)
         if export.state != ExportState.READY or not export.file:
             raise Http404
-        return FileResponse(export.file.open("rb"), as_attachment=True,
-                            filename=export.file.name.rsplit("/", 1)[-1], content_type="application/zip")
+        return FileResponse(export.file.open("rb"), as_attachment=True, filename=export.download_name(),
+                            content_type="application/zip")
 
 
 class ExportFetchMixin:
