@@ -259,6 +259,8 @@ def banner(status, host, web_port, sandbox_port, var_dir, redis_url):
     lines.append(f"redis:    {redis_url.split('@')[-1]}")
     for role, username in demo.DEMO_USERS.items():
         lines.append(f"login:    {username} / {values.get(f'password.{username}', '?')}   ({role})")
+    operator = demo.DEMO_OPERATOR
+    lines.append(f"login:    {operator} / {values.get(f'password.{operator}', '?')}   (superuser: /admin/, /admin/rq/)")
     lines += [f"secrets:  {var_dir / demo.FILENAME}", "Ctrl-C stops everything.", ""]
     for line in lines:
         say("run", line)

@@ -233,3 +233,50 @@ def test_check_deploy_with_production_settings_reports_no_issue(tmp_path):
     output = result.stdout + result.stderr
     assert result.returncode == 0, output
     assert "no issues" in output, output
+
+
+def _settings_env(tmp_path, **extra):
+    """A start with nothing but what is given: no DJANGO_* variable, no encryption key."""
+    env = {key: value for key, value in os.environ.items()
+           if not key.startswith(("DJANGO_", "DATABASE_URL")) and key != "FIELD_ENCRYPTION_KEYS"}
+    env.update({"DJANGO_SETTINGS_MODULE": "backoffice.settings", "BACKOFFICE_VAR_DIR": str(tmp_path), **extra})
+    return env
+
+
+SHOW_SETTINGS = ("import django; django.setup(); from django.conf import settings as s; "
+                 "print(s.DEBUG, s.DEVELOPMENT, s.SESSION_COOKIE_SECURE, s.SECURE_SSL_REDIRECT)")
+
+
+def _start(env):
+    return subprocess.run([sys.executable, "-c", SHOW_SETTINGS], cwd=ROOT, env=env, capture_output=True, text=True,
+                          timeout=120)
+
+
+def test_a_start_without_any_flag_is_a_production_start_with_debug_off(tmp_path):
+    result = _start(_settings_env(tmp_path, DJANGO_SECRET_KEY=secrets.token_urlsafe(64),
+                                  FIELD_ENCRYPTION_KEYS=Fernet.generate_key().decode(), DJANGO_DEBUG="1"))
+    assert result.returncode == 0, result.stderr
+    # DJANGO_DEBUG=1 cannot switch DEBUG on outside development.
+    assert result.stdout.split() == ["False", "False", "True", "True"]
+
+
+@pytest.mark.parametrize("secret_key, keys, refusal", [
+    (None, "fernet", "DJANGO_SECRET_KEY must be set"),
+    ("dev-only-insecure-secret-key-change-me-in-production-0123456789abcdef", "fernet",
+     "DJANGO_SECRET_KEY must be set"),
+    ("random", None, "FIELD_ENCRYPTION_KEYS must be set"),
+])
+def test_outside_development_the_settings_refuse_made_up_secrets(tmp_path, secret_key, keys, refusal):
+    extra = {}
+    if secret_key is not None:
+        extra["DJANGO_SECRET_KEY"] = secrets.token_urlsafe(64) if secret_key == "random" else secret_key
+    if keys is not None:
+        extra["FIELD_ENCRYPTION_KEYS"] = Fernet.generate_key().decode()
+    result = _start(_settings_env(tmp_path, **extra))
+    assert result.returncode != 0 and refusal in result.stderr
+
+
+def test_development_is_asked_for_explicitly(tmp_path):
+    result = _start(_settings_env(tmp_path, DJANGO_DEVELOPMENT="1"))
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split()[:2] == ["True", "True"]

@@ -62,6 +62,10 @@ def test_seed_demo_creates_companies_users_and_sandbox_customers_idempotently(va
                             password=first[f"password.{username}"]) == user
         assert set(Membership.objects.filter(user=user).values_list("company__name", flat=True)) == {a.name, b.name}
     assert Membership.objects.count() == 6
+    # The operator: a superuser of no company's own, the only user of the Django admin and RQ dashboard.
+    operator = User.objects.get(username=demo.DEMO_OPERATOR)
+    assert operator.is_superuser and operator.is_staff and not Membership.objects.filter(user=operator).exists()
+    assert not User.objects.filter(is_superuser=True).exclude(pk=operator.pk).exists()
 
     # The sandbox knows the same customers and credentials (its own database, read directly).
     with sqlite3.connect(var_dir / "sandbox.sqlite3") as db:

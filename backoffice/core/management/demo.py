@@ -11,10 +11,13 @@ FILENAME = "demo-credentials.txt"
 
 # Role -> user name of the demo user with that role.
 DEMO_USERS = {"accounting": "muhasebe", "manager": "yonetici", "administrator": "yonetim"}
+# The operator of the installation: a superuser, the only kind of user of the Django admin and the RQ
+# dashboard (they see every company).
+DEMO_OPERATOR = "operator"
 
 
 def _generated():
-    values = {f"password.{username}": secrets.token_urlsafe(12) for username in DEMO_USERS.values()}
+    values = {f"password.{username}": secrets.token_urlsafe(12) for username in [*DEMO_USERS.values(), DEMO_OPERATOR]}
     values.update({
         "company_a.customer_id": str(uuid.uuid4()),
         "company_a.api_key": secrets.token_urlsafe(32),

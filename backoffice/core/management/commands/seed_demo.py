@@ -73,13 +73,17 @@ class Command(BaseCommand):
             user, _ = User.objects.get_or_create(username=username)
             user.set_password(values[f"password.{username}"])
             user.is_active = True
-            # The Django admin's templates want is_staff; access itself is decided by the role.
-            user.is_staff = role == "administrator"
+            user.is_staff = user.is_superuser = False  # a company's people work in the product's pages
             user.save()
             user.groups.add(Group.objects.get(name=role))
             for company in companies:
                 Membership.objects.get_or_create(user=user, company=company)
             users[role] = user
+        operator, _ = User.objects.get_or_create(username=demo.DEMO_OPERATOR)
+        operator.set_password(values[f"password.{demo.DEMO_OPERATOR}"])
+        operator.is_active = operator.is_staff = operator.is_superuser = True
+        operator.save()
+        users["operator"] = operator
         return users
 
     def _seed_sandbox(self, values):
