@@ -169,6 +169,9 @@ RQ = {"JOB_CLASS": "rq.job.Job"}
 # The platform. Base URLs per environment; a Company may override each one. The sandbox runs on
 # 127.0.0.1:8001 under one prefix per service, so the client's base URLs work unchanged.
 SANDBOX_URL = os.environ.get("SANDBOX_URL", "http://127.0.0.1:8001").rstrip("/")
+# The sandbox environment is offered in the company form in development, or when the operator set
+# SANDBOX_URL: a production start does not send credentials to whatever listens on 127.0.0.1:8001.
+SANDBOX_ENABLED = DEVELOPMENT or bool(os.environ.get("SANDBOX_URL"))
 PLATFORM_SERVICES = ["auth", "ticket", "invoice", "accounting", "ledger", "dispatch", "crm"]
 PLATFORM_ENVIRONMENTS = {
     "sandbox": {service: f"{SANDBOX_URL}/{service}" for service in PLATFORM_SERVICES},

@@ -8,7 +8,7 @@ from django.contrib.auth.models import Group
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
-from .choices import AuthMethod, Role
+from .choices import AuthMethod, Environment, Role
 from .models import BASE_URL_FIELDS, Company, Membership
 from .roles import user_roles
 from backoffice.remote.netguard import UnsafeURL, check_url
@@ -62,6 +62,11 @@ class CompanyForm(forms.ModelForm):
             self.fields[name].widget.attrs["data-secret-state"] = "set" if stored else "unset"
         for name in BASE_URL_FIELDS:
             self.fields[name].validators.append(self.validate_typed_url)
+        if not settings.SANDBOX_ENABLED and not (self.instance.pk and self.instance.environment == Environment.SANDBOX):
+            self.fields["environment"].choices = [
+                choice for choice in self.fields["environment"].choices if choice[0] != Environment.SANDBOX]
+            if self.instance.pk is None:
+                self.initial["environment"] = Environment.TEST
 
     @classmethod
     def validate_typed_url(cls, url):

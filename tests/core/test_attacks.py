@@ -536,3 +536,14 @@ def test_every_list_filter_takes_malformed_values_without_an_error(client, compa
             assert response.status_code == 200, (url, query, response.status_code)
         checked += 1
     assert checked >= 8
+
+
+def test_a_production_start_offers_no_sandbox_environment(client, admin_a, company, settings):
+    settings.SANDBOX_ENABLED = False  # production without SANDBOX_URL: nothing listens there for us
+    form = page(client.get(reverse("core:company_add")))
+    assert 'value="sandbox"' not in form and 'value="test" selected' in form
+    response = client.post(reverse("core:company_add"), company_form(company, name="Yeni", environment="sandbox",
+                                                                     api_key="k"), HTTP_ACCEPT_LANGUAGE="en")
+    assert response.status_code == 200 and 'id="id_environment_errors"' in page(response)
+    # A company already on the sandbox keeps its choice on the form.
+    assert 'value="sandbox"' in page(client.get(reverse("core:company_edit", args=[company.pk])))
