@@ -9,6 +9,7 @@ from backoffice.core.admin_site import operators_only
 urlpatterns = [
     path("login/", core_views.sign_in, name="login"),
     path("logout/", core_views.sign_out, name="logout"),
+    path("password/", core_views.own_password, name="password_change"),
     path("health/", core_views.health, name="health"),
     # The language switch works on the login page too.
     path("i18n/setlang/", login_not_required(set_language), name="set_language"),

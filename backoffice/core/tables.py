@@ -70,7 +70,7 @@ class MembershipTable(BaseTable):
 class RemoteCallTable(BaseTable):
     created_at = DateTimeColumn()
     status = tables.Column(empty_values=())  # None (no response) gets its own badge
-    path = LinkedColumn(attrs={"td": {"class": "text-truncate font-monospace small", "style": "max-width: 28rem"}})
+    path = LinkedColumn(attrs={"td": {"class": "text-truncate font-monospace small mw-28rem"}})
     duration_ms = tables.Column(attrs={"td": {"class": "text-end"}, "th": {"class": "text-end"}})
 
     class Meta(BaseTable.Meta):
@@ -88,7 +88,7 @@ class JobRunTable(BaseTable):
     name = LinkedColumn(accessor="label", order_by="name")
     status = ChoiceBadgeColumn(JobStatus)
     progress = ProgressColumn()
-    message = tables.Column(attrs={"td": {"class": "text-truncate small", "style": "max-width: 32rem"}})
+    message = tables.Column(attrs={"td": {"class": "text-truncate small mw-32rem"}})
     enqueued_at = DateTimeColumn()
     started_at = DateTimeColumn()
     finished_at = DateTimeColumn()

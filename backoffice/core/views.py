@@ -4,7 +4,7 @@ from django.contrib import messages
 from django.conf import settings
 from django.contrib.auth.decorators import login_not_required
 from django.contrib.auth.forms import SetPasswordForm
-from django.contrib.auth.views import LoginView, LogoutView
+from django.contrib.auth.views import LoginView, LogoutView, PasswordChangeView
 from django.db.models import Count, OuterRef, Subquery
 from django.db.models.functions import Coalesce
 from axes.utils import reset as axes_reset
@@ -105,7 +105,24 @@ class SignInView(LoginView):
         return response
 
 
+class OwnPasswordView(PasswordChangeView):
+    """Anyone signed in changes their own password (the old one asked first; the session stays)."""
+
+    template_name = "core/member_form.html"
+    success_url = "/"
+
+    def get_context_data(self, **kwargs):
+        return {**super().get_context_data(**kwargs), "heading": _("Change your password"),
+                "submit_label": _("Change the password"), "cancel_url": "/"}
+
+    def form_valid(self, form):
+        response = super().form_valid(form)
+        messages.success(self.request, _("Your password is changed; your other sessions are signed out."))
+        return response
+
+
 sign_in = login_not_required(SignInView.as_view())
+own_password = role_not_required(OwnPasswordView.as_view())
 sign_out = role_not_required(LogoutView.as_view())
 
 

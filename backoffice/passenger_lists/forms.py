@@ -54,7 +54,7 @@ class PassengerListForm(forms.ModelForm):
         field.widget = _datetime_widget()
         field.input_formats = INPUT_FORMATS
         field.validators.append(validate_year_range)
-        self.fields["vehicle_plate"].widget.attrs.update({"style": "text-transform: uppercase"})
+        self.fields["vehicle_plate"].widget.attrs.update({"class": "text-uppercase"})
         self.fields["vehicle_plate"].help_text = _("Without the plate given by hand, only the tickets of this plate "
                                                    "are in the list.")
         if self.is_update:

@@ -65,7 +65,7 @@ class SubCompanyOperationTable(BaseTable):
     targets = tables.Column(verbose_name=_("sub-companies"), accessor="pk", orderable=False)
     details = tables.Column(verbose_name=_("details"), accessor="pk", orderable=False)
     sync_state = ChoiceBadgeColumn(SyncState)
-    last_error = tables.Column(attrs={"td": {"class": "small text-truncate", "style": "max-width: 28rem"}})
+    last_error = tables.Column(attrs={"td": {"class": "small text-truncate mw-28rem"}})
     created_at = DateTimeColumn()
 
     class Meta(BaseTable.Meta):

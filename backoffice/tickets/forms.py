@@ -101,10 +101,10 @@ class TicketForm(forms.ModelForm):
                 self.fields[name].validators.append(validate_year_range)
         self.fields["currency_code"].required = True
         self.fields["currency_code"].error_messages["required"] = CURRENCY_REQUIRED
-        self.fields["currency_code"].widget.attrs.update({"maxlength": 3, "style": "text-transform: uppercase"})
+        self.fields["currency_code"].widget.attrs.update({"maxlength": 3, "class": "text-uppercase"})
         self.fields["currency_code"].help_text = _("Three-letter code; TRY when no other currency applies.")
         self.fields["exchange_rate"].widget = forms.NumberInput(attrs={"step": "0.000001", "min": "0"})
-        self.fields["customer_country"].widget.attrs.update({"maxlength": 2, "style": "text-transform: uppercase"})
+        self.fields["customer_country"].widget.attrs.update({"maxlength": 2, "class": "text-uppercase"})
         self.fields["identifier"].required = self.identifier_required
         self.fields["payment_type"].choices = [("", _("Choose…")), *PaymentType.choices]
         if not self.is_update:
@@ -112,7 +112,7 @@ class TicketForm(forms.ModelForm):
                 label=_("Prefix"), max_length=3, min_length=3,
                 help_text=_("Three capital letters or digits; the ticket number is this prefix, the year and a "
                             "9-digit counter."),
-                widget=forms.TextInput(attrs={"style": "text-transform: uppercase", "autocomplete": "off"}),
+                widget=forms.TextInput(attrs={"class": "text-uppercase", "autocomplete": "off"}),
             )
             # self.initial (from the blank instance) wins over a field's initial: set them there.
             self.initial.setdefault("prefix", self._last_prefix())
@@ -309,7 +309,7 @@ class PassengerTicketForm(TicketForm):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["identifier"].help_text = _("National id (TCKN, 11 digits) or passport number.")
-        self.fields["vehicle_plate"].widget.attrs.update({"style": "text-transform: uppercase"})
+        self.fields["vehicle_plate"].widget.attrs.update({"class": "text-uppercase"})
 
     def validate_identifier(self, value):
         """Passenger ticket: national id or passport number."""

@@ -8,9 +8,40 @@
     return true;
   }
 
+  // Every element under root, root itself included, that matches selector (htmx:load gives the new element).
+  function each(root, selector, callback) {
+    if (root.matches && root.matches(selector)) { callback(root); }
+    root.querySelectorAll(selector).forEach(callback);
+  }
+
+  // A number of a data-attribute, or null when it is missing or not a finite number.
+  function number(value) {
+    var parsed = parseFloat(value);
+    return isFinite(parsed) ? parsed : null;
+  }
+
+  // Sizes known only when the page is rendered. The Content-Security-Policy refuses inline style
+  // attributes, so the templates give them as data-attributes and they are set here through the CSSOM:
+  // data-width (percent: a progress bar), data-indent (rem: margin-left), data-height (px: a chart's box).
+  function sizes(root) {
+    each(root, "[data-width]", function (element) {
+      var value = number(element.dataset.width);
+      if (value !== null) { element.style.width = Math.min(100, Math.max(0, value)) + "%"; }
+    });
+    each(root, "[data-indent]", function (element) {
+      var value = number(element.dataset.indent);
+      if (value !== null) { element.style.marginLeft = value + "rem"; }
+    });
+    each(root, "[data-height]", function (element) {
+      var value = number(element.dataset.height);
+      if (value !== null) { element.style.height = value + "px"; }
+    });
+  }
+
   function init(root) {
+    sizes(root);
     // "Select all" checkbox of a table's selection column.
-    root.querySelectorAll("input[data-select-all]").forEach(function (master) {
+    each(root, "input[data-select-all]", function (master) {
       if (!once(master, "All")) { return; }
       master.addEventListener("change", function () {
         var table = master.closest("table");
@@ -19,17 +50,24 @@
         });
       });
     });
-    // A select that submits its form at once (per-page choice).
-    root.querySelectorAll("select[data-autosubmit]").forEach(function (select) {
-      if (!once(select, "Submit")) { return; }
-      select.addEventListener("change", function () {
-        if (select.form.requestSubmit) { select.form.requestSubmit(); } else { select.form.submit(); }
+    // A field that submits its form when it changes (per-page choice, report date).
+    each(root, "select[data-autosubmit], input[data-autosubmit]", function (field) {
+      if (!once(field, "Submit")) { return; }
+      field.addEventListener("change", function () {
+        if (!field.form) { return; }
+        if (field.form.requestSubmit) { field.form.requestSubmit(); } else { field.form.submit(); }
       });
     });
   }
 
   document.addEventListener("DOMContentLoaded", function () { init(document); });
   document.addEventListener("htmx:load", function (event) { init(event.target); });
+
+  // A request the page makes by itself (polling: no user event triggered it) says so, so that a tab left
+  // open on a refreshing list does not keep the session alive (core.middleware.IdleSessionMiddleware).
+  document.addEventListener("htmx:configRequest", function (event) {
+    if (!event.detail.triggeringEvent) { event.detail.headers["X-Background-Refresh"] = "1"; }
+  });
 
   // A session that expired during a live refresh lands on the login page: go there for real.
   document.addEventListener("htmx:beforeSwap", function (event) {

@@ -2,9 +2,16 @@
 
 Every page runs as a user in Turkey would see it: Turkish locale (Accept-Language tr-TR, Intl formats, date
 inputs as dd.mm.yyyy) and the Istanbul time zone, so the screenshots show Turkish formats.
+
+Every page also runs under the site's Content-Security-Policy (no inline script or style): a test during which
+the browser refuses anything because of it fails at the fixture's teardown, with the list of what was refused.
+Give Playwright's page.wait_for_function() a function ("() => ..."), not a bare expression: it evaluates a bare
+expression with eval() on every poll, which that policy refuses (a function is evaluated once, by DevTools).
 """
 
+import json
 import os
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -18,6 +25,26 @@ SCREENSHOT_DIR = ROOT / "docs" / "screenshots" if os.environ.get("SCREENSHOTS") 
 CONTEXT_OPTIONS = {"viewport": {"width": 1440, "height": 900}, "locale": "tr-TR", "timezone_id": "Europe/Istanbul"}
 
 
+# Runs in every document before its own scripts: each Content-Security-Policy violation the page sees (the
+# securitypolicyviolation event, fired for an inline style attribute, an inline script, eval, ...) is kept on
+# window.__cspViolations and handed at once to the test (the binding below), so that a violation just before
+# a navigation is not lost with its page.
+CSP_LISTENER = """
+(() => {
+  const seen = [];
+  Object.defineProperty(window, "__cspViolations", {value: seen});
+  const record = (event) => {
+    const violation = {directive: event.effectiveDirective || event.violatedDirective, blocked: event.blockedURI,
+                       sample: event.sample, source: event.sourceFile, line: event.lineNumber,
+                       page: String(document.location)};
+    seen.push(violation);
+    if (typeof window.__reportCspViolation === "function") { window.__reportCspViolation(violation); }
+  };
+  document.addEventListener("securitypolicyviolation", record, true);
+})();
+"""
+
+
 def screenshot(page, name: str) -> Path:
     """Save a full-window screenshot as <name>.png and return its path."""
     SCREENSHOT_DIR.mkdir(parents=True, exist_ok=True)
@@ -27,8 +54,18 @@ def screenshot(page, name: str) -> Path:
 
 
 @pytest.fixture
-def browser_page():
-    """A page of a fresh Chromium context in Turkish and Istanbul time that can reach the live server only."""
+def csp_violations():
+    """What the browser refused because of the Content-Security-Policy during the test, filled by browser_page.
+
+    The list is checked at browser_page's teardown: a test that provokes a violation on purpose clears it."""
+    return []
+
+
+@pytest.fixture
+def browser_page(csp_violations):
+    """A page of a fresh Chromium context in Turkish and Istanbul time that can reach the live server only.
+
+    The test fails (at teardown) when the browser reported a Content-Security-Policy violation meanwhile."""
     # Playwright's sync API runs an event loop in this thread; Django's ORM calls of the test itself
     # stay synchronous and safe.
     os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
@@ -44,12 +81,26 @@ def browser_page():
                   "--enable-blink-features=LangAttributeAwareFormControlUI"],
         )
         context = browser.new_context(**CONTEXT_OPTIONS)
+        # Two witnesses of a refusal: the page's securitypolicyviolation event, and Chromium's console error
+        # ("Refused to apply inline style because it violates the following Content Security Policy ...").
+        context.expose_binding("__reportCspViolation", lambda source, violation: csp_violations.append(violation))
+        context.add_init_script(CSP_LISTENER)
         page = context.new_page()
+        page.on("console", lambda message: csp_violations.append({"console": message.text[:200], "page": page.url})
+                if "Content Security Policy" in message.text else None)
         page.set_default_timeout(15_000)
         # Nothing may leave the machine: every request goes to the live server only.
         page.route("**/*", lambda route: route.continue_()
                    if route.request.url.startswith(("http://localhost", "http://127.0.0.1"))
                    else route.abort())
         yield page
-        context.close()
-        browser.close()
+        try:
+            # Violation events are dispatched as tasks: let the last ones arrive before looking.
+            page.wait_for_timeout(100)
+        finally:
+            context.close()
+            browser.close()
+    if csp_violations:
+        seen = Counter(json.dumps(violation, ensure_ascii=False, sort_keys=True) for violation in csp_violations)
+        pytest.fail("the browser refused content because of the Content-Security-Policy:\n" + "\n".join(
+            f"{count} x {violation}" for violation, count in seen.items()), pytrace=False)

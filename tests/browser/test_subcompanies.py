@@ -163,7 +163,7 @@ def test_create_wait_appear_bulk_credit_and_dashboard(live_server, browser_page,
     login(page, url, "mehmet")
     page.click(".app-nav a.nav-link[href='/sub-companies/']")
     page.click(".subcompanies-tabs a[href='/sub-companies/usage/']")
-    page.wait_for_function("window.Chart && Chart.getChart(document.getElementById('chart-companies'))"
+    page.wait_for_function("() => window.Chart && Chart.getChart(document.getElementById('chart-companies'))"
                            " && Chart.getChart(document.getElementById('chart-trend'))")
     assert page.locator("#chart-companies[data-rendered=true]").count() == 1
     bars = page.evaluate("Chart.getChart(document.getElementById('chart-companies')).data.labels")
@@ -176,3 +176,11 @@ def test_create_wait_appear_bulk_credit_and_dashboard(live_server, browser_page,
     assert page.locator("a[href='/sub-companies/add/']").count() == 0
     path = screenshot(page, "usage-dashboard")
     assert path.stat().st_size > 20_000
+    # The chart's height, given as data-height (no inline style under the Content-Security-Policy), is set.
+    assert page.locator(".chart-box:has(#chart-companies)").evaluate("box => box.style.height").endswith("px")
+
+    # The latest report: each sub-company's card is indented by its depth (data-indent, set the same way).
+    latest = UsageSnapshot.objects.filter(company=company).first()
+    page.goto(f"{url}/sub-companies/reports/{latest.pk}/")
+    indents = page.locator(".report-customer").evaluate_all("cards => cards.map(card => card.style.marginLeft)")
+    assert indents[0] == "0rem" and indents[1:] and set(indents[1:]) == {"1rem"}, indents

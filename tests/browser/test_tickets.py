@@ -88,7 +88,7 @@ def test_event_ticket_from_form_to_approval_cancel_and_export(live_server, brows
     page.fill("#id_lines-1-amount", "10.05")
     page.fill("#id_lines-1-vat_rate", "20")
     totals = page.locator("#ticket-totals")
-    page.wait_for_function("document.querySelector('[data-total=payable_amount]').textContent.trim() === '282,06'")
+    page.wait_for_function("() => document.querySelector('[data-total=payable_amount]').textContent.trim() === '282,06'")
     assert totals.locator("[data-total=total_vat]").inner_text() == "47,01"
     assert totals.locator("[data-total=total_discount]").inner_text() == "25,00"
     page.click("button[name=requested_status][value='20']")

@@ -547,3 +547,19 @@ def test_a_production_start_offers_no_sandbox_environment(client, admin_a, compa
     assert response.status_code == 200 and 'id="id_environment_errors"' in page(response)
     # A company already on the sandbox keeps its choice on the form.
     assert 'value="sandbox"' in page(client.get(reverse("core:company_edit", args=[company.pk])))
+
+
+def test_everyone_changes_their_own_password_with_the_old_one(client, accountant):
+    client.force_login(accountant)
+    url = reverse("password_change")
+    wrong = client.post(url, {"old_password": "not-it", "new_password1": "Yeni-Parola-2026!",
+                              "new_password2": "Yeni-Parola-2026!"}, HTTP_ACCEPT_LANGUAGE="en")
+    assert wrong.status_code == 200 and 'id="id_old_password_errors"' in page(wrong)
+    accountant.refresh_from_db()
+    assert accountant.check_password("pass-muhasebe")
+    done = client.post(url, {"old_password": "pass-muhasebe", "new_password1": "Yeni-Parola-2026!",
+                             "new_password2": "Yeni-Parola-2026!"})
+    assert done.status_code == 302
+    accountant.refresh_from_db()
+    assert accountant.check_password("Yeni-Parola-2026!")
+    assert client.get(reverse("core:dashboard")).status_code == 200  # this session goes on

@@ -83,8 +83,8 @@ class ProgressColumn(tables.Column):
 
     def render(self, value):
         return format_html(
-            '<div class="progress" role="progressbar" aria-valuenow="{0}" aria-valuemin="0" aria-valuemax="100"'
-            ' style="height: .9rem; min-width: 5rem"><div class="progress-bar" style="width: {0}%">{0}%</div></div>',
+            '<div class="progress progress-cell" role="progressbar" aria-valuenow="{0}" aria-valuemin="0"'
+            ' aria-valuemax="100"><div class="progress-bar" data-width="{0}">{0}%</div></div>',
             int(value),
         )
 

@@ -49,6 +49,11 @@ def is_checkbox(bound_field):
     return isinstance(bound_field.field.widget, forms.CheckboxInput)
 
 
+@register.filter
+def is_checkbox_list(bound_field):
+    return isinstance(bound_field.field.widget, forms.CheckboxSelectMultiple)
+
+
 @register.inclusion_tag("generic/includes/form_field.html")
 def form_field(bound_field, size=""):
     return {"field": bound_field, "size": size}
