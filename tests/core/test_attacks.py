@@ -377,6 +377,17 @@ def registered_views():
     return _views
 
 
+@pytest.fixture
+def operator_of_company(client, company):
+    """A signed-in superuser working for the company: every view and every bulk action is theirs."""
+    operator = make_user("operator")
+    operator.is_superuser = True
+    operator.save()
+    Membership.objects.create(user=operator, company=company)
+    client.force_login(operator)
+    return operator
+
+
 def _url(name, **kwargs):
     """The URL of a registered view, None when its app's URLs are not mounted (tests' own test app)."""
     try:
@@ -399,12 +410,7 @@ def _bulk_urls():
 
 
 @pytest.mark.parametrize("value", ["²", "1" * 30, "9" * 19, "-5", "abc"])
-def test_every_bulk_view_ignores_malformed_ids(client, company, value):
-    superuser = make_user("operator")
-    superuser.is_superuser = True
-    superuser.save()
-    Membership.objects.create(user=superuser, company=company)
-    client.force_login(superuser)
+def test_every_bulk_view_ignores_malformed_ids(client, operator_of_company, value):
     urls = sorted(set(_bulk_urls()))
     assert len(urls) >= 8
     members = Membership.objects.count()
@@ -517,12 +523,7 @@ def test_every_page_carries_the_content_security_policy(client, accountant):
 
 
 @pytest.mark.parametrize("value", ["²", "1" * 30, "-1", "abc"])
-def test_every_list_filter_takes_malformed_values_without_an_error(client, company, value):
-    operator = make_user("operator")
-    operator.is_superuser = True
-    operator.save()
-    Membership.objects.create(user=operator, company=company)
-    client.force_login(operator)
+def test_every_list_filter_takes_malformed_values_without_an_error(client, operator_of_company, value):
     checked = 0
     for (app_label, model_name), views in registered_views().items():
         view = views.get("list")
