@@ -8,10 +8,11 @@ from django.contrib.auth.models import Group
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
+from backoffice.remote.netguard import UnsafeURL, check_url
+
 from .choices import AuthMethod, Environment, Role
 from .models import BASE_URL_FIELDS, Company, Membership
 from .roles import user_roles
-from backoffice.remote.netguard import UnsafeURL, check_url
 
 SECRET_FIELDS = ("api_key", "service_password")
 
@@ -191,10 +192,24 @@ class MemberCreateForm(UserCreationForm):
         model = get_user_model()
         fields = ("username", "first_name", "last_name", "email")
 
+    # The company the form was opened for: another tab may switch the active company before it is sent.
+    opened_for = forms.IntegerField(widget=forms.HiddenInput, required=False)
+
     def __init__(self, *args, company=None, **kwargs):
         self.company = company
         super().__init__(*args, **kwargs)
         self.fields["email"].required = True
+        self.fields["opened_for"].initial = company.pk if company else None
+
+    def clean(self):
+        cleaned = super().clean()
+        if cleaned.get("opened_for") != self.company.pk:  # said above the form: the field is hidden
+            self.data = self.data.copy()
+            self.data["opened_for"] = self.company.pk  # sent again, it is meant for the company shown now
+            self.add_error(None, forms.ValidationError(
+                _("You switched to %(company)s in another tab after opening this form; nothing was saved. Check "
+                  "the company and send the form again.") % {"company": self.company.name}, code="company"))
+        return cleaned
 
     def save(self, commit=True):
         user = super().save(commit=True)

@@ -1,23 +1,24 @@
 from datetime import timedelta
 
-from django.contrib import messages
+from axes.utils import reset as axes_reset
 from django.conf import settings
+from django.contrib import messages
 from django.contrib.auth.decorators import login_not_required
 from django.contrib.auth.forms import SetPasswordForm
 from django.contrib.auth.views import LoginView, LogoutView, PasswordChangeView
+from django.core.exceptions import PermissionDenied
+from django.db import transaction
 from django.db.models import Count, OuterRef, Subquery
 from django.db.models.functions import Coalesce
-from axes.utils import reset as axes_reset
-from django.db import transaction
 from django.http import Http404, HttpResponseServerError, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.template import loader
+from django.urls import reverse
 from django.utils import timezone
+from django.utils.decorators import method_decorator
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
-from django.utils.decorators import method_decorator
 from django.utils.translation import gettext_lazy
-from django.urls import reverse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.csrf import requires_csrf_token
 from django.views.decorators.http import require_POST
@@ -108,7 +109,7 @@ class SignInView(LoginView):
 class OwnPasswordView(PasswordChangeView):
     """Anyone signed in changes their own password (the old one asked first; the session stays)."""
 
-    template_name = "core/member_form.html"
+    template_name = "generic/object_edit.html"
     success_url = "/"
 
     def get_context_data(self, **kwargs):
@@ -247,7 +248,7 @@ class MemberFormView(MembershipViewMixin, BaseObjectView):
     done_message = ""
 
     def get_template_names(self):
-        return ["core/member_form.html"]
+        return ["generic/object_edit.html"]
 
     def get_object(self):
         membership = get_object_or_404(self.get_queryset(), pk=self.kwargs["pk"])
@@ -300,7 +301,7 @@ class MemberCreateView(MembershipViewMixin, BaseObjectView):
     """A new user who works for the active company only."""
 
     def get_template_names(self):
-        return ["core/member_form.html"]
+        return ["generic/object_edit.html"]
 
     def show(self, form, status=200):
         return self.render({"form": form, "heading": _("New user"), "submit_label": _("Create the user"),

@@ -14,7 +14,7 @@ from django.urls import NoReverseMatch, get_resolver, reverse
 
 from backoffice.core.generic.registry import _extra_bulk_actions, _views
 from backoffice.core.middleware import LAST_SEEN_KEY, SESSION_KEY
-from backoffice.core.models import JobRun, Membership, RemoteCall
+from backoffice.core.models import Company, JobRun, Membership, RemoteCall
 from backoffice.core.platform import client_for
 from backoffice.remote.errors import RemoteError
 from backoffice.tickets.models import TicketExport
@@ -339,7 +339,7 @@ def test_no_file_is_served_under_media(client, admin_a, other_company, settings,
     export = TicketExport.objects.create(company=other_company, kind="event", export_id="E-1", state="ready")
     export.file.save("x.zip", ContentFile(b"PK\x05\x06" + b"\0" * 18), save=True)
     name = export.file.name
-    for path in (f"/media/{name}", "/media/", f"/media/ticket-exports/"):
+    for path in (f"/media/{name}", "/media/", "/media/ticket-exports/"):
         assert client.get(path).status_code == 404, path
     assert client.get(reverse("tickets:ticketexport_download", args=[export.pk])).status_code == 404
 
@@ -446,7 +446,8 @@ def test_the_add_member_form_lists_nobody(client, admin_a, other_company):
 def test_a_new_user_is_created_for_the_active_company_only(client, admin_a, company):
     response = client.post(reverse("core:member_create"), {
         "username": "yeni.kullanici", "first_name": "Yeni", "last_name": "Kullanıcı", "email": "yeni@acme.example",
-        "roles": ["accounting"], "password1": "Uzun-Bir-Parola-2026", "password2": "Uzun-Bir-Parola-2026"})
+        "roles": ["accounting"], "password1": "Uzun-Bir-Parola-2026", "password2": "Uzun-Bir-Parola-2026",
+        "opened_for": company.pk})
     assert response.status_code == 302
     user = User.objects.get(username="yeni.kullanici")
     assert list(Membership.objects.filter(user=user).values_list("company", flat=True)) == [company.pk]
@@ -564,3 +565,28 @@ def test_everyone_changes_their_own_password_with_the_old_one(client, accountant
     accountant.refresh_from_db()
     assert accountant.check_password("Yeni-Parola-2026!")
     assert client.get(reverse("core:dashboard")).status_code == 200  # this session goes on
+
+
+def test_a_new_user_form_opened_for_one_company_saves_nothing_after_a_switch(client, admin_a, company):
+    second = Company.objects.create(name="İkinci A.Ş.", api_key="k2")
+    Membership.objects.create(user=admin_a, company=second)
+    form = page(client.get(reverse("core:member_create")))
+    assert f'name="opened_for" value="{company.pk}"' in form
+    client.post(reverse("core:switch_company"), {"company": second.pk, "next": "/"})  # the other tab
+    data = {"username": "yanlis.sirket", "email": "y@acme.example", "roles": ["accounting"],
+            "password1": "Uzun-Bir-Parola-2026", "password2": "Uzun-Bir-Parola-2026", "opened_for": company.pk}
+    response = client.post(reverse("core:member_create"), data, HTTP_ACCEPT_LANGUAGE="en")
+    assert response.status_code == 200 and "in another tab" in page(response) and "İkinci A.Ş." in page(response)
+    assert not User.objects.filter(username="yanlis.sirket").exists()
+    assert f'name="opened_for" value="{second.pk}"' in page(response)
+    # Sent again as the page now stands (for the company shown): created there, once.
+    client.post(reverse("core:member_create"), {**data, "opened_for": second.pk})
+    client.post(reverse("core:member_create"), {**data, "opened_for": second.pk})  # Back and send again
+    assert list(Membership.objects.filter(user__username="yanlis.sirket").values_list("company", flat=True)) == [
+        second.pk]
+
+
+def test_the_new_user_page_without_a_company_is_refused_not_an_error(client, db):
+    lonely = make_user("yalniz", "administrator")
+    client.force_login(lonely)
+    assert client.get(reverse("core:member_create")).status_code == 403
