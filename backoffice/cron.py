@@ -16,7 +16,9 @@ cron.register(sync.sweep_stuck, "default", interval=60, name="sweep_stuck", job_
 # The usage report (document 1, section 8: once per 15 minutes per company), for the companies that use
 # company management. The job asks the shared limiter first, so a window still closed defers it instead
 # of earning a 429.
-cron.register(subcompany_jobs.usage_reports_enqueue, "default", interval=900, name="usage_report_refresh")
+# (The sub-company pages read the same name and interval back to say when the next report comes.)
+cron.register(subcompany_jobs.usage_reports_enqueue, "default", interval=subcompany_jobs.USAGE_REPORT_INTERVAL,
+              name=subcompany_jobs.USAGE_REPORT_CRON)
 
 # Later apps register here, each in bounded batches and asking ratelimit.py before each call, e.g.:
 # - poll the statuses of records the platform still works on (per company, sync.records_poll):

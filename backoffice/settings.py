@@ -223,6 +223,9 @@ RATE_LIMIT_SCALE = float(os.environ.get("RATE_LIMIT_SCALE", 1))
 SYNC_STUCK_AFTER_SECONDS = int(os.environ.get("SYNC_STUCK_AFTER_SECONDS", 600))
 # Background jobs (core.jobs): a transient error is retried after base * 2^(n-1) seconds (with jitter,
 # at most the cap) until the attempts run out; then the job and its record are FAILED.
+# The credit forecast of the sub-company dashboard uses only usage reports at least this far apart: two
+# reports 15 minutes apart say nothing about a month (subcompanies.report.forecast).
+SUBCOMPANY_FORECAST_MIN_SPAN_HOURS = float(os.environ.get("SUBCOMPANY_FORECAST_MIN_SPAN_HOURS", 24))
 JOB_MAX_ATTEMPTS = int(os.environ.get("JOB_MAX_ATTEMPTS", 6))
 JOB_RETRY_BASE_SECONDS = float(os.environ.get("JOB_RETRY_BASE_SECONDS", 15))
 JOB_RETRY_MAX_SECONDS = float(os.environ.get("JOB_RETRY_MAX_SECONDS", 900))

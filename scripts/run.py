@@ -68,9 +68,9 @@ class Supervisor:
         self.children: list[Child] = []
         self.stopping = False
 
-    def spawn(self, name, args):
+    def spawn(self, name, args, extra_env=None):
         process = subprocess.Popen(
-            args, cwd=ROOT, env=self.env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+            args, cwd=ROOT, env={**self.env, **(extra_env or {})}, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT, text=True, errors="replace", bufsize=1, start_new_session=True,
             preexec_fn=_die_with_parent,
         )
@@ -230,7 +230,11 @@ def main(argv=None):
             supervisor.spawn("sandbox", args)
         else:
             say("run", "backoffice/sandbox/settings.py not found: no sandbox server")
-        supervisor.spawn("web", manage("runserver", f"{host}:{web_port}", "--noreload"))
+        # The web pages as users see them: the product's own error pages (a wrong address is the Turkish
+        # "page not found" with what to do next, not Django's English debug page). DJANGO_DEBUG=1 make run
+        # brings the debug pages back; --insecure serves the static files with DEBUG off.
+        supervisor.spawn("web", manage("runserver", f"{host}:{web_port}", "--noreload", "--insecure"),
+                         extra_env={"DJANGO_DEBUG": os.environ.get("DJANGO_DEBUG", "0")})
         supervisor.spawn("worker", manage("rqworker", "default", "--with-scheduler"))
         if cron:
             supervisor.spawn("cron", manage("rqcron", "backoffice.cron"))

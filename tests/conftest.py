@@ -72,3 +72,13 @@ def worker(rq_worker):
     """The module's worker, checked to be still alive after each test."""
     yield rq_worker
     assert rq_worker.poll() is None, "the worker died:\n" + output(rq_worker)
+
+
+def form_post(client, url, data, **extra):
+    """POST a creating form as a browser does: GET it first and send back its one-time key and the company
+    it was opened for (core.submissions), then the data."""
+    import re
+
+    page = client.get(url, **extra).content.decode()
+    guard = dict(re.findall(r'name="(submission_key|opened_for)" value="([^"]*)"', page))
+    return client.post(url, {**guard, **data}, **extra)

@@ -101,6 +101,11 @@ def test_make_run_brings_everything_up_and_one_ctrl_c_stops_it(tmp_path, ports):
         assert all(checks.get(name) == "ok" for name in expected), f"{checks}\n{log_path.read_text()[-5000:]}"
 
         assert get(f"http://127.0.0.1:{web_port}/login/")[0] == 200
+        # A wrong address is the product's own page in Turkish with what to do next, not Django's English
+        # debug page; the static files are still served.
+        status, body = get(f"http://127.0.0.1:{web_port}/no-such-page/")
+        assert status == 404 and "Gösterge paneline dön" in body.decode(), body[:500]
+        assert get(f"http://127.0.0.1:{web_port}/static/js/backoffice.js")[0] == 200
         # The sandbox is its own server: its admin's login page answers.
         assert get(f"http://127.0.0.1:{sandbox_port}/admin/login/")[0] == 200
         # The demo logins are printed with their passwords (generated once, kept in var/).

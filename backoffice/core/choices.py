@@ -2,6 +2,7 @@
 
 from django.db import models
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
 
 
 class ColoredChoices(models.TextChoices):
@@ -25,7 +26,8 @@ class AuthMethod(models.TextChoices):
 
 class SyncState(ColoredChoices):
     LOCAL = "local", _("Saved locally")
-    QUEUED = "queued", _("Queued")
+    # Three "queued" meet on one page (ours, the job's, the platform's): each says whose it is.
+    QUEUED = "queued", _("Waiting to be sent")
     SENDING = "sending", _("Sending")
     SYNCED = "synced", _("Synced")
     FAILED = "failed", _("Failed")
@@ -41,7 +43,7 @@ SyncState.COLORS = {
 
 
 class JobStatus(ColoredChoices):
-    QUEUED = "queued", _("Queued")
+    QUEUED = "queued", pgettext_lazy("background job", "Queued")
     RUNNING = "running", _("Running")
     SUCCEEDED = "succeeded", _("Succeeded")
     RETRYING = "retrying", _("Will retry")
@@ -65,3 +67,19 @@ class Role(models.TextChoices):
     ACCOUNTING = "accounting", _("Accounting staff")
     MANAGER = "manager", _("Manager")
     ADMINISTRATOR = "administrator", _("Administrator")
+
+
+# The platform's services (settings.PLATFORM_SERVICES) as people read them.
+SERVICE_LABELS = {
+    "auth": _("Token issuer"),
+    "ticket": _("Ticket service"),
+    "invoice": _("Invoice service"),
+    "accounting": _("Accounting service"),
+    "ledger": _("E-ledger service"),
+    "dispatch": _("Dispatch-note service"),
+    "crm": _("Company-management service"),
+}
+
+
+def service_label(service: str) -> str:
+    return SERVICE_LABELS.get(service, service)

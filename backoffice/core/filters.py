@@ -3,7 +3,7 @@ from django.conf import settings
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 
-from .choices import AuthMethod, Environment, JobStatus, Role
+from .choices import AuthMethod, Environment, JobStatus, Role, service_label
 from .generic import BaseFilterSet, DateFromFilter, DateToFilter, YesNoFilter
 from .models import Company, JobRun, Membership, RemoteCall
 
@@ -40,7 +40,8 @@ STATUS_CLASSES = (
 
 class RemoteCallFilterSet(BaseFilterSet):
     search_fields = ("path", "operation", "correlation_id", "error")
-    service = django_filters.ChoiceFilter(choices=[(s, s) for s in settings.PLATFORM_SERVICES], label=_("Service"))
+    service = django_filters.ChoiceFilter(choices=[(s, service_label(s)) for s in settings.PLATFORM_SERVICES],
+                                          label=_("Service"))
     method = django_filters.ChoiceFilter(
         choices=[(m, m) for m in ("GET", "POST", "PUT", "PATCH", "DELETE")], label=_("Method"))
     status = django_filters.ChoiceFilter(choices=STATUS_CLASSES, method="filter_status", label=_("Outcome"))

@@ -9,8 +9,10 @@ from django.db import models
 from django.utils.translation import gettext_lazy as _
 
 from backoffice.remote.netguard import UnsafeURL, check_url
+from backoffice.remote.transport import printable_ascii
 
 from .choices import AuthMethod, Environment, Role
+from .fields import localized_formfield
 from .models import BASE_URL_FIELDS, Company, Membership
 from .roles import user_roles
 
@@ -21,7 +23,8 @@ def _formfield(model_field, **kwargs):
     # A URL typed without a scheme is https (Django 6's default; says so explicitly now).
     if isinstance(model_field, models.URLField):
         kwargs["assume_scheme"] = "https"
-    return model_field.formfield(**kwargs)
+    # Numbers (the credit quantity) typed the Turkish way, 1.000.000 (core.fields).
+    return localized_formfield(model_field, **kwargs)
 
 
 class SecretField(forms.CharField):
@@ -93,13 +96,44 @@ class CompanyForm(forms.ModelForm):
         return messages.get(exc.code, _("Enter a valid https address."))
 
     def _clean_secret(self, name):
-        return self.cleaned_data.get(name) or getattr(self.instance, name) or ""
+        typed = self.cleaned_data.get(name)
+        if typed:
+            self._check_sendable(typed)
+            return typed
+        stored = getattr(self.instance, name) or ""
+        if not printable_ascii(stored) and self._uses(name):
+            raise forms.ValidationError(_("The stored value contains characters that cannot be sent to the platform "
+                                          "(only printable ASCII can be). Type it again."), code="not_ascii")
+        return stored
+
+    def _uses(self, name):
+        """Whether the authentication method chosen in the form sends this secret."""
+        method = self.data.get(self.add_prefix("auth_method")) or self.instance.auth_method
+        return (name == "api_key") == (method != AuthMethod.SERVICE_USER)
+
+    @staticmethod
+    def _check_sendable(value):
+        """Credentials travel in HTTP headers and forms: printable ASCII only, as the platform's portal issues
+        them. A letter such as ş or ı (a key typed by hand, or pasted with a smart quote) could never be sent."""
+        if not printable_ascii(value):
+            wrong = "".join(dict.fromkeys(ch for ch in value if not " " <= ch <= "~"))
+            shown = "".join(ch if ch.isprintable() else "�" for ch in wrong)
+            raise forms.ValidationError(
+                _("Only printable ASCII characters (English letters, digits and signs such as - _ . ~) can be used; "
+                  "not %(characters)s. Copy the value again from the platform's portal."),
+                code="not_ascii", params={"characters": " ".join(shown)})
 
     def clean_api_key(self):
         return self._clean_secret("api_key")
 
     def clean_service_password(self):
         return self._clean_secret("service_password")
+
+    def clean_service_username(self):
+        username = self.cleaned_data.get("service_username") or ""
+        if username:
+            self._check_sendable(username)
+        return username
 
     def clean(self):
         cleaned = super().clean()

@@ -1,7 +1,7 @@
 """What a background job is called on screen. JobRun.name stays the internal name (it keys the duplicate
 protection); each app registers the words people read for its jobs in its AppConfig.ready()."""
 
-from django.utils.text import capfirst
+from .generic.text import capfirst
 
 _LABELS: dict = {}
 
@@ -13,3 +13,23 @@ def register_job_labels(labels: dict) -> None:
 def job_label(name: str) -> str:
     label = _LABELS.get(name)
     return capfirst(str(label)) if label else name.replace("_", " ").capitalize()
+
+
+def target_label(target: str):
+    """What a job worked on, as people read it: ("Etkinlik bileti 12", its detail URL or None), from the
+    internal "app_label.model:pk[+...]" (no query: a list of jobs stays one query)."""
+    from django.apps import apps
+
+    from .generic.registry import model_url
+
+    label, _sep, rest = (target or "").partition(":")
+    pk = rest.split("+", 1)[0]
+    try:
+        model = apps.get_model(label) if label else None
+    except (LookupError, ValueError):
+        model = None
+    if model is None:
+        return target, None
+    if not pk.isdigit():
+        return capfirst(model._meta.verbose_name), None
+    return f"{capfirst(model._meta.verbose_name)} {pk}", model_url(model, "detail", pk=int(pk))

@@ -111,6 +111,14 @@ def will_run_again(exc: BaseException) -> bool:
     return run is None or run.attempts < max_attempts()
 
 
+def remote_message(exc) -> str:
+    """A failed call as people read it: a refusal of the credentials says what to do (core.platform), in
+    the worker's language; anything else is the platform's own words."""
+    from .platform import failure
+
+    return failure(exc)[0]
+
+
 def run_or_fail(work, *, failed):
     """Run work(); when the runner will not run the job again after an error, record it first with
     failed(message) (the platform's message, or just the error's class) and re-raise."""
@@ -120,7 +128,7 @@ def run_or_fail(work, *, failed):
         raise
     except RemoteError as exc:
         if not will_run_again(exc):
-            failed(exc.user_message())
+            failed(remote_message(exc))
         raise
     except Exception as exc:
         failed(exc.__class__.__name__)
@@ -265,7 +273,7 @@ def run_job(run_id: int, path: str, args=(), kwargs=None):
         _run_again(run, path, args, kwargs, exc.wait, JobStatus.DEFERRED, message, counted=False)
         return None
     except RemoteError as exc:
-        message = _safe_message(exc.user_message(), run)
+        message = _safe_message(remote_message(exc), run)
         if exc.permanent:
             _finish(run, JobStatus.FAILED, message)
         elif run.attempts >= max_attempts():

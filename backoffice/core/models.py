@@ -21,7 +21,7 @@ class Company(models.Model):
     name = models.CharField(_("display name"), max_length=200)
     customer_unique_id = models.UUIDField(
         _("platform customer id"), null=True, blank=True, unique=True,
-        help_text=_("customerUniqueId of the company on the platform (read from the usage report)."),
+        help_text=_("The company's id on the platform (read from the usage report)."),
     )
     environment = models.CharField(_("environment"), max_length=20, choices=Environment.choices,
                                    default=Environment.SANDBOX)
@@ -40,10 +40,13 @@ class Company(models.Model):
     crm_base_url = models.URLField(_("company-management service URL"), blank=True)
     credit_quantity = models.PositiveBigIntegerField(
         _("credit quantity"), default=1000,
-        help_text=_("Credits bought; sets the rate-limit tier of document 1, section 8."),
+        help_text=_("Credits bought; the platform allows more calls per minute to companies with more credits."),
     )
     is_active = models.BooleanField(_("active"), default=True)
     created_at = models.DateTimeField(_("created"), auto_now_add=True)
+    # The last "Test the connection" (core.platform.connection_test): outcome codes, worded when shown.
+    connection_check = models.JSONField(_("last connection test"), default=dict, blank=True, editable=False)
+    connection_checked_at = models.DateTimeField(_("connection tested at"), null=True, blank=True, editable=False)
 
     class Meta:
         ordering = ["name"]
@@ -107,6 +110,17 @@ class Membership(models.Model):
         return f"{self.user} @ {self.company}"
 
 
+class ErrorSource(models.TextChoices):
+    """Where the last error of a record came from (backoffice.remote.errors.SOURCES): only PLATFORM is the
+    platform's refusal; the others are worded as what they are."""
+
+    PLATFORM = "platform", _("the platform's refusal")
+    CREDENTIALS = "credentials", _("the company's credentials refused")
+    PERMISSION = "permission", _("a permission missing")
+    NETWORK = "network", _("no answer from the platform")
+    LOCAL = "local", _("stopped here, not by the platform")
+
+
 class RemoteRecord(models.Model):
     """Abstract base of every mirrored record: the local copy plus what the platform said of it."""
 
@@ -116,6 +130,8 @@ class RemoteRecord(models.Model):
     sync_state = models.CharField(_("sync state"), max_length=10, choices=SyncState.choices,
                                   default=SyncState.LOCAL)
     last_error = models.TextField(_("last error"), blank=True)
+    last_error_source = models.CharField(_("source of the last error"), max_length=12, choices=ErrorSource.choices,
+                                         blank=True)
     attempts = models.PositiveIntegerField(_("attempts"), default=0)
     synced_at = models.DateTimeField(_("synced at"), null=True, blank=True)
     created_at = models.DateTimeField(_("created"), auto_now_add=True)
@@ -143,6 +159,20 @@ class RemoteRecord(models.Model):
     @property
     def sync_state_color(self):
         return SyncState.color(self.sync_state)
+
+    @property
+    def last_error_heading(self) -> str:
+        """The heading of the record's error alert: "The platform refused" only when it did."""
+        from .platform import error_heading
+
+        return error_heading(self.last_error_source)
+
+    @property
+    def last_error_text(self) -> str:
+        """The last error as shown: a refusal of the credentials in the reader's language, else as kept."""
+        from .platform import error_text
+
+        return error_text(self.last_error_source, self.last_error)
 
 
 class DocumentSeries(models.Model):
@@ -247,3 +277,23 @@ class JobRun(models.Model):
     @property
     def status_color(self):
         return JobStatus.color(self.status)
+
+
+class FormSubmission(models.Model):
+    """One use of a creating form's one-time key (core.submissions): a second submission of the same key
+    shows what the first one created instead of creating it again. `note` keeps a reason the user gave,
+    e.g. for issuing a ticket for a seat that already has one."""
+
+    key = models.UUIDField(_("submission key"), unique=True)
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    company = models.ForeignKey(Company, on_delete=models.CASCADE, related_name="+")
+    target = models.CharField(_("record"), max_length=200, blank=True, db_index=True)
+    note = models.TextField(_("reason"), blank=True)
+    created_at = models.DateTimeField(_("sent"), default=timezone.now)
+
+    class Meta:
+        verbose_name = _("form submission")
+        verbose_name_plural = _("form submissions")
+
+    def __str__(self):
+        return f"{self.key} → {self.target or '-'}"

@@ -1,16 +1,23 @@
 """Glue between a Company and the platform client of backoffice.remote."""
 
 import logging
+from datetime import timedelta
 from urllib.parse import urlsplit
 
 import django_rq
 from django.conf import settings
 from django.db import transaction
+from django.utils import timezone
+from django.utils.formats import date_format
+from django.utils.translation import gettext as _
 
+from backoffice.remote import connection, errors
 from backoffice.remote.client import PlatformClient
+from backoffice.remote.errors import CredentialsUnsendable, RemoteError
 from backoffice.remote.ratelimit import RateLimiter
 from backoffice.remote.transport import Transport, TransportConfig
 
+from .choices import service_label
 from .models import RemoteCall
 
 logger = logging.getLogger(__name__)
@@ -92,3 +99,181 @@ def client_for(company, *, interactive=False) -> PlatformClient:
     interactive=True for a call a user waits for in the browser (one attempt, short read timeout)."""
     return PlatformClient(Transport(transport_config(company, interactive=interactive), audit=audit_for(company),
                                     limiter=limiter()))
+
+
+# --- what a failure is, in the user's language ---------------------------------------------------------
+# Refusals of the company's credentials name who can fix them (an administrator) and how; our own failures
+# are never worded or headed as the platform's refusal (issue 9).
+
+def credentials_refused_text() -> str:
+    return _("The platform did not accept the company's credentials (API key or service user). An administrator "
+             "must correct them on the company page and test the connection.")
+
+
+def permission_refused_text() -> str:
+    return _("The platform accepted the company's credentials but does not allow them this operation (no "
+             "permission). An administrator must have the permission granted in the platform's portal, then test "
+             "the connection on the company page.")
+
+
+def credential_label(field: str) -> str:
+    labels = {"api_key": _("API key"), "service_username": _("service user name"),
+              "service_password": _("service user password")}
+    return labels.get(field, field)
+
+
+def unsendable_text(field: str) -> str:
+    return _("The company's %(field)s contains characters that cannot be sent (only printable ASCII letters, digits "
+             "and signs are allowed); nothing was sent to the platform. An administrator must correct it on the "
+             "company page and test the connection.") % {"field": credential_label(field)}
+
+
+def failure(exc: RemoteError) -> tuple[str, str]:
+    """(message to keep on the record, ErrorSource value) of a failed platform call."""
+    source = getattr(exc, "source", "") or errors.LOCAL
+    if isinstance(exc, CredentialsUnsendable):
+        return unsendable_text(exc.field), source
+    if source == errors.CREDENTIALS:
+        return credentials_refused_text(), source
+    if source == errors.PERMISSION:
+        return permission_refused_text(), source
+    return exc.user_message(), source
+
+
+def error_heading(source: str) -> str:
+    """Heading of a record's error alert, by ErrorSource."""
+    headings = {
+        errors.PLATFORM: _("The platform refused"),
+        errors.CREDENTIALS: _("The company's credentials were refused"),
+        errors.PERMISSION: _("The company's credentials lack a permission"),
+        errors.NETWORK: _("No answer from the platform"),
+        errors.LOCAL: _("Sending failed here, before the platform was reached"),
+    }
+    return headings.get(source, _("Sending failed"))
+
+
+def error_text(source: str, message: str) -> str:
+    """A record's last error as shown: a refusal of the credentials in the reader's language (the stored
+    text is in the language of the worker that wrote it), anything else as kept."""
+    if not message:
+        return ""
+    if source == errors.CREDENTIALS:
+        return credentials_refused_text()
+    if source == errors.PERMISSION:
+        return permission_refused_text()
+    return message
+
+
+# --- "Test the connection" -------------------------------------------------------------------------------
+
+def connection_test(company) -> dict:
+    """Check the company's connection now, as a user waits (interactive client): a token or the API key,
+    then one harmless read per service (backoffice.remote.connection). Keeps and returns the result
+    {"auth_method", "checks": [...]} on the company; never raises for what the platform, the network or
+    our guards do."""
+    from .models import Company
+
+    try:
+        client = client_for(company, interactive=True)
+        checks = connection.check_connection(client.transport, today=timezone.localdate())
+    except Exception:  # building the client (settings, Redis): still a result, never a 500
+        logger.exception("connection test of company %s failed", company.pk)
+        checks = [connection.Check(connection.AUTH, connection.ERROR, detail="configuration")]
+    result = {"auth_method": company.auth_method, "checks": [check.as_dict() for check in checks]}
+    now = timezone.now()
+    Company.objects.filter(pk=company.pk).update(connection_check=result, connection_checked_at=now)
+    company.connection_check, company.connection_checked_at = result, now
+    return result
+
+
+def connection_ok(result: dict) -> bool:
+    checks = (result or {}).get("checks") or []
+    return bool(checks) and all(check.get("outcome") in (connection.OK, connection.LIMITED) for check in checks)
+
+
+_COLORS = {
+    connection.OK: "success", connection.REFUSED_CREDENTIALS: "danger", connection.NO_PERMISSION: "danger",
+    connection.UNSENDABLE: "danger", connection.REFUSED: "danger", connection.UNEXPECTED: "danger",
+    connection.BLOCKED: "danger", connection.ERROR: "danger", connection.UNREACHABLE: "warning",
+    connection.TIMED_OUT: "warning", connection.LIMITED: "info", connection.SKIPPED: "secondary",
+}
+
+
+def _service_label(service: str, auth_method: str) -> str:
+    if service == connection.AUTH:
+        return _("API key") if auth_method != "service_user" else _("Service user (token)")
+    return str(service_label(service))
+
+
+def _outcome_label(outcome: str) -> str:
+    return {
+        connection.OK: _("working"), connection.REFUSED_CREDENTIALS: _("credentials refused"),
+        connection.NO_PERMISSION: _("no permission"), connection.UNREACHABLE: _("not reachable"),
+        connection.TIMED_OUT: _("timed out"), connection.REFUSED: _("refused"),
+        connection.UNEXPECTED: _("unexpected answer"), connection.LIMITED: _("not checked now"),
+        connection.UNSENDABLE: _("cannot be sent"), connection.BLOCKED: _("stopped here"),
+        connection.SKIPPED: _("not tried"), connection.ERROR: _("error here"),
+    }.get(outcome, outcome)
+
+
+def _outcome_text(check: dict, auth_method: str, checked_at) -> str:
+    outcome, service = check.get("outcome"), check.get("service")
+    is_auth = service == connection.AUTH
+    if outcome == connection.OK:
+        return _("The platform accepted the credentials.") if is_auth else _("The platform answered a read.")
+    if outcome == connection.REFUSED_CREDENTIALS:
+        if not is_auth:
+            return _("The platform refused the credentials for this service; what to do is on the first line.")
+        if auth_method == "service_user":
+            return _("The platform refused the service user name or password. Check them in the user management "
+                     "module of the platform's portal, correct them in the company's form and test again.")
+        return _("The platform refused the API key. Copy the key again from the API management module of the "
+                 "platform's portal, paste it in the company's form and test again.")
+    if outcome == connection.NO_PERMISSION:
+        return _("The credentials were accepted, but they may not use this service. Have the permission granted in "
+                 "the platform's portal (for ticket reports: the e-ticket listing permission) and test again.")
+    if outcome == connection.UNREACHABLE:
+        return _("No connection to the service could be made. Check the environment and the service URLs of the "
+                 "company; if they are right, the platform or the network may be down: test again later.")
+    if outcome == connection.TIMED_OUT:
+        return _("The service did not answer in time. The platform may be slow right now: test again in a few "
+                 "minutes.")
+    if outcome == connection.REFUSED:
+        return _("The service answered with an error (%(answer)s). If it persists, check the service URL of the "
+                 "company or ask the platform's support.") % {"answer": check.get("detail") or check.get("status")}
+    if outcome == connection.UNEXPECTED:
+        return _("Something answered, but not as the platform does (not JSON). Check the service URL of the "
+                 "company: it may point at a web page or a proxy.")
+    if outcome == connection.LIMITED:
+        after = checked_at + timedelta(seconds=check.get("wait") or 0) if checked_at else None
+        when = date_format(timezone.localtime(after), "H:i") if after else "—"
+        if check.get("status"):
+            return _("The platform answered but asks to wait (too many requests); the connection works. Test again "
+                     "after %(time)s.") % {"time": when}
+        return _("The platform allows this read only a few times per period and it was used recently; test again "
+                 "after %(time)s.") % {"time": when}
+    if outcome == connection.UNSENDABLE:
+        return unsendable_text(check.get("field") or "")
+    if outcome == connection.BLOCKED:
+        return _("The back-office did not send this read: %(reason)s. Check the company's service URLs and the "
+                 "settings.") % {"reason": check.get("detail") or "—"}
+    if outcome == connection.SKIPPED:
+        if is_auth:
+            return _("The API key could not be checked because no service could be reached.")
+        return _("Not tried: the credentials must work first.")
+    return _("An unexpected error of the back-office (%(error)s); the details are in the server's log.") % {
+        "error": check.get("detail") or "—"}
+
+
+def connection_rows(company) -> list[dict]:
+    """The last connection test of the company, worded in the active language: one row per check."""
+    result = company.connection_check or {}
+    auth_method = result.get("auth_method") or company.auth_method
+    rows = []
+    for check in result.get("checks") or []:
+        outcome = check.get("outcome", "")
+        rows.append({"service": check.get("service", ""), "outcome": outcome,
+                     "label": _service_label(check.get("service", ""), auth_method),
+                     "state": _outcome_label(outcome), "color": _COLORS.get(outcome, "secondary"),
+                     "text": _outcome_text(check, auth_method, company.connection_checked_at)})
+    return rows

@@ -24,10 +24,11 @@ from django.db.models import F, Q
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from backoffice.remote.errors import RateLimited, RemoteError
+from backoffice.remote.errors import LOCAL, RateLimited, RemoteError
 
 from . import jobs
 from .choices import SyncState
+from .platform import failure
 
 logger = logging.getLogger("backoffice.sync")
 
@@ -70,12 +71,12 @@ def record_queue(record):
     model = type(record)
     with transaction.atomic():
         changed = model.objects.filter(pk=record.pk, sync_state__in=[SyncState.LOCAL, SyncState.FAILED]).update(
-            sync_state=SyncState.QUEUED, last_error="", updated_at=timezone.now())
+            sync_state=SyncState.QUEUED, last_error="", last_error_source="", updated_at=timezone.now())
         if not changed:
             record.refresh_from_db(fields=["sync_state"])
             raise StateError(_("Only a record saved locally or failed can be sent; this one is “%(state)s”.")
                              % {"state": record.get_sync_state_display()})
-        record.sync_state, record.last_error = SyncState.QUEUED, ""
+        record.sync_state, record.last_error, record.last_error_source = SyncState.QUEUED, "", ""
         return _enqueue_push(model, record.pk, record.company_id)
 
 
@@ -126,31 +127,35 @@ def record_push(model, pk, *, send, reconcile):
         _sending(model, pk).update(sync_state=SyncState.QUEUED, attempts=F("attempts") - 1, updated_at=timezone.now())
         raise
     except RemoteError as exc:
-        message = exc.user_message()
+        # The refusal of the company's credentials is worded for the user, with who can fix it; `source`
+        # keeps our own failures from being shown as the platform's refusal.
+        message, source = failure(exc)
         if exc.permanent:
-            _fail(model, pk, message)
+            _fail(model, pk, message, source)
         elif jobs.will_run_again(exc):
-            _sending(model, pk).update(sync_state=SyncState.QUEUED, last_error=message, updated_at=timezone.now())
+            _sending(model, pk).update(sync_state=SyncState.QUEUED, last_error=message, last_error_source=source,
+                                       updated_at=timezone.now())
         else:
             _fail(model, pk, _("Gave up after %(attempts)s attempts: %(error)s")
-                  % {"attempts": record.attempts, "error": message})
+                  % {"attempts": record.attempts, "error": message}, source)
         raise
     except Exception as exc:
         # A bug, not the platform: show it on the record (the runner logs the traceback). A resend
         # reconciles first, in case the request had gone out.
-        _fail(model, pk, _("Unexpected error (%(error)s).") % {"error": exc.__class__.__name__})
+        _fail(model, pk, _("Unexpected error (%(error)s).") % {"error": exc.__class__.__name__}, LOCAL)
         raise
     now = timezone.now()
     if not _sending(model, pk).update(**(fields or {}), sync_state=SyncState.SYNCED, synced_at=now, last_error="",
-                                      updated_at=now):
+                                      last_error_source="", updated_at=now):
         logger.warning("%s was no longer SENDING when its push finished", record_target(model, pk))
     if reconciled:
         return _("Found on the platform; not sent again.")
     return _("Sent to the platform.")
 
 
-def _fail(model, pk, message):
-    _sending(model, pk).update(sync_state=SyncState.FAILED, last_error=message[:2000], updated_at=timezone.now())
+def _fail(model, pk, message, source=LOCAL):
+    _sending(model, pk).update(sync_state=SyncState.FAILED, last_error=message[:2000], last_error_source=source,
+                               updated_at=timezone.now())
 
 
 def records_poll(model, *, company, select, fetch_statuses, settle, key=attrgetter("remote_id"), batch_size=100):

@@ -2,7 +2,8 @@ import django_tables2 as tables
 from django.utils.html import format_html
 from django.utils.translation import gettext_lazy as _
 
-from .choices import JobStatus
+from .choices import JobStatus, service_label
+from .joblabels import target_label
 from .generic import BaseTable, ChoiceBadgeColumn, DateTimeColumn, LinkedColumn, ProgressColumn
 from .models import Company, JobRun, Membership, RemoteCall
 from .templatetags.backoffice import http_status_badge
@@ -14,6 +15,8 @@ class CompanyTable(BaseTable):
     tier = tables.Column(verbose_name=_("tier"), accessor="credit_quantity", orderable=False)
     member_count = tables.Column(verbose_name=_("members"), attrs={"td": {"class": "text-end"},
                                                                    "th": {"class": "text-end"}})
+
+    secondary_columns = ("auth_method", "credit_quantity", "tier", "member_count")
 
     class Meta(BaseTable.Meta):
         model = Company
@@ -36,6 +39,8 @@ class MembershipTable(BaseTable):
     email = tables.Column(verbose_name=_("e-mail"), accessor="user__email")
     roles = tables.Column(verbose_name=_("roles"), accessor="user", orderable=False)
     last_login = DateTimeColumn(verbose_name=_("last sign-in"), accessor="user__last_login")
+
+    secondary_columns = ("full_name", "email", "last_login")
 
     class Meta(BaseTable.Meta):
         model = Membership
@@ -73,6 +78,9 @@ class RemoteCallTable(BaseTable):
     path = LinkedColumn(attrs={"td": {"class": "text-truncate font-monospace small mw-28rem"}})
     duration_ms = tables.Column(attrs={"td": {"class": "text-end"}, "th": {"class": "text-end"}})
 
+    secondary_columns = ("service", "operation", "path")
+    tertiary_columns = ("method", "duration_ms", "correlation_id")
+
     class Meta(BaseTable.Meta):
         model = RemoteCall
         fields = ("created_at", "service", "operation", "method", "path", "status", "duration_ms", "correlation_id")
@@ -83,9 +91,15 @@ class RemoteCallTable(BaseTable):
     def value_status(self, value):
         return value
 
+    def render_service(self, value):
+        return service_label(value)
+
+    def value_service(self, value):
+        return str(service_label(value))
+
 
 class JobRunTable(BaseTable):
-    name = LinkedColumn(accessor="label", order_by="name")
+    name = LinkedColumn(verbose_name=_("job"), accessor="label", order_by="name")
     status = ChoiceBadgeColumn(JobStatus)
     progress = ProgressColumn()
     message = tables.Column(attrs={"td": {"class": "text-truncate small mw-32rem"}})
@@ -93,8 +107,18 @@ class JobRunTable(BaseTable):
     started_at = DateTimeColumn()
     finished_at = DateTimeColumn()
 
+    secondary_columns = ("target", "progress", "message", "enqueued_at")
+    tertiary_columns = ("attempts", "started_at", "finished_at")
+
     class Meta(BaseTable.Meta):
         model = JobRun
         fields = ("name", "target", "status", "progress", "message", "attempts", "enqueued_at", "started_at",
                   "finished_at")
         empty_text = _("No background work yet. Jobs appear here as soon as something is sent or fetched.")
+
+    def render_target(self, value):
+        label, url = target_label(value)
+        return format_html('<a href="{}">{}</a>', url, label) if url else label
+
+    def value_target(self, value):
+        return target_label(value)[0]

@@ -56,11 +56,36 @@ def validate_driver_tckn(value):
     validate_tckn(value, allow_unknown_driver=True)
 
 
+# What people type around a number: spaces, dashes, dots, slashes and parentheses ("0 (532) 123-45-67").
+PHONE_SEPARATORS_RE = re.compile(r"[\s\u00a0\-./()]+")
+
+
+def normalize_phone(value) -> str:
+    """A phone number as typed (0532 123 45 67, +90 532 123 4567, 0090 532..., (0532) 123-45-67) in the
+    spec's form: the national digits without separators, trunk 0 or country code 90."""
+    value = PHONE_SEPARATORS_RE.sub("", str(value or "").strip())
+    if value.startswith("+90"):
+        value = value[3:]
+    elif value.startswith("0090"):
+        value = value[4:]
+    elif value.startswith("90") and len(value) == 12:
+        value = value[2:]
+    if value.startswith("0") and len(value) == 11:
+        value = value[1:]
+    return value
+
+
 def validate_phone(value):
-    """Document 1, section 2.2: ^5[0-9]{9}$ (ten digits starting with 5, no leading 0 or +90)."""
-    if not PHONE_RE.match(_digits(value)):
+    """Document 1, section 2.2: ^5[0-9]{9}$ (ten digits starting with 5), checked on the number as typed
+    once spaces, dashes, parentheses and a leading 0, +90 or 0090 are taken off (normalize_phone)."""
+    number = normalize_phone(value)
+    if not number.lstrip("+").isdigit():
         raise ValidationError(
-            _("Enter the mobile number as ten digits starting with 5, without 0 or +90 (e.g. 5321234567)."),
+            _("A phone number has digits only (spaces, dashes, parentheses and a leading +90 are fine), "
+              "e.g. 0532 123 45 67."), code="phone_characters")
+    if not PHONE_RE.match(number):
+        raise ValidationError(
+            _("Enter a mobile number: ten digits starting with 5 after the 0 or +90, e.g. 0532 123 45 67."),
             code="phone",
         )
 

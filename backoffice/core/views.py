@@ -24,8 +24,8 @@ from django.views.decorators.csrf import requires_csrf_token
 from django.views.decorators.http import require_POST
 from django.views.generic import TemplateView
 
-from . import filters, forms, tables
-from .choices import JobStatus, Role
+from . import filters, forms, platform, tables
+from .choices import JobStatus, Role, service_label
 from .generic import (
     BaseObjectView,
     BulkAction,
@@ -38,6 +38,7 @@ from .generic import (
     register_model_views,
 )
 from .generic.registry import model_url
+from .generic.views import describe_fields
 from .health import health_report
 from .middleware import SESSION_KEY, role_not_required
 from .models import Company, JobRun, Membership, RemoteCall
@@ -182,7 +183,30 @@ class CompanyDetailView(CompanyViewMixin, ObjectDetailView):
     def get_extra_context(self, obj):
         return {
             "memberships": Membership.objects.filter(company=obj).select_related("user").order_by("user__username"),
+            "service_urls": [(service, service_label(service), url) for service, url in obj.base_urls.items()],
+            "connection_rows": platform.connection_rows(obj),
+            "connection_ok": platform.connection_ok(obj.connection_check),
+            "connection_test_url": reverse("core:company_connection_test", args=[obj.pk]),
         }
+
+
+@method_decorator(require_POST, name="dispatch")
+class CompanyConnectionTestView(CompanyViewMixin, BaseObjectView):
+    """POST: test the company's connection now (a token or the API key, one harmless read per service) and
+    show the result on the company page. Administrators of the company only; any other company is a 404.
+    The user waits for it: the interactive client makes one attempt with a short read timeout."""
+
+    model = Company
+
+    def post(self, request, pk):
+        company = get_object_or_404(self.get_queryset(), pk=pk)
+        result = platform.connection_test(company)
+        if platform.connection_ok(result):
+            messages.success(request, _("The connection of %(company)s works.") % {"company": company.name})
+        else:
+            messages.warning(request, _("The connection test of %(company)s found problems; what to do is written "
+                                        "next to each service.") % {"company": company.name})
+        return redirect(model_url(company, "detail") + "#connection")
 
 
 class CompanyEditView(CompanyViewMixin, ObjectEditView):
@@ -368,6 +392,13 @@ class RemoteCallDetailView(ObjectDetailView):
     fields = ("created_at", "service", "operation", "method", "path", "status", "duration_ms", "correlation_id",
               "error", "request_excerpt", "response_excerpt")
 
+    def get_extra_context(self, call):
+        from .choices import service_label
+
+        fields = describe_fields(call, self.fields, user=self.request.user)
+        fields[1].value = service_label(call.service)
+        return {"fields": fields}
+
 
 register_model_views(RemoteCall, prefix="remote-calls", list=RemoteCallListView, detail=RemoteCallDetailView)
 
@@ -390,7 +421,15 @@ class JobRunDetailView(ObjectDetailView):
     required_roles = ALL_ROLES
     queryset = JobRun.objects.all()
     fields = ("name", "target", "status", "progress", "message", "attempts", "enqueued_at", "started_at",
-              "finished_at", "rq_job_id")
+              "finished_at")
+
+    def get_extra_context(self, run):
+        from .joblabels import target_label
+
+        fields = describe_fields(run, self.fields, user=self.request.user)
+        fields[0].value = run.label  # the words people read, not the internal job name
+        fields[1].value, fields[1].url = target_label(run.target)
+        return {"fields": fields}
 
 
 register_model_views(JobRun, prefix="jobs", list=JobRunListView, detail=JobRunDetailView)

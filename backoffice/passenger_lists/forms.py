@@ -10,6 +10,7 @@ from django.core.exceptions import ValidationError
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
+from backoffice.core.fields import localized_formfield
 from backoffice.tickets.forms import (
     DATETIME_FORMAT,
     OPERATOR_RULE_FIELDS,
@@ -43,6 +44,7 @@ class PassengerListForm(forms.ModelForm):
 
     class Meta:
         model = PassengerList
+        formfield_callback = localized_formfield
         fields = ("expedition_number", "expedition_time", "vehicle_plate", "is_manual_plate", *OPERATOR_RULE_FIELDS,
                   *DETAIL_FIELDS)
 

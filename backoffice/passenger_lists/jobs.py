@@ -3,6 +3,7 @@
 from datetime import timedelta
 
 from django.utils import timezone
+from django.utils.translation import ngettext
 
 from backoffice.core import exports, reports
 from backoffice.core.models import Company
@@ -18,7 +19,7 @@ def passenger_list_push(pk):
 def passenger_lists_query_sync(company_id):
     company = Company.objects.get(pk=company_id)
     new = services.passenger_lists_query_sync(company=company)
-    return f"{new} new passenger list(s) from the platform."
+    return ngettext("%(count)s new passenger list from the platform.", "%(count)s new passenger lists from the platform.", new) % {"count": new}
 
 
 def passenger_list_export_run(export_pk):
@@ -28,7 +29,8 @@ def passenger_list_export_run(export_pk):
 
 def export_history_sync(company_id):
     company = Company.objects.get(pk=company_id)
-    return f"{services.export_history_sync(company=company)} new export(s) in the history."
+    new = services.export_history_sync(company=company)
+    return ngettext("%(count)s new export in the history.", "%(count)s new exports in the history.", new) % {"count": new}
 
 
 def exports_expire():

@@ -24,6 +24,9 @@ class PassengerListTable(OrderedTable):
     sync_state = ChoiceBadgeColumn(SyncState)
     created_at = DateTimeColumn()
 
+    secondary_columns = ("expedition_number", "expedition_time", "vehicle_plate", "ticket_count", "sync_state")
+    tertiary_columns = ("is_manual_plate", "total_commission_amount", "total_commission_tax_amount", "created_at")
+
     class Meta(BaseTable.Meta):
         model = PassengerList
         fields = ("passenger_list_number", "expedition_number", "expedition_time", "vehicle_plate", "is_manual_plate",
@@ -51,6 +54,9 @@ class ListTicketTable(OrderedTable):
     commission_tax_amount = MoneyColumn()
     remote_status = StatusColumn()
 
+    secondary_columns = ("seat_number", "customer", "vehicle_plate", "commission_amount")
+    tertiary_columns = ("commission_tax_amount",)
+
     class Meta(BaseTable.Meta):
         model = PassengerTicket
         fields = ("ticket_number", "seat_number", "customer", "vehicle_plate", "payable_amount", "commission_amount",
@@ -76,6 +82,9 @@ class PassengerListExportTable(OrderedTable):
     fetched_at = DateTimeColumn()
     size = tables.Column(attrs=RIGHT)
 
+    secondary_columns = ("file_name", "created_at", "size")
+    tertiary_columns = ("platform_created", "fetched_at")
+
     class Meta(BaseTable.Meta):
         model = PassengerListExport
         fields = ("id", "state", "file_name", "created_at", "platform_created", "fetched_at", "size")
@@ -95,6 +104,9 @@ class PassengerListReportTable(OrderedTable):
     total_commission_amount = MoneyColumn()
     total_commission_tax_amount = MoneyColumn()
     created_date = DateTimeColumn()
+
+    secondary_columns = ("expedition_number", "expedition_time", "vehicle_plate")
+    tertiary_columns = ("total_commission_amount", "total_commission_tax_amount", "part_index", "created_date")
 
     class Meta(BaseTable.Meta):
         model = PassengerListReportItem

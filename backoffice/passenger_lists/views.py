@@ -28,8 +28,8 @@ from backoffice.core.generic import (
     register_model_views,
 )
 from backoffice.core.generic.views import (
-    BaseObjectView, ExportDownloadMixin, ExportFetchMixin, ReportPageMixin, describe_fields, export_detail_context,
-    report_fetch, safe_return_url,
+    BaseObjectView, ExportDownloadMixin, ExportFetchMixin, ReportPageMixin, SubmissionGuardMixin, describe_fields,
+    export_detail_context, report_fetch, safe_return_url,
 )
 from backoffice.core.models import JobRun
 from backoffice.core.roles import has_role
@@ -127,7 +127,7 @@ class PassengerListDetailView(ListsSection, ObjectDetailView):
         }
 
 
-class PassengerListBuildView(ListsSection, BaseObjectView):
+class PassengerListBuildView(ListsSection, SubmissionGuardMixin, BaseObjectView):
     """Build a list (isNewList true). Reached from the passenger-ticket list with the selected tickets (POST
     of "pk" values: the form comes back filled from their expedition), or empty from "Add"."""
 
@@ -158,7 +158,7 @@ class PassengerListBuildView(ListsSection, BaseObjectView):
             services.same_information(form.instance).first() if form.is_bound and form.is_valid() else None)
         table = tables.ListTicketTable(grouped) if grouped is not None else None
         sums = grouped.aggregate(payable=Sum("payable_amount"), count=Count("pk")) if grouped is not None else None
-        return self.render({"form": form, "expedition": expedition, "pks": pks, "ticket_table": table,
+        return self.render({"object": plist, "form": form, "expedition": expedition, "pks": pks, "ticket_table": table,
                             "ticket_sums": sums, "existing": existing, "is_new": True,
                             "cancel_url": safe_return_url(self.request, self.request.POST.get("return_url"),
                                                           model_url(PassengerList, "list"))}, status=status)
@@ -180,13 +180,20 @@ class PassengerListBuildView(ListsSection, BaseObjectView):
             form = PassengerListForm(instance=plist, company=request.company, initial=expedition.initial)
             return self.render_form(form, expedition, pks)
         form = PassengerListForm(data=request.POST, instance=plist, company=request.company)
+        guard = self.guard_for(plist)
+        answered = self.check_guard(guard, form)
+        if answered is not None:
+            return answered
         if not form.is_valid():
             return self.render_form(form, self._expedition(pks) or None, pks)
         try:
-            plist = services.passenger_list_create(plist=form.save(commit=False), user=request.user)
+            plist, answered = self.guarded_save(guard, form, lambda: services.passenger_list_create(
+                plist=form.save(commit=False), user=request.user))
         except services.PassengerListError as exc:
             form.add_error(exc.field, str(exc))
             return self.render_form(form, None, pks)
+        if answered is not None:
+            return answered
         messages.success(request, _("The passenger list of expedition %(number)s was built with %(count)s ticket(s); "
                                     "it is being sent to the platform.") % {"number": plist.expedition_number,
                                                                              "count": plist.ticket_count})

@@ -17,7 +17,17 @@ import requests
 import urllib3.exceptions
 
 from . import endpoints as endpoint_table
-from .errors import AuthenticationFailed, MaybeSent, NoAnswer, RateLimited, RemoteError
+from .errors import (
+    LOCAL,
+    NETWORK,
+    PLATFORM,
+    AuthenticationFailed,
+    CredentialsUnsendable,
+    MaybeSent,
+    NoAnswer,
+    RateLimited,
+    RemoteError,
+)
 from .netguard import mount_guard
 from .redaction import excerpt, redact
 
@@ -61,6 +71,13 @@ def forget_tokens() -> None:
     """Drop every cached token (tests; a changed credential is a new key anyway)."""
     with _tokens_lock:
         _tokens.clear()
+
+
+def printable_ascii(value: str) -> bool:
+    """Whether a credential can travel in a request: printable ASCII only (space to ~). An HTTP header
+    cannot carry other characters (requests fails with UnicodeEncodeError or InvalidHeader), and the
+    platform's portal issues keys, user names and passwords of these characters."""
+    return all(" " <= ch <= "~" for ch in value or "")
 
 
 def _token_lifetime(expires_in) -> float:
@@ -191,6 +208,7 @@ class Transport:
         endpoint = endpoint_table.resolve(operation, self.config.endpoints)
         path = endpoint_table.fill_path(endpoint.path, path_params)
         url = self._base_url(endpoint.service) + path
+        self.check_credentials(operation)  # before the limiter: a call that cannot go uses no slot
         retries = 0
         renewed = False
         while True:
@@ -206,11 +224,13 @@ class Transport:
                     continue
                 if _never_sent(exc):
                     raise RemoteError(f"{operation}: cannot reach the platform ({type(exc).__name__})",
-                                      operation=operation) from None
+                                      operation=operation, source=NETWORK) from None
                 if not endpoint.idempotent:
                     raise MaybeSent(operation=operation) from None
-                what = "did not answer in time" if isinstance(exc, requests.Timeout) else "dropped the connection"
-                raise NoAnswer(f"{operation}: the platform {what}", operation=operation) from None
+                timed_out = isinstance(exc, requests.Timeout)
+                what = "did not answer in time" if timed_out else "dropped the connection"
+                raise NoAnswer(f"{operation}: the platform {what}", operation=operation,
+                               timed_out=timed_out) from None
 
             status = response.status_code
             if status == 401:
@@ -232,12 +252,36 @@ class Transport:
             if 300 <= status < 400:  # never followed: credentials must not travel to where a redirect points
                 raise RemoteError(f"{operation}: the platform answered with a redirect (HTTP {status}), which is "
                                   "not followed; check the service URL", status=status, permanent=True,
-                                  operation=operation)
+                                  operation=operation, source=LOCAL)
             if raw:
                 return response.content, response.headers.get("Content-Type", "")
             return self._parse(response)
 
     # --- authentication -------------------------------------------------------------------------------
+    def check_credentials(self, operation="") -> None:
+        """Raise CredentialsUnsendable when a credential of the auth method in use cannot be sent (not
+        printable ASCII): our own clear, permanent error instead of a UnicodeEncodeError from the depths
+        of http.client, and nothing sent."""
+        if self.config.auth_method == SERVICE_USER:
+            fields = (("service_username", self.config.username), ("service_password", self.config.password))
+        else:
+            fields = (("api_key", self.config.api_key),)
+        for name, value in fields:
+            if not printable_ascii(value):
+                raise CredentialsUnsendable(name, operation=operation)
+
+    def authenticate(self) -> None:
+        """Check the credentials now (the connection test): a service user gets a new token (the cached one
+        is not trusted); an API key has nothing to ask for and is checked by the platform at the next call.
+        Raises CredentialsUnsendable, AuthenticationFailed or RemoteError."""
+        self.check_credentials("auth.token" if self.config.auth_method == SERVICE_USER else "")
+        if self.config.auth_method != SERVICE_USER:
+            return
+        key = self._token_key()
+        with _tokens_lock:
+            _tokens.pop(key, None)
+        self._bearer_token()
+
     def _auth_headers(self) -> dict:
         if self.config.auth_method == SERVICE_USER:
             return {"Authorization": f"Bearer {self._bearer_token()}"}
@@ -285,8 +329,8 @@ class Transport:
         try:
             response = self._send(endpoint, endpoint.path, url, data=form, headers={"Cache-Control": "no-cache"})
         except requests.RequestException as exc:
-            raise RemoteError(f"auth.token: cannot reach the token issuer ({type(exc).__name__})",
-                              operation="auth.token") from None
+            raise NoAnswer(f"auth.token: cannot reach the token issuer ({type(exc).__name__})",
+                           operation="auth.token", timed_out=isinstance(exc, requests.Timeout)) from None
         if response.status_code in (400, 401, 403):
             raise self._error(AuthenticationFailed, response, "auth.token",
                               message="auth.token: the token issuer refused the service user name or password "
@@ -298,9 +342,13 @@ class Transport:
             token = body["access_token"]
         except (ValueError, KeyError, TypeError):
             raise AuthenticationFailed("auth.token: the token issuer's answer has no access_token",
-                                       status=response.status_code, operation="auth.token") from None
-        if not token:
-            raise AuthenticationFailed("auth.token: the token issuer returned an empty token", operation="auth.token")
+                                       status=response.status_code, operation="auth.token", source=PLATFORM) from None
+        if not token or not isinstance(token, str):
+            raise AuthenticationFailed("auth.token: the token issuer returned an empty token", operation="auth.token",
+                                       source=PLATFORM)
+        if not printable_ascii(token):
+            raise AuthenticationFailed("auth.token: the token issuer returned a token that cannot be sent in a header",
+                                       operation="auth.token", source=PLATFORM)
         return token, _token_lifetime(body.get("expires_in"))
 
     # --- plumbing -------------------------------------------------------------------------------------

@@ -3,7 +3,8 @@
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
-from backoffice.core.validators import validate_phone, validate_vkn_or_tckn
+from backoffice.core.fields import LocalizedIntegerField, PhoneField
+from backoffice.core.validators import validate_vkn_or_tckn
 
 from .choices import ProductType
 from .models import SubCompany
@@ -14,7 +15,7 @@ SHOW_OVER_USAGE_HELP = _(
 
 
 def quantity_field(**kwargs):
-    return forms.IntegerField(
+    return LocalizedIntegerField(
         label=_("Credit quantity"), min_value=1, max_value=2_000_000_000,
         error_messages={"min_value": _("The quantity must be a positive number (at least 1).")},
         help_text=_("Credits (document units) drawn from the shared pool."), **kwargs)
@@ -28,9 +29,9 @@ class SubCompanyForm(forms.ModelForm):
         help_text=_("VKN (10 digits) or TCKN (11 digits), with its check digits."))
     quantity = quantity_field()
     contact_email = forms.EmailField(label=_("Contact e-mail"))
-    contact_phone = forms.CharField(
-        label=_("Contact phone"), validators=[validate_phone],
-        help_text=_("Mobile number: ten digits starting with 5, e.g. 5321234567."))
+    contact_phone = PhoneField(
+        label=_("Contact phone"),
+        help_text=_("Mobile number, e.g. 0532 123 45 67; kept as the platform wants it (5321234567)."))
 
     fieldsets = (
         (_("Company"), ("identifier", "name", "quantity"), False),
@@ -68,4 +69,4 @@ class ProductsForm(forms.Form):
         label=_("Products"), choices=ProductType.choices, coerce=int, widget=forms.CheckboxSelectMultiple,
         error_messages={"required": _("Choose at least one product."),
                         "invalid_choice": _("%(value)s is not one of the platform's product types.")},
-        help_text=_("The company must already have the shared pool product and a credit offer (rule 4)."))
+        help_text=_("The company must already have the shared pool product and a credit offer."))

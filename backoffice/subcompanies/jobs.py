@@ -9,6 +9,10 @@ from backoffice.core.models import Company
 from . import services
 from .models import SubCompany, SubCompanyOperation, UsageSnapshot
 
+# How backoffice/cron.py registers usage_reports_enqueue (read back by services.next_report_at).
+USAGE_REPORT_CRON = services.USAGE_REPORT_CRON
+USAGE_REPORT_INTERVAL = services.USAGE_REPORT_INTERVAL
+
 
 def subcompany_push(pk):
     return sync.record_push(SubCompany, pk, send=services.subcompany_send, reconcile=services.subcompany_reconcile)

@@ -10,9 +10,11 @@ give is None ("not in the report"), never a guess.
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
+from django.conf import settings
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import ngettext
 
 # Assumed element field names (to confirm): the amount of a credit, usage or over-usage element, and the
 # flag of an inactive (cancelled) credit offer.
@@ -169,6 +171,24 @@ def flatten(value, prefix="") -> list[tuple[str, object]]:
 FORECAST_WINDOW = timedelta(days=30)
 # Beyond this the date means nothing (and a slow enough rate would overflow a datetime).
 FORECAST_HORIZON_DAYS = 3650
+# Reports closer together than this give no rate: two reports 15 minutes apart would turn a few credits into a
+# daily rate. settings.SUBCOMPANY_FORECAST_MIN_SPAN_HOURS changes it.
+FORECAST_MIN_SPAN_HOURS = 24
+
+
+def forecast_min_span() -> timedelta:
+    hours = getattr(settings, "SUBCOMPANY_FORECAST_MIN_SPAN_HOURS", FORECAST_MIN_SPAN_HOURS)
+    return timedelta(hours=max(float(hours), 0.0))
+
+
+def span_text(span: timedelta) -> str:
+    """A span as people say it: "4 days", "1 day", "18 hours" (whole units, rounded)."""
+    hours = span.total_seconds() / 3600
+    if hours >= 24:
+        days = max(1, round(hours / 24))
+        return ngettext("%(count)s day", "%(count)s days", days) % {"count": days}
+    whole = max(1, round(hours))
+    return ngettext("%(count)s hour", "%(count)s hours", whole) % {"count": whole}
 
 
 @dataclass
@@ -186,19 +206,32 @@ class Forecast:
     beyond_horizon: bool = False  # lasts more than FORECAST_HORIZON_DAYS at this rate
     reason: str = ""  # set when there is not enough data
     points: int = 0
+    # The two reports the rate comes from (set whenever a rate was computed).
+    span_start: datetime | None = None
+    span_end: datetime | None = None
 
     @property
     def enough_data(self) -> bool:
         return not self.reason
 
+    @property
+    def span(self) -> timedelta | None:
+        return self.span_end - self.span_start if self.span_start and self.span_end else None
 
-def forecast(customer_unique_id, label, history) -> Forecast:
+    @property
+    def span_label(self) -> str:
+        return span_text(self.span) if self.span else ""
+
+
+def forecast(customer_unique_id, label, history, min_span=None) -> Forecast:
     """history: [(fetched_at, offered, used)] of one company, any order, over the forecast window.
 
     rate = (credit used in the newest snapshot - in the oldest) / days between them;
     runs out at = newest snapshot time + (offered - used) / rate. Not enough data: fewer than two
-    snapshots with figures, no time between them, or no growth of the credit used.
+    snapshots with figures, the oldest and the newest closer than min_span (default: the setting
+    SUBCOMPANY_FORECAST_MIN_SPAN_HOURS, 24 h), or no growth of the credit used.
     """
+    min_span = forecast_min_span() if min_span is None else min_span
     points = sorted((at, offered, used) for at, offered, used in history if used is not None)
     latest_offered = points[-1][1] if points else None
     latest_used = points[-1][2] if points else None
@@ -216,9 +249,16 @@ def forecast(customer_unique_id, label, history) -> Forecast:
         result.reason = str(_("Fewer than two usage reports with figures in the last 30 days."))
         return result
     (first_at, _o, first_used), (last_at, _o2, last_used) = points[0], points[-1]
+    if last_at - first_at < min_span or last_at <= first_at:
+        result.reason = str(_("Not enough history yet: reports at least %(span)s apart are needed (the oldest and "
+                              "the newest of the last 30 days are %(gap)s apart).")
+                            % {"span": min_span_text(min_span),
+                               "gap": _gap_text(last_at - first_at)})
+        return result
+    result.span_start, result.span_end = first_at, last_at
     days = (last_at - first_at).total_seconds() / 86400
     growth = last_used - first_used
-    if days <= 0 or growth <= 0:
+    if growth <= 0:
         result.reason = str(_("No credit was used between the first and the last usage report of the last 30 days."))
         return result
     result.rate_per_day = growth / days
@@ -228,3 +268,14 @@ def forecast(customer_unique_id, label, history) -> Forecast:
     else:
         result.runs_out_at = last_at + timedelta(days=days_left)
     return result
+
+
+def _gap_text(gap: timedelta) -> str:
+    minutes = round(gap.total_seconds() / 60)
+    if minutes < 60:
+        return ngettext("%(count)s minute", "%(count)s minutes", minutes) % {"count": minutes}
+    return span_text(gap)
+
+
+def min_span_text(span: timedelta) -> str:
+    return str(_("a day")) if span == timedelta(hours=24) else _gap_text(span)

@@ -4,7 +4,10 @@ from collections import defaultdict
 
 from django.db.models import Sum
 
+from backoffice.core.choices import SyncState
+
 from . import report
+from .choices import OperationKind
 from .models import ReportCustomer, SubCompany, UsageSnapshot
 
 TREND_SNAPSHOTS = 60
@@ -75,3 +78,49 @@ def forecasts(company, snapshot, labels) -> list[report.Forecast]:
 def totals(snapshot) -> dict:
     return snapshot.customers.aggregate(offered=Sum("credit_offered"), used=Sum("credit_used"),
                                         over_used=Sum("credit_over_used"))
+
+
+# --- what background work has done since the latest report ------------------------------------------
+
+def _credit_id_in(response, customer_unique_id):
+    """The id of the new offer in the platform's answer to a credit request, when it gives one: document 1
+    does not show that answer, so only a dict (or a list of dicts, one per company) with an integer "id"."""
+    answers = response if isinstance(response, list) else [response]
+    for answer in answers:
+        if not isinstance(answer, dict):
+            continue
+        uid = answer.get("customerUniqueId")
+        if uid not in (None, "") and str(uid) != str(customer_unique_id):
+            continue
+        value = answer.get("id")
+        if isinstance(value, int) and not isinstance(value, bool):
+            return value
+    return None
+
+
+def offers_since_report(subcompany) -> list[dict]:
+    """Credit offers requested for the sub-company that the latest report cannot show yet: being sent, or
+    accepted by the platform after the report that last showed the company. [{operation, quantity, credit_id,
+    state: "sending" | "accepted", at}] newest first."""
+    operations = subcompany.operations.filter(kind__in=(OperationKind.ADD_CREDIT, OperationKind.ADD_CREDIT_BATCH))
+    in_flight = operations.filter(sync_state__in=(SyncState.LOCAL, SyncState.QUEUED, SyncState.SENDING))
+    accepted = operations.filter(sync_state=SyncState.SYNCED)
+    if subcompany.last_seen_at is not None:
+        accepted = accepted.filter(synced_at__gt=subcompany.last_seen_at)
+    offers = [{"operation": op, "quantity": op.quantity, "credit_id": None, "state": "sending", "at": op.created_at}
+              for op in in_flight.order_by("-created_at", "-pk")]
+    offers += [{"operation": op, "quantity": op.quantity, "state": "accepted", "at": op.synced_at,
+                "credit_id": _credit_id_in(op.response, subcompany.remote_id)}
+               for op in accepted.order_by("-synced_at", "-pk")]
+    return offers
+
+
+def cancellations(subcompany) -> dict[int, dict]:
+    """applicationCreditId -> the latest cancellation not refused: {"state": "sending" | "accepted", "at"}."""
+    result = {}
+    for op in (subcompany.operations.filter(kind=OperationKind.CANCEL_CREDIT).exclude(sync_state=SyncState.FAILED)
+               .order_by("created_at", "pk")):
+        accepted = op.sync_state == SyncState.SYNCED
+        result[op.application_credit_id] = {"state": "accepted" if accepted else "sending",
+                                            "at": op.synced_at if accepted else op.created_at, "operation": op}
+    return result

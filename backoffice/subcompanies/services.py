@@ -9,6 +9,8 @@ anything is saved.
 
 import logging
 import math
+from datetime import datetime, timedelta
+from datetime import timezone as dt_timezone
 
 from django.conf import settings
 from django.db import transaction
@@ -22,7 +24,7 @@ from backoffice.core.choices import SyncState
 from backoffice.core.models import Company, JobRun
 from backoffice.core.platform import client_for, limiter
 from backoffice.remote import endpoints
-from backoffice.remote.errors import MaybeSent, RemoteError
+from backoffice.remote.errors import NETWORK, MaybeSent, RemoteError
 
 from . import report
 from .choices import OperationKind, Origin
@@ -31,6 +33,9 @@ from .models import ReportCredit, ReportCustomer, SubCompany, SubCompanyOperatio
 logger = logging.getLogger(__name__)
 
 REFRESH_JOB = "usage_report_refresh"
+# The cron entry that enqueues the report refresh of every company (backoffice/cron.py): its name and interval.
+USAGE_REPORT_CRON = "usage_report_refresh"
+USAGE_REPORT_INTERVAL = 900
 REFRESH_JOB_PATH = "backoffice.subcompanies.jobs.usage_report_refresh"
 CREDIT_ADDS = (OperationKind.ADD_CREDIT, OperationKind.ADD_CREDIT_BATCH)
 
@@ -171,7 +176,7 @@ def cancel_refusal(subcompany, application_credit_id) -> str:
                 % {"company": subcompany, "id": application_credit_id})
     if len(active) + credits_added_since_report(subcompany) <= 1:
         return (_("The credit offer %(id)s is the last active offer of %(company)s, and a company's last active "
-                  "offer cannot be cancelled (document 1, rule 1). Add another offer first.")
+                  "offer cannot be cancelled. Add another offer first.")
                 % {"id": application_credit_id, "company": subcompany})
     return ""
 
@@ -192,7 +197,7 @@ def _check_rule_4(subcompanies):
     if refused:
         reasons = "; ".join(f"{s}: {reason}" for s, reason in refused)
         raise Refused(_("Products can be added only to a company that has the shared pool product and a credit "
-                        "offer (document 1, rule 4). %(reasons)s.") % {"reasons": reasons})
+                        "offer. %(reasons)s.") % {"reasons": reasons})
 
 
 def products_add(*, company, subcompany, product_types, user=None) -> SubCompanyOperation:
@@ -233,7 +238,7 @@ def _guarded(record, call):
 def _may_have_arrived():
     return RemoteError(detail=_("The platform may have received this request before the connection was lost, so it "
                                 "is not sent again automatically. Check the next usage report, then send it again "
-                                "if it is not there."), permanent=True)
+                                "if it is not there."), permanent=True, source=NETWORK)
 
 
 def subcompany_send(record) -> dict:
@@ -299,6 +304,42 @@ def report_wait_seconds(company) -> float | None:
     except RedisError:
         logger.warning("rate limiter unavailable; cannot tell when the usage report may be asked again")
         return None
+
+
+def _latest_cron_enqueue():
+    """When the cron last enqueued the report refresh (RQ keeps each cron entry's enqueues in Redis)."""
+    import django_rq
+    from rq.cron import get_cron_job_history_key
+
+    try:
+        newest = django_rq.get_connection("default").zrange(get_cron_job_history_key(USAGE_REPORT_CRON), -1, -1,
+                                                             withscores=True)
+    except RedisError:
+        logger.warning("Redis unavailable; cannot tell when the usage report cron runs next")
+        return None
+    return datetime.fromtimestamp(newest[0][1], tz=dt_timezone.utc) if newest else None
+
+
+def next_report_at(company, now=None):
+    """About when the next usage report of the company is fetched, or None when nothing says so.
+
+    The cron enqueues the refresh every USAGE_REPORT_INTERVAL seconds from its last run (RQ's record of it in
+    Redis; without one, the latest report of the company stands in); the refresh then waits for the platform's
+    window (once per 15 minutes per company, document 1, section 8). An anchor older than two intervals means
+    the cron is not running, and then nothing is promised."""
+    now = now or timezone.now()
+    interval = timedelta(seconds=USAGE_REPORT_INTERVAL)
+    anchor = _latest_cron_enqueue()
+    if anchor is None or now - anchor > 2 * interval:
+        latest = UsageSnapshot.objects.filter(company=company).values_list("fetched_at", flat=True).first()
+        anchor = latest if latest is not None and now - latest <= 2 * interval else None
+    if anchor is None:
+        return None
+    tick = anchor + interval
+    if tick < now:
+        tick += interval * math.ceil((now - tick) / interval)
+    wait = report_wait_seconds(company) or 0
+    return max(tick, now + timedelta(seconds=wait))
 
 
 def refresh_run(company) -> JobRun | None:

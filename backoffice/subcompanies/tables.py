@@ -30,12 +30,15 @@ class NumberColumn(tables.Column):
 class SubCompanyTable(BaseTable):
     name = LinkedColumn(verbose_name=_("sub-company"), empty_values=())
     state = tables.Column(verbose_name=_("state"), accessor="state_value", order_by=("state_value",))
-    remote_id = tables.Column(verbose_name=_("customerUniqueId"),
+    remote_id = tables.Column(verbose_name=_("company id on the platform"),
                               attrs={"td": {"class": "font-monospace small text-nowrap"}})
     credit_offered = NumberColumn()
     credit_used = NumberColumn()
     credit_over_used = NumberColumn()
     last_seen_at = DateTimeColumn()
+
+    secondary_columns = ("identifier", "credit_offered", "credit_over_used")
+    tertiary_columns = ("remote_id", "last_seen_at", "origin")
 
     class Meta(BaseTable.Meta):
         model = SubCompany
@@ -68,6 +71,9 @@ class SubCompanyOperationTable(BaseTable):
     last_error = tables.Column(attrs={"td": {"class": "small text-truncate mw-28rem"}})
     created_at = DateTimeColumn()
 
+    secondary_columns = ("kind", "targets", "details", "created_at")
+    tertiary_columns = ("last_error",)
+
     class Meta(BaseTable.Meta):
         model = SubCompanyOperation
         fields = ("request", "kind", "targets", "details", "sync_state", "last_error", "created_at")
@@ -92,7 +98,7 @@ class SubCompanyOperationTable(BaseTable):
         if record.product_types:
             return ", ".join(record.product_labels())
         if record.application_credit_id:
-            return f"applicationCreditId {record.application_credit_id}"
+            return str(_("offer no. %(id)s") % {"id": record.application_credit_id})
         return ""
 
     def render_details(self, record):
@@ -108,6 +114,8 @@ class UsageSnapshotTable(BaseTable):
     credit_offered = NumberColumn(verbose_name=_("credit offered"))
     credit_used = NumberColumn(verbose_name=_("credit used"))
     credit_over_used = NumberColumn(verbose_name=_("credit over-used"))
+
+    secondary_columns = ("customer_count", "credit_offered", "credit_over_used")
 
     class Meta(BaseTable.Meta):
         model = UsageSnapshot

@@ -31,7 +31,7 @@ from backoffice.core.generic import (
     model_url,
     register_model_views,
 )
-from backoffice.core.generic.views import BaseObjectView, safe_return_url
+from backoffice.core.generic.views import BaseObjectView, SubmissionGuardMixin, describe_fields, safe_return_url
 from backoffice.core.roles import RoleRequiredMixin, has_role
 from backoffice.core.security import parse_ids
 from backoffice.core.sync import StateError
@@ -46,6 +46,20 @@ from .tables import SubCompanyOperationTable, SubCompanyTable, UsageSnapshotTabl
 MANAGERS = (Role.MANAGER, Role.ADMINISTRATOR)
 ADMINISTRATORS = (Role.ADMINISTRATOR,)
 IN_FLIGHT = (SyncState.LOCAL, SyncState.QUEUED, SyncState.SENDING)
+# Seconds between the live refreshes of a page: while a request is on its way to the platform, and while a
+# created company waits for the usage report that shows it (the report comes every 15 minutes).
+SENDING_REFRESH_SECONDS = 3
+WAITING_REFRESH_SECONDS = 30
+
+
+def next_report_text(company) -> str:
+    """When the next usage report comes, as the pages say it: "about 14:30" (Istanbul time), or ""."""
+    at = services.next_report_at(company)
+    if at is None:
+        return ""
+    # Rounded up to the minute: "about 14:30" should not be before the report.
+    at = timezone.localtime(at + timedelta(seconds=59)).replace(second=0, microsecond=0)
+    return _("about %(time)s") % {"time": date_format(at, "H:i")}
 
 
 def refresh_state(company) -> dict:
@@ -80,10 +94,18 @@ class SubCompanyListView(SectionMixin, ObjectListView):
     queryset = SubCompany.objects.with_state()
     table = SubCompanyTable
     filterset = SubCompanyFilterSet
-    refresh_interval = 10  # while a creation is being sent
+    refresh_interval = SENDING_REFRESH_SECONDS
 
     def needs_refresh(self, queryset):
-        return queryset.filter(remote_id="", sync_state__in=IN_FLIGHT).exists()
+        """Live while a creation is being sent (often), or waits for the report that shows it (rarely)."""
+        pending = queryset.filter(remote_id="")
+        if pending.filter(sync_state__in=IN_FLIGHT).exists():
+            self.refresh_interval = SENDING_REFRESH_SECONDS
+            return True
+        if pending.filter(sync_state=SyncState.SYNCED).exists():
+            self.refresh_interval = WAITING_REFRESH_SECONDS
+            return True
+        return False
 
 
 class SubCompanyDetailView(SectionMixin, ObjectDetailView):
@@ -95,19 +117,32 @@ class SubCompanyDetailView(SectionMixin, ObjectDetailView):
 
     def get_extra_context(self, obj):
         row = obj.report_row
-        cancelling = services.cancellations_under_way(obj)
-        credits = [{"credit": c, "active": c.is_active and c.application_credit_id not in cancelling,
-                    "cancelling": c.application_credit_id in cancelling,
+        cancellations = selectors.cancellations(obj)
+        credits = [{"credit": c, "active": c.is_active and c.application_credit_id not in cancellations,
+                    "cancelling": c.application_credit_id in cancellations,
+                    "cancellation": cancellations.get(c.application_credit_id),
                     "pairs": report.flatten({k: v for k, v in c.data.items() if k != "id"})}
                    for c in services.report_credits(obj)]
+        new_offers = selectors.offers_since_report(obj)
+        operations = list(obj.operations.order_by("-created_at", "-pk")[:20])
+        state = obj.state
+        refresh_seconds = None
+        if state == SubCompanyState.SENDING or obj.operations.filter(sync_state__in=IN_FLIGHT).exists():
+            refresh_seconds = SENDING_REFRESH_SECONDS
+        elif state == SubCompanyState.WAITING:
+            refresh_seconds = WAITING_REFRESH_SECONDS
         return {
             "credits": credits,
+            "new_offers": new_offers,
             "row": row,
             "row_extra": report.flatten(row.extra) if row else [],
-            "operations": obj.operations.order_by("-created_at", "-pk")[:20],
+            "operations": operations,
             "is_admin": has_role(self.request.user, *ADMINISTRATORS),
             "rule_4_reason": services.rule_4_reason(obj),
-            "state": obj.state,
+            "state": state,
+            "refresh_seconds": refresh_seconds,
+            "next_report": next_report_text(obj.company) if state in (SubCompanyState.SENDING,
+                                                                      SubCompanyState.WAITING) else "",
         }
 
 
@@ -119,15 +154,29 @@ class SubCompanyCreateView(SectionMixin, ObjectEditView):
     def post(self, request, *args, **kwargs):
         obj = self.get_object()
         form = self.form(data=request.POST, instance=obj)
+        guard = self.guard_for(obj)
+        answered = self.check_guard(guard, form)
+        if answered is not None:
+            return answered
         if form.is_valid():
             try:
-                record = services.create_subcompany(company=request.company, user=request.user, **form.cleaned_data)
+                record, answered = self.guarded_save(guard, form, lambda: services.create_subcompany(
+                    company=request.company, user=request.user, **form.cleaned_data))
             except services.Refused as exc:
                 form.add_error(None, exc.message)
             else:
-                messages.success(request, _("Sent “%(name)s” to the platform. The platform creates companies in the "
-                                            "background: it appears here once a usage report shows it.")
-                                 % {"name": record})
+                if answered is not None:
+                    return answered
+                when = next_report_text(request.company)
+                if when:
+                    message = _("Sent “%(name)s” to the platform. The platform creates companies in the background: "
+                                "it appears here with a usage report, the next one %(when)s (reports are fetched "
+                                "every 15 minutes).") % {"name": record, "when": when}
+                else:
+                    message = _("Sent “%(name)s” to the platform. The platform creates companies in the background: "
+                                "it appears here once a usage report shows it (reports are fetched every 15 "
+                                "minutes).") % {"name": record}
+                messages.success(request, message)
                 return redirect(model_url(record, "detail"))
         return self.render_form(obj, form)
 
@@ -188,8 +237,10 @@ register_model_views(SubCompany, prefix="sub-companies", list=SubCompanyListView
                      add=SubCompanyCreateView, bulk=SubCompanyBulkView)
 
 
-class SubCompanyFormView(SectionMixin, BaseObjectView):
-    """A form about one sub-company (administrators): validate, call the service, back to the detail."""
+class SubCompanyFormView(SectionMixin, SubmissionGuardMixin, BaseObjectView):
+    """A form about one sub-company (administrators): validate, call the service, back to the detail. Each
+    sends a request that hands out credit or products: its one-time key makes Back-and-resubmit show the
+    request already sent instead of a second one."""
 
     section = "subcompanies"
     model = SubCompany
@@ -214,12 +265,18 @@ class SubCompanyFormView(SectionMixin, BaseObjectView):
     def post(self, request, *args, **kwargs):
         obj = self.get_object()
         form = self.form_class(request.POST)
+        guard = self.guard_for(obj)
+        answered = self.check_guard(guard, form)
+        if answered is not None:
+            return answered
         if form.is_valid():
             try:
-                operation = self.perform(obj, form.cleaned_data)
+                operation, answered = self.guarded_save(guard, form, lambda: self.perform(obj, form.cleaned_data))
             except services.Refused as exc:
                 form.add_error(None, exc.message)
             else:
+                if answered is not None:
+                    return answered
                 messages.success(request, _("%(request)s is on its way to the platform.") % {"request": operation})
                 return redirect(model_url(obj, "detail"))
         return self.render(self.context(obj, form))
@@ -319,9 +376,17 @@ class SubCompanyOperationDetailView(SectionMixin, ObjectDetailView):
               "created_by", "created_at", "synced_at", "attempts")
 
     def get_extra_context(self, obj):
+        fields = describe_fields(obj, self.fields, user=self.request.user)
+        for name, field in zip(self.fields, fields):
+            if name == "application_credit_id":
+                # An id, not an amount: no thousands separator, and a label instead of the API's field name.
+                field.label = _("Number of the cancelled offer")
+                field.value = str(field.value) if field.value is not None else None
         return {"targets": obj.subcompanies.order_by("name", "pk"), "products": obj.product_labels(),
+                "fields": fields,
                 "response_pairs": report.flatten(obj.response) if obj.response else [],
-                "is_admin": has_role(self.request.user, *ADMINISTRATORS)}
+                "is_admin": has_role(self.request.user, *ADMINISTRATORS),
+                "refresh_seconds": SENDING_REFRESH_SECONDS if obj.sync_state in IN_FLIGHT else None}
 
 
 register_model_views(SubCompanyOperation, prefix="sub-companies/requests", list=SubCompanyOperationListView,
@@ -383,6 +448,7 @@ class UsageDashboardView(RoleRequiredMixin, TemplateView):
         subcompanies = SubCompany.objects.filter(company=company).with_state()
         context["waiting_count"] = subcompanies.filter(state_value=SubCompanyState.WAITING).count()
         context["subcompany_count"] = subcompanies.filter(state_value=SubCompanyState.ACTIVE).count()
+        context["next_report"] = next_report_text(company) if context["waiting_count"] else ""
         if snapshot is None:
             return context
         rows = list(snapshot.customers.order_by("position"))
@@ -401,6 +467,7 @@ class UsageDashboardView(RoleRequiredMixin, TemplateView):
             "trend_points": len(trend["times"]),
             "forecasts": selectors.forecasts(company, snapshot, labels),
             "forecast_days": report.FORECAST_WINDOW.days,
+            "forecast_min_span": report.min_span_text(report.forecast_min_span()),
         })
         return context
 

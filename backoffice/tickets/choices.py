@@ -2,6 +2,7 @@
 
 from django.db import models
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
 
 # Shared with every family that has exports and by-date reports.
 from backoffice.core.exports import EXPORT_PENDING, ExportState  # noqa: F401
@@ -13,7 +14,7 @@ class TicketStatus(models.IntegerChoices):
 
     DRAFT = 0, _("Draft")
     DELETED = 10, _("Deleted")
-    QUEUED = 20, _("Queued")
+    QUEUED = 20, pgettext_lazy("platform status", "Queued")
     ERROR = 40, _("Error")
     APPROVED = 60, _("Approved")
     CANCELLED = 100, _("Cancelled")

@@ -15,6 +15,7 @@ from django.core.validators import MaxValueValidator, MinValueValidator
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
+from backoffice.core.fields import LocalizedDecimalField, localized_formfield
 from backoffice.core.models import DocumentSeries
 from backoffice.core.validators import validate_tckn, validate_vkn, validate_vkn_or_tckn
 
@@ -41,15 +42,14 @@ def validate_year_range(value):
 
 
 def money_field(label, *, required=True, **kwargs):
-    return forms.DecimalField(label=label, required=required, max_digits=12, decimal_places=2,
-                              min_value=Decimal(0), widget=forms.NumberInput(attrs={"step": "0.01", "min": "0"}),
-                              **kwargs)
+    # Typed as 1.250,75, 1250,75 or 1250.75 (core.fields.parse_decimal), shown back as 1.250,75.
+    return LocalizedDecimalField(label=label, required=required, max_digits=12, decimal_places=2,
+                                 min_value=Decimal(0), display_places=2, **kwargs)
 
 
 def rate_field(label, *, required=False):
-    return forms.DecimalField(label=label, required=required, max_digits=5, decimal_places=2, min_value=Decimal(0),
-                              max_value=Decimal(100),
-                              widget=forms.NumberInput(attrs={"step": "0.01", "min": "0", "max": "100"}))
+    return LocalizedDecimalField(label=label, required=required, max_digits=5, decimal_places=2, min_value=Decimal(0),
+                                 max_value=Decimal(100))
 
 
 def clean_plate(value) -> str:
@@ -79,6 +79,14 @@ class TicketForm(forms.ModelForm):
     )
     notes_text = forms.CharField(label=_("Notes"), required=False, widget=forms.Textarea(attrs={"rows": 2}),
                                  help_text=_("One note per line."))
+    # Asked only when the seat already has a ticket (seat_duplicates); kept with the submission, not sent.
+    duplicate_reason = forms.CharField(
+        label=_("Reason for another ticket for this seat"), required=False, max_length=500,
+        widget=forms.Textarea(attrs={"rows": 2}),
+        help_text=_("The seat already has a ticket. Say why a second one is right (e.g. the first was given to "
+                    "another passenger by mistake and will be cancelled); the reason is kept with the ticket."))
+    # The fields that name one seat (of one event or expedition), in the order the message names them.
+    seat_fields: tuple = ()
 
     common_fields = (
         "document_type", "ticket_date", "currency_code", "exchange_rate", "reference_number", "payment_type",
@@ -103,7 +111,6 @@ class TicketForm(forms.ModelForm):
         self.fields["currency_code"].error_messages["required"] = CURRENCY_REQUIRED
         self.fields["currency_code"].widget.attrs.update({"maxlength": 3, "class": "text-uppercase"})
         self.fields["currency_code"].help_text = _("Three-letter code; TRY when no other currency applies.")
-        self.fields["exchange_rate"].widget = forms.NumberInput(attrs={"step": "0.000001", "min": "0"})
         self.fields["customer_country"].widget.attrs.update({"maxlength": 2, "class": "text-uppercase"})
         self.fields["identifier"].required = self.identifier_required
         self.fields["payment_type"].choices = [("", _("Choose…")), *PaymentType.choices]
@@ -201,10 +208,61 @@ class TicketForm(forms.ModelForm):
         if vkn and not title:
             self.add_error("record_expenses_title", ValidationError(
                 _("Give the title of the expense record together with its VKN/TCKN."), code="record_expenses_pair"))
+        self._check_seat(data)
         return data
 
+    # --- a second ticket for the same seat (issue 9) -------------------------------------------------
+    ask_duplicate_reason = False
+    seat_taken_by: list = []
+
+    def seat_duplicates(self, data):
+        """Live tickets of this company for the seat `data` names (cancelled and deleted ones do not count);
+        None when the seat is not named. Exact matches: they use the indexes at a million tickets."""
+        if not self.seat_fields or self.company is None:
+            return None
+        lookup = {}
+        for name in self.seat_fields:
+            value = data.get(name)
+            if isinstance(value, str):
+                value = value.strip()
+            if value in (None, ""):
+                if name in ("seat_number", self.seat_fields[0]):
+                    return None
+                lookup[f"{name}__isnull"] = True  # an event without a time is one occasion
+            else:
+                lookup[name] = value
+        return (self._meta.model.objects.filter(company=self.company, **lookup)
+                .exclude(remote_status__in=[TicketStatus.CANCELLED, TicketStatus.DELETED])
+                .exclude(pk=self.instance.pk).order_by("created_at"))
+
+    def _check_seat(self, data):
+        if self.is_update and not set(self.seat_fields) & set(self.changed_data):
+            return  # the seat did not change: a reason given at creation is not asked for again
+        if any(name in self.errors for name in self.seat_fields):
+            return
+        duplicates = self.seat_duplicates(data)
+        taken = list(duplicates.values_list("ticket_number", flat=True)[:3]) if duplicates is not None else []
+        self.seat_taken_by = taken
+        if not taken:
+            return
+        self.ask_duplicate_reason = True
+        if not (data.get("duplicate_reason") or "").strip():
+            self.add_error("seat_number", ValidationError(
+                _("Seat %(seat)s already has ticket %(tickets)s for this %(occasion)s. Check the seat, or give a "
+                  "reason to issue another ticket for it.")
+                % {"seat": data.get("seat_number"), "tickets": ", ".join(taken), "occasion": self.seat_occasion},
+                code="seat_taken"))
+
+    def duplicate_note(self) -> str:
+        """What the submission keeps when the user issued a second ticket for a seat."""
+        reason = (self.cleaned_data.get("duplicate_reason") or "").strip()
+        if not (self.seat_taken_by and reason):
+            return ""
+        return _("Another ticket for seat %(seat)s (already on %(tickets)s): %(reason)s") % {
+            "seat": self.cleaned_data.get("seat_number"), "tickets": ", ".join(self.seat_taken_by), "reason": reason}
+
     def fieldsets(self):
-        return [
+        return self._with_duplicate_reason([
             (_("Ticket"), [n for n in ("prefix", "document_type", "ticket_date", "payment_type",
                                        "payment_description", "currency_code", "exchange_rate",
                                        "reference_number") if n in self.fields], False),
@@ -216,10 +274,20 @@ class TicketForm(forms.ModelForm):
                                      "customer_post_code", "customer_country"], True),
             (_("Expense record and layout"), ["record_expenses_vkn_tckn", "record_expenses_title", "xslt_code"],
              True),
-        ]
+        ])
 
     def kind_fieldsets(self):
         return []
+
+    def _with_duplicate_reason(self, fieldsets):
+        if not (self.ask_duplicate_reason or self.data.get(self.add_prefix("duplicate_reason"))):
+            return fieldsets
+        # Fields are drawn in the form's order: the reason goes right under the seat it is about.
+        names = [n for n in self.fields if n != "duplicate_reason"]
+        at = names.index("seat_number") + 1 if "seat_number" in names else len(names)
+        self.order_fields([*names[:at], "duplicate_reason", *names[at:]])
+        return [(title, [m for n in names for m in ((n, "duplicate_reason") if n == "seat_number" else (n,))],
+                 collapsed) for title, names, collapsed in fieldsets]
 
 
 class EventTicketForm(TicketForm):
@@ -230,8 +298,12 @@ class EventTicketForm(TicketForm):
         error_messages={"invalid_choice": _("Choose the province from the list (plate codes 1 to 81).")},
     )
 
+    seat_fields = ("event_name", "event_time", "seat_number")
+    seat_occasion = _("event")
+
     class Meta:
         model = EventTicket
+        formfield_callback = localized_formfield  # the exchange rate typed as 32,5 or 1.250,75
         fields = (*TicketForm.common_fields, "seat_number", "event_time", "event_name", "event_location",
                   "event_city", "event_city_id", "event_municipality", "event_description",
                   "event_organizer_vkn_tckn")
@@ -295,8 +367,12 @@ class PassengerTicketForm(TicketForm):
     commission_amount = money_field(_("Commission"), required=False)
     commission_tax_amount = money_field(_("Commission VAT"), required=False)
 
+    seat_fields = ("expedition_number", "expedition_time", "seat_number")
+    seat_occasion = _("expedition")
+
     class Meta:
         model = PassengerTicket
+        formfield_callback = localized_formfield  # the exchange rate typed as 32,5 or 1.250,75
         fields = (*TicketForm.common_fields, "vehicle_plate", "expedition_number", "expedition_time",
                   "departure_date", "departure_location", "destination", "seat_number",
                   "vehicle_operating_vkn_tckn", "vehicle_operating_title", "vehicle_operating_tax_center",

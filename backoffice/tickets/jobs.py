@@ -1,5 +1,7 @@
 """Thin job entry points: load by id, call one service (the runner owns retries and deferrals)."""
 
+from django.utils.translation import ngettext
+
 from backoffice.core import exports, reports
 from backoffice.core.models import Company
 
@@ -24,7 +26,7 @@ def tickets_poll(company_id):
     """Poll one batch of queued tickets of each kind; enqueue the next poll while some still wait."""
     company = Company.objects.get(pk=company_id)
     changed = sum(services.tickets_poll(company=company, model=model) for model in TICKET_MODELS.values())
-    return f"{changed} ticket(s) changed."
+    return ngettext("%(count)s ticket changed.", "%(count)s tickets changed.", changed) % {"count": changed}
 
 
 def tickets_poll_all():
@@ -52,7 +54,7 @@ def ticket_export_run(export_pk):
 def export_history_sync(company_id, kind):
     company = Company.objects.get(pk=company_id)
     new = services.export_history_sync(company=company, kind=TicketKind(kind))
-    return f"{new} new export(s) in the history."
+    return ngettext("%(count)s new export in the history.", "%(count)s new exports in the history.", new) % {"count": new}
 
 
 def exports_expire():

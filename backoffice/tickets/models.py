@@ -141,6 +141,8 @@ class EventTicket(Ticket):
         indexes = [
             *Ticket.Meta.indexes,
             models.Index(fields=["company", "remote_status", "-created_at"], name="tickets_event_co_status"),
+            # The duplicate-seat check of the ticket form (same event, same seat).
+            models.Index(fields=["company", "event_name", "seat_number"], name="tickets_event_seat"),
         ]
 
     def get_absolute_url(self):

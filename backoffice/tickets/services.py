@@ -545,7 +545,8 @@ def _refused(model, pks, exc: RemoteError):
     """Keep the platform's refusal on each ticket (unless the runner will try again) and re-raise."""
     if jobs.will_run_again(exc):
         raise exc
-    model.objects.filter(pk__in=pks).update(pending_action="", last_error=exc.user_message()[:2000],
+    message, source = sync.failure(exc)
+    model.objects.filter(pk__in=pks).update(pending_action="", last_error=message[:2000], last_error_source=source,
                                             updated_at=timezone.now())
     raise exc
 

@@ -116,6 +116,9 @@ class TicketTable(OrderedTable):
 
 
 class EventTicketTable(TicketTable):
+    secondary_columns = ("ticket_date", "event_name", "customer", "payment_type", "sync_state")
+    tertiary_columns = ("created_at",)
+
     class Meta(BaseTable.Meta):
         model = EventTicket
         fields = ("ticket_number", "ticket_date", "event_name", "customer", "payment_type", "payable_amount",
@@ -126,6 +129,10 @@ class EventTicketTable(TicketTable):
 
 class PassengerTicketTable(TicketTable):
     departure_date = DateTimeColumn()
+
+    secondary_columns = ("expedition_number", "departure_date", "vehicle_plate", "seat_number", "customer",
+                         "sync_state")
+    tertiary_columns = ("ticket_date", "payment_type", "created_at")
 
     class Meta(BaseTable.Meta):
         model = PassengerTicket
@@ -144,6 +151,9 @@ class TicketExportTable(OrderedTable):
     platform_created = DateTimeColumn()
     fetched_at = DateTimeColumn()
     size = tables.Column(attrs=RIGHT)
+
+    secondary_columns = ("kind", "file_name", "created_at", "size")
+    tertiary_columns = ("platform_created", "fetched_at")
 
     class Meta(BaseTable.Meta):
         model = TicketExport
@@ -175,6 +185,9 @@ class ReportItemTable(OrderedTable):
 class EventTicketReportTable(ReportItemTable):
     event_date = DateTimeColumn()
 
+    secondary_columns = ("execution_date", "event_date", "location_description", "payment_type", "total_vat")
+    tertiary_columns = ("location_city_code", "location_municipality", "canceled_date", "part_index", "create_date")
+
     class Meta(BaseTable.Meta):
         model = EventTicketReportItem
         fields = ("ticket_number", "execution_date", "event_date", "location_city_code", "location_municipality",
@@ -188,6 +201,11 @@ class PassengerTicketReportTable(ReportItemTable):
     departure_date = DateTimeColumn()
     expedition_time = DateTimeColumn()
     payable_amount = MoneyColumn()
+
+    secondary_columns = ("execution_date", "departure_location", "destination", "expedition_number", "vehicle_plate",
+                         "total_amount")
+    tertiary_columns = ("departure_date", "expedition_time", "payment_type", "total_vat", "canceled_date",
+                        "part_index", "create_date")
 
     class Meta(BaseTable.Meta):
         model = PassengerTicketReportItem

@@ -33,6 +33,8 @@ from backoffice.core.generic.views import (
 )
 from backoffice.core.models import JobRun
 from backoffice.core.roles import has_role
+from backoffice.core.generic.text import capfirst
+from backoffice.core.submissions import notes_for
 from backoffice.remote.errors import NoAnswer, RemoteError
 
 from . import filters, services, tables
@@ -121,10 +123,12 @@ class TicketDetailView(TicketsSection, ObjectDetailView):
             "ticket_fields": describe_fields(ticket, ("ticket_number", "prefix", "document_type", "ticket_date",
                                                      "payment_type", "payment_description", "currency_code",
                                                      "exchange_rate", "reference_number", "xslt_code"), user=user),
-            "kind_fields": describe_fields(ticket, KIND_DETAIL_FIELDS[model.kind], user=user),
+            "kind_fields": _with_province_names(describe_fields(ticket, KIND_DETAIL_FIELDS[model.kind], user=user),
+                                                ticket),
             "customer_fields": describe_fields(ticket, CUSTOMER_DETAIL_FIELDS, user=user),
             "lines": lines,
             "notes": list(ticket.notes.all()),
+            "submission_notes": notes_for(ticket),
             "runs": runs,
             "actions": actions,
             "edit_url": model_url(ticket, "edit") if may_edit and ticket.is_editable else None,
@@ -132,6 +136,18 @@ class TicketDetailView(TicketsSection, ObjectDetailView):
             "needs_refresh": bool(ticket.pending_action) or ticket.sync_state in (SyncState.QUEUED, SyncState.SENDING)
             or ticket.remote_status == TicketStatus.QUEUED,
         }
+
+
+def _with_province_names(fields, ticket):
+    """The province by its name, as the form offers it, not its plate code."""
+    from .choices import PROVINCES
+
+    code = getattr(ticket, "event_city_id", None)
+    for field in fields:
+        if code and field.value == code and field.label == capfirst(EventTicket._meta.get_field("event_city_id")
+                                                                    .verbose_name):
+            field.value = f"{PROVINCES.get(code, code)} ({code:02d})"
+    return fields
 
 
 CUSTOMER_DETAIL_FIELDS = (
@@ -194,8 +210,12 @@ class TicketEditView(TicketsSection, ObjectEditView):
         if locked:
             return locked
         is_new = obj.pk is None
+        guard = self.guard_for(obj)
         form = self.get_form_class()(data=request.POST, instance=obj, company=request.company)
         formset = self._formset(obj, data=request.POST)
+        answered = self.check_guard(guard, form)
+        if answered is not None:
+            return answered
         valid = form.is_valid()
         valid = formset.is_valid() and valid
         if not valid:
@@ -203,15 +223,20 @@ class TicketEditView(TicketsSection, ObjectEditView):
         ticket = form.save(commit=False)
         arguments = {"lines": formset.lines(), "notes": form.cleaned_data["notes_text"],
                      "requested_status": form.cleaned_data["requested_status"]}
-        try:
+
+        def save():
             if is_new:
                 ticket.prefix = form.cleaned_data["prefix"]
-                ticket = services.ticket_create(ticket=ticket, user=request.user, **arguments)
-            else:
-                ticket = services.ticket_update(ticket=ticket, **arguments)
+                return services.ticket_create(ticket=ticket, user=request.user, **arguments)
+            return services.ticket_update(ticket=ticket, **arguments)
+
+        try:
+            ticket, answered = self.guarded_save(guard, form, save, note=form.duplicate_note())
         except services.TicketError as exc:
             form.add_error(None, str(exc))
             return self.render_form(obj, form, formset=formset)
+        if answered is not None:
+            return answered
         if ticket.requested_status == TicketStatus.QUEUED:
             message = _("Ticket %(number)s saved; it is being sent to the platform.")
         else:
@@ -439,14 +464,33 @@ class ReportListView(ReportPageMixin, TicketsSection, ObjectListView):
         queryset = super().base_queryset()
         return queryset.filter(run=run) if run is not None else queryset.none()
 
+    @staticmethod
+    def split_totals(queryset, amounts=("total_amount", "total_vat")) -> dict:
+        """Totals of report items as issued (every item, cancelled ones included), cancelled (the items the
+        report marks `canceled`, document 2, section 2.5) and net (issued minus cancelled).
+
+        The top-level keys (count, canceled and the amounts) stay the issued figures, for older readers."""
+        from decimal import Decimal
+
+        cancelled = Q(canceled=True)
+        aggregates = {"issued_count": Count("pk"), "cancelled_count": Count("pk", filter=cancelled)}
+        for name in amounts:
+            aggregates[f"issued_{name}"] = Sum(name)
+            aggregates[f"cancelled_{name}"] = Sum(name, filter=cancelled)
+        raw = queryset.aggregate(**aggregates)
+        parts = {part: {"count": raw[f"{part}_count"],
+                        **{name: raw[f"{part}_{name}"] or Decimal("0.00") for name in amounts}}
+                 for part in ("issued", "cancelled")}
+        parts["net"] = {key: parts["issued"][key] - parts["cancelled"][key] for key in parts["issued"]}
+        return {**parts["issued"], "canceled": parts["cancelled"]["count"], **parts}
+
     def render(self, context, status=200):
         day, form = self.report_date()
-        totals = self.get_queryset().aggregate(
-            count=Count("pk"), canceled=Count("pk", filter=Q(canceled=True)), total_amount=Sum("total_amount"),
-            total_vat=Sum("total_vat"),
-            **({"payable_amount": Sum("payable_amount")} if self.kind == TicketKind.PASSENGER else {}))
+        amounts = ("total_amount", "total_vat") + (("payable_amount",) if self.kind == TicketKind.PASSENGER else ())
+        totals = self.split_totals(self.get_queryset(), amounts)
         latest = self.report_runs(day).first()
         context.update({"report_date": day, "date_form": form, "totals": totals, "latest_run": latest,
+                        "total_parts": [(part, totals[part]) for part in ("issued", "cancelled", "net")],
                         "kind": self.kind, "fetch_url": reverse("tickets:report_fetch", args=[self.kind])})
         return super().render(context, status)
 

@@ -38,8 +38,32 @@
     });
   }
 
+  // A creating form's one-time key and company (core.submissions). When Back re-fetches a form that was
+  // sent, the page comes with a new key while the browser refills the typed fields: the key it was sent
+  // with is put back from this tab's sessionStorage, so sending it again shows the document already
+  // created instead of creating a second one.
+  function keepSubmissionKey(root) {
+    var back = (performance.getEntriesByType && performance.getEntriesByType("navigation")[0] || {}).type === "back_forward";
+    each(root, "form", function (form) {
+      var key = form.querySelector("input[name=submission_key]");
+      var company = form.querySelector("input[name=opened_for]");
+      if (!key || !company || !once(form, "Key")) { return; }
+      var slot = "submission:" + location.pathname;
+      var sent = null;
+      try { sent = JSON.parse(sessionStorage.getItem(slot) || "null"); } catch (error) { sent = null; }
+      if (back && sent && sent.key && root === document) {
+        key.value = sent.key;
+        company.value = sent.company;
+      }
+      form.addEventListener("submit", function () {
+        try { sessionStorage.setItem(slot, JSON.stringify({ key: key.value, company: company.value })); } catch (error) { /* private mode */ }
+      });
+    });
+  }
+
   function init(root) {
     sizes(root);
+    keepSubmissionKey(root);
     // "Select all" checkbox of a table's selection column.
     each(root, "input[data-select-all]", function (master) {
       if (!once(master, "All")) { return; }
@@ -83,5 +107,100 @@
   document.addEventListener("htmx:responseError", function (event) {
     var status = event.detail.xhr ? event.detail.xhr.status : 0;
     if (status === 401 || status === 403) { window.location.reload(); }
+  });
+})();
+
+/* Unsaved changes (issue 9): leaving a page whose form holds typed data asks first. Closing the tab, a link
+   or Back get the browser's own question (beforeunload); the header's language, company and sign-out forms
+   (any other form of the page) ask with the text of body[data-unsaved-changes]. Sending the form itself
+   never asks. A form counts when it is an edit form (form.edit-form, or data-dirty-check); a form the
+   server sent back with errors counts from the start, since what was typed is not saved yet. */
+(function () {
+  "use strict";
+
+  var TRACKED = "form.edit-form, form[data-dirty-check]";
+  var leaving = false;
+
+  function fields(form) {
+    return Array.prototype.filter.call(form.elements, function (field) {
+      return field.name && field.type !== "hidden" && field.type !== "submit" && field.type !== "button" &&
+        field.type !== "file" && !field.disabled;
+    });
+  }
+
+  function changed(field) {
+    if (field.type === "checkbox" || field.type === "radio") { return field.checked !== field.defaultChecked; }
+    if (field.tagName === "SELECT" && !field.multiple) {
+      // Without a selected option in the HTML, the browser shows the first one.
+      var initial = Array.prototype.findIndex.call(field.options, function (option) { return option.defaultSelected; });
+      return field.selectedIndex !== Math.max(initial, 0);
+    }
+    if (field.tagName === "SELECT") {
+      return Array.prototype.some.call(field.options, function (option) {
+        return option.selected !== option.defaultSelected;
+      });
+    }
+    return field.value !== field.defaultValue;
+  }
+
+  function dirty(form) {
+    if (form.dataset.dirty === "sent") { return false; }
+    if (form.dataset.dirty === "errors") { return true; }
+    return fields(form).some(changed);
+  }
+
+  function unsaved() {
+    return Array.prototype.some.call(document.querySelectorAll(TRACKED), dirty);
+  }
+
+  function mark(root) {
+    var forms = root.matches && root.matches(TRACKED) ? [root] : root.querySelectorAll(TRACKED);
+    Array.prototype.forEach.call(forms, function (form) {
+      if (!form.dataset.dirty && form.querySelector(".is-invalid, .alert-danger")) { form.dataset.dirty = "errors"; }
+    });
+  }
+
+  document.addEventListener("DOMContentLoaded", function () { mark(document); });
+  document.addEventListener("htmx:load", function (event) { mark(event.target); });
+
+  // Capture: this runs before the page's other submit handlers, and sees every form's submission.
+  document.addEventListener("submit", function (event) {
+    var form = event.target;
+    if (form.matches(TRACKED)) {
+      form.dataset.dirty = "sent";
+      leaving = true;
+      return;
+    }
+    if (leaving || !unsaved() || (form.method || "").toLowerCase() === "dialog") { return; }
+    var question = document.body.dataset.unsavedChanges || "";
+    if (question && !window.confirm(question)) {
+      event.preventDefault();
+      event.stopImmediatePropagation();
+      return;
+    }
+    leaving = true;
+  }, true);
+
+  // A prevented submission (the page stayed) makes the form count again.
+  document.addEventListener("submit", function (event) {
+    if (event.defaultPrevented && event.target.matches(TRACKED)) {
+      delete event.target.dataset.dirty;
+      leaving = false;
+    }
+  });
+
+  window.addEventListener("beforeunload", function (event) {
+    if (leaving || !unsaved()) { return; }
+    event.preventDefault();
+    event.returnValue = "";
+  });
+
+  // Back to this page from the browser's cache: whatever was sent is sent; ask again from now on.
+  window.addEventListener("pageshow", function (event) {
+    if (!event.persisted) { return; }
+    leaving = false;
+    Array.prototype.forEach.call(document.querySelectorAll(TRACKED), function (form) {
+      if (form.dataset.dirty === "sent") { delete form.dataset.dirty; }
+    });
   });
 })();

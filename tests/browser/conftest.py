@@ -104,3 +104,30 @@ def browser_page(csp_violations):
         seen = Counter(json.dumps(violation, ensure_ascii=False, sort_keys=True) for violation in csp_violations)
         pytest.fail("the browser refused content because of the Content-Security-Policy:\n" + "\n".join(
             f"{count} x {violation}" for violation, count in seen.items()), pytrace=False)
+
+
+def sign_in(page, live_server, username, password=None):
+    """Sign in through the login page (password: the test users' "pass-<username>") and land on the dashboard."""
+    page.goto(f"{live_server.url}/login/")
+    page.fill("input[name=username]", username)
+    page.fill("input[name=password]", password or f"pass-{username}")
+    page.click("button[type=submit]")
+    page.wait_for_url(f"{live_server.url}/")
+
+
+def fill_event_ticket(page, *, seat="B-12", first_name="Ayşe", payment="KREDIKARTI"):
+    """Every required field of the new event-ticket form but the line amounts."""
+    from tests.tickets.conftest import VKN
+
+    page.fill("#id_prefix", "ETK")
+    page.select_option("#id_payment_type", payment)
+    page.fill("#id_event_name", "Bahar Konseri")
+    page.fill("#id_event_time", "2026-12-20T20:00")
+    page.fill("#id_seat_number", seat)
+    page.fill("#id_event_location", "Salon A")
+    page.select_option("#id_event_city_id", "34")
+    page.fill("#id_event_municipality", "Kadıköy")
+    page.fill("#id_event_organizer_vkn_tckn", VKN)
+    page.fill("#id_customer_first_name", first_name)
+    page.fill("#id_customer_last_name", "Yılmaz")
+    page.fill("#id_lines-0-service_description", "Salon bileti")

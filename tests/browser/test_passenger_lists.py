@@ -20,7 +20,7 @@ from backoffice.passenger_lists.models import PassengerList
 from backoffice.tickets import services as ticket_services
 from backoffice.tickets.choices import TicketStatus
 from backoffice.tickets.models import PassengerTicket
-from tests.browser.conftest import CHROMIUM, screenshot
+from tests.browser.conftest import CHROMIUM, screenshot, sign_in
 from tests.conftest import make_user
 from tests.testapp.testing import output, running_worker, wait_for
 from tests.tickets.conftest import TCKN, TCKN_2
@@ -76,11 +76,7 @@ def test_build_a_passenger_list_see_its_totals_export_and_download(live_server, 
         raise AssertionError("tickets not approved in time\n" + output(rq_worker)[-4000:]) from None
     page = browser_page
 
-    page.goto(f"{live_server.url}/login/")
-    page.fill("input[name=username]", "selin")
-    page.fill("input[name=password]", "pass-selin")
-    page.click("button[type=submit]")
-    page.wait_for_url(f"{live_server.url}/")
+    sign_in(page, live_server, "selin")
 
     # The passenger-ticket list, filtered to the expedition; select all and build its list in one action.
     page.goto(f"{live_server.url}/tickets/passenger/?expedition_number=K-2412")
@@ -91,7 +87,7 @@ def test_build_a_passenger_list_see_its_totals_export_and_download(live_server, 
     page.wait_for_selector("#list-form")
     assert page.locator("#id_expedition_number").input_value() == "K-2412"
     assert page.locator("#id_vehicle_plate").input_value() == "34KRV2024"
-    assert page.locator("#id_commission_amount").input_value() == "135.00"  # the three tickets' commissions
+    assert page.locator("#id_commission_amount").input_value() == "135,00"  # the three tickets' commissions
     assert page.locator("#build-tickets tbody tr").count() == 3
     assert other.ticket_number not in page.locator("#build-tickets").inner_text()
     page.click("#list-submit")

@@ -184,3 +184,67 @@ def test_create_wait_appear_bulk_credit_and_dashboard(live_server, browser_page,
     page.goto(f"{url}/sub-companies/reports/{latest.pk}/")
     indents = page.locator(".report-customer").evaluate_all("cards => cards.map(card => card.style.marginLeft)")
     assert indents[0] == "0rem" and indents[1:] and set(indents[1:]) == {"1rem"}, indents
+
+
+LONG_NAME = "Güneydoğu Anadolu Uluslararası Kargo Taşımacılığı ve Lojistik Hizmetleri Sanayi Ticaret A.Ş."
+
+
+def test_pages_update_themselves_and_a_long_name_fits_the_chart(live_server, browser_page, sandbox,
+                                                                make_sandbox_company, settings, queue):
+    for role in Role:
+        Group.objects.get_or_create(name=role.value)
+    settings.RATE_LIMIT_SCALE = SCALE
+    sandbox.configure(rate_limit_scale=SCALE)
+    company = make_sandbox_company(credits=250_000, name="Trakya Dağıtım A.Ş.")
+    sandbox.control("POST", "crm/settings", {"customer_unique_id": str(company.customer_unique_id),
+                                             "creation_delay_seconds": 0})
+    make_user("zeynep", Role.ADMINISTRATOR, [company])
+    page = browser_page
+    url = live_server.url
+    background = []
+    page.on("request", lambda request: background.append(request.headers.get("x-background-refresh"))
+            if request.headers.get("hx-request") else None)
+
+    # A creation on its way: the page shows "being sent", then "waiting" once the worker sent it, no reload.
+    record = services.create_subcompany(company=company, identifier=new_vkn(), name=LONG_NAME, quantity=5000,
+                                        contact_full_name="Ali Demir", contact_email="ali@example.com",
+                                        contact_phone="5551234567")
+    login(page, url, "zeynep")
+    page.goto(f"{url}/sub-companies/{record.pk}/")
+    assert page.locator("h1 [data-state=sending]").count() == 1
+    assert page.locator("#subcompany-detail[data-refreshing=true]").count() == 1
+    assert page.locator("#next-report").count() == 1
+    work(queue)
+    page.wait_for_selector("h1 [data-state=waiting]", timeout=15_000)
+    assert "1" in background  # the polls say they are background requests
+
+    # Shown by a report, then a credit offer: the page shows the accepted offer as soon as the worker sent it.
+    wait_for_window(company)
+    services.usage_report_request(company=company)
+    work(queue)
+    record.refresh_from_db()
+    assert record.remote_id
+    page.goto(f"{url}/sub-companies/{record.pk}/credit/")
+    page.fill("#id_quantity", "2500")
+    page.click("form.edit-form button[type=submit]")
+    page.wait_for_selector("#credits-card [data-offer-state=sending]")
+    work(queue)
+    page.wait_for_selector("#credits-card [data-offer-state=accepted]", timeout=15_000)
+    assert "2.500" in page.locator("#credits-card [data-offer-state=accepted]").inner_text()
+    # Nothing is under way any more: the page stops polling.
+    page.wait_for_function("() => !document.querySelector('#subcompany-detail[data-refreshing]')", timeout=15_000)
+
+    # The usage chart: the long name is cut with an ellipsis on the axis, and given in full in the tooltip.
+    page.goto(f"{url}/sub-companies/usage/")
+    page.wait_for_function("() => window.Chart && Chart.getChart(document.getElementById('chart-companies'))")
+    ticks = page.evaluate("Chart.getChart(document.getElementById('chart-companies')).scales.y.ticks"
+                          ".map(tick => tick.label)")
+    long_tick = next(t for t in ticks if t.startswith(LONG_NAME[:10]))
+    assert long_tick.endswith("…") and len(long_tick) <= 30 and long_tick != LONG_NAME
+    index = page.evaluate("Chart.getChart(document.getElementById('chart-companies')).data.labels"
+                          f".indexOf({LONG_NAME!r})")
+    assert index >= 0
+    title = page.evaluate("i => Chart.getChart(document.getElementById('chart-companies'))"
+                          ".options.plugins.tooltip.callbacks.title([{dataIndex: i}])", index)
+    assert title == LONG_NAME
+    screenshot(page, "usage-dashboard-long-name")

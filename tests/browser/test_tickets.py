@@ -14,7 +14,7 @@ from django.utils import timezone
 from backoffice.core.choices import Role, SyncState
 from backoffice.tickets.choices import TicketStatus
 from backoffice.tickets.models import EventTicket
-from tests.browser.conftest import CHROMIUM, screenshot
+from tests.browser.conftest import CHROMIUM, screenshot, sign_in
 from tests.conftest import make_user
 from tests.testapp.testing import output, running_worker
 from tests.tickets.conftest import VKN
@@ -60,11 +60,7 @@ def test_event_ticket_from_form_to_approval_cancel_and_export(live_server, brows
     examples(company)
     page = browser_page
 
-    page.goto(f"{live_server.url}/login/")
-    page.fill("input[name=username]", "zeynep")
-    page.fill("input[name=password]", "pass-zeynep")
-    page.click("button[type=submit]")
-    page.wait_for_url(f"{live_server.url}/")
+    sign_in(page, live_server, "zeynep")
 
     # The form: one field wrong (the organizer's id has 5 digits), the totals follow the typing.
     page.goto(f"{live_server.url}/tickets/event/add/")

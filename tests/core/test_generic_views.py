@@ -30,6 +30,7 @@ from backoffice.core.generic import (
 )
 from backoffice.core.generic.registry import register_model_view
 from tests.testapp.models import Probe
+from tests.conftest import form_post
 
 ANY_ROLE = (Role.ACCOUNTING, Role.MANAGER, Role.ADMINISTRATOR)
 
@@ -245,7 +246,7 @@ def test_detail(signed_in, company):
 
 
 def test_create_sets_the_active_company_and_says_so(signed_in, company):
-    response = signed_in.post("/probes/add/", {"remote_id": "P77", "attempts": 0}, follow=True)
+    response = form_post(signed_in, "/probes/add/", {"remote_id": "P77", "attempts": 0}, follow=True)
     probe = Probe.objects.get(remote_id="P77")
     assert probe.company == company
     assert response.redirect_chain[-1][0] == f"/probes/{probe.pk}/"
@@ -355,3 +356,19 @@ def test_a_model_template_overrides_the_generic_one(signed_in, company, settings
     templates[0]["DIRS"] = [tmp_path, *templates[0]["DIRS"]]
     settings.TEMPLATES = templates
     assert signed_in.get(f"/probes/{probe.pk}/").content.decode() == "OVERRIDDEN P1"
+
+
+def test_every_generic_create_form_is_guarded(signed_in, company):
+    """The generic create page carries the one-time key and the company (core.submissions): sent twice, one
+    record; sent without them, nothing."""
+    import re
+
+    page = signed_in.get("/probes/add/").content.decode()
+    guard = dict(re.findall(r'name="(submission_key|opened_for)" value="([^"]*)"', page))
+    assert guard["opened_for"] == str(company.pk)
+    first = signed_in.post("/probes/add/", {**guard, "remote_id": "P78", "attempts": 0})
+    again = signed_in.post("/probes/add/", {**guard, "remote_id": "P79", "attempts": 0})
+    probe = Probe.objects.get()
+    assert first.status_code == again.status_code == 302 and again["Location"] == f"/probes/{probe.pk}/"
+    bare = signed_in.post("/probes/add/", {"remote_id": "P80", "attempts": 0})
+    assert bare.status_code == 200 and Probe.objects.count() == 1

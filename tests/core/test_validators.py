@@ -52,13 +52,18 @@ def test_vkn_or_tckn(value, code):
     assert error_of(v.validate_vkn_or_tckn, value).code == code
 
 
-@pytest.mark.parametrize("value", ["4321234567", "05321234567", "532123456", "+905321234567", "53212345ab"])
+@pytest.mark.parametrize("value", ["4321234567", "04321234567", "532123456", "+9053212345678", "+49 532 123 45 67"])
 def test_phone_invalid(value):
     assert "starting with 5" in error_of(v.validate_phone, value).messages[0]
 
 
-def test_phone_valid():
-    v.validate_phone("5321234567")
+def test_phone_with_letters():
+    assert error_of(v.validate_phone, "53212345ab").code == "phone_characters"
+
+
+@pytest.mark.parametrize("value", ["5321234567", "05321234567", "+905321234567", "0532 123 45 67"])
+def test_phone_valid(value):
+    v.validate_phone(value)
 
 
 @pytest.mark.parametrize(

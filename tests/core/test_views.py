@@ -11,7 +11,7 @@ from openpyxl import load_workbook
 
 from backoffice.core.choices import JobStatus
 from backoffice.core.models import Company, JobRun, Membership, RemoteCall
-from tests.conftest import make_user
+from tests.conftest import form_post, make_user
 
 
 def html(response):
@@ -211,10 +211,10 @@ def test_members_list_add_and_remove(client, administrator, accountant, company)
     assert "muhasebe" in page and "Muhasebe personeli" in page  # the role badge
     form = html(client.get(reverse("core:membership_add")))
     assert "yeni" not in form and 'name="username"' in form  # typed, never picked from a list of users
-    client.post(reverse("core:membership_add"), {"username": "yeni"})
+    form_post(client, reverse("core:membership_add"), {"username": "yeni"})
     membership = Membership.objects.get(user=newcomer)
     assert membership.company == company
-    again = client.post(reverse("core:membership_add"), {"username": "yeni"})
+    again = form_post(client, reverse("core:membership_add"), {"username": "yeni"})
     assert again.status_code == 200 and "zaten bu şirket için çalışıyor" in html(again)  # duplicate
     assert Membership.objects.filter(user=newcomer).count() == 1
     confirm = html(client.get(reverse("core:membership_delete", args=[membership.pk])))

@@ -250,7 +250,7 @@ def test_query_sync_brings_lists_built_elsewhere(expedition, sandbox_company):
         push(ticket(sandbox_company, seat="7", number=f"S-30{index}"))
         lists.save({"expeditionNumber": f"S-30{index}", "expeditionTime": EXPEDITION.isoformat(),
                     "vehiclePlate": "34 ABC 123", "isManualPlate": "false", "isNewList": True})
-    assert jobs.passenger_lists_query_sync(sandbox_company.pk) == "2 new passenger list(s) from the platform."
+    assert jobs.passenger_lists_query_sync(sandbox_company.pk) == "2 new passenger lists from the platform."
     elsewhere = PassengerList.objects.get(expedition_number="S-300")
     assert (elsewhere.sync_state, elsewhere.ticket_count, elsewhere.is_new_list) == (SyncState.SYNCED, 1, False)
     assert elsewhere.passenger_list_number.startswith("YLS") and elsewhere.platform_created
@@ -293,7 +293,7 @@ def test_export_by_expedition_range_and_its_24_hours(expedition, sandbox, sandbo
 
 def test_export_history_shows_exports_started_elsewhere(expedition, sandbox_company, client, accountant):
     export_id = client_for(sandbox_company).passenger_lists.export({})
-    assert jobs.export_history_sync(sandbox_company.pk) == "1 new export(s) in the history."
+    assert jobs.export_history_sync(sandbox_company.pk) == "1 new export in the history."
     export = PassengerListExport.objects.get(export_id=export_id)
     assert export.state == ExportState.AVAILABLE
     services.export_fetch_request(export=export)

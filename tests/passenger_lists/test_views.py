@@ -9,6 +9,7 @@ from backoffice.core.choices import SyncState
 from backoffice.core.models import JobRun
 from backoffice.passenger_lists.choices import ListState
 from backoffice.passenger_lists.models import PassengerList, PassengerListExport
+from tests.conftest import form_post
 
 from .conftest import EXPEDITION, OPERATOR, list_data, local_ticket, login
 
@@ -74,7 +75,7 @@ def test_a_selection_of_two_expeditions_is_sent_back(client, accountant, company
 
 def test_building_sends_the_list_and_shows_its_totals(client, accountant, company, expedition):
     login(client, accountant, company)
-    response = client.post(ADD, list_data(pk=[expedition[0].pk]))
+    response = form_post(client, ADD, list_data(pk=[expedition[0].pk]))
     plist = PassengerList.objects.get()
     assert response.status_code == 302 and response["Location"] == plist.get_absolute_url()
     assert (plist.sync_state, plist.is_new_list, plist.created_by, plist.ticket_count) == (
@@ -90,7 +91,7 @@ def test_building_sends_the_list_and_shows_its_totals(client, accountant, compan
 
 def test_the_list_names_the_vehicle_operator_and_its_commission_wins(client, accountant, company, expedition):
     login(client, accountant, company)
-    client.post(ADD, list_data(**OPERATOR))
+    form_post(client, ADD, list_data(**OPERATOR))
     plist = PassengerList.objects.get()
     assert (plist.total_commission_amount, plist.total_commission_tax_amount) == (Decimal("120.50"),
                                                                                   Decimal("24.10"))
@@ -98,7 +99,7 @@ def test_the_list_names_the_vehicle_operator_and_its_commission_wins(client, acc
 
 def test_no_matching_ticket_is_said_on_the_plate_and_nothing_is_built(client, accountant, company, expedition):
     login(client, accountant, company)
-    page = client.post(ADD, list_data(vehicle_plate="06 XYZ 99"))
+    page = form_post(client, ADD, list_data(vehicle_plate="06 XYZ 99"))
     assert page.status_code == 200 and not PassengerList.objects.exists()
     assert 'id="id_vehicle_plate_errors"' in page.content.decode()
 
@@ -155,7 +156,7 @@ def test_managers_read_but_do_not_build(client, manager, company, expedition):
 
 def test_administrators_build(client, administrator, company, expedition):
     login(client, administrator, company)
-    assert client.post(ADD, list_data()).status_code == 302
+    assert form_post(client, ADD, list_data()).status_code == 302
 
 
 def test_another_companys_list_is_not_found(client, accountant, company, other_company, expedition):

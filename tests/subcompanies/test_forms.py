@@ -8,6 +8,7 @@ import pytest
 from backoffice.core.choices import SyncState
 from backoffice.core.models import JobRun, RemoteCall
 from backoffice.subcompanies.models import SubCompany, SubCompanyOperation
+from tests.conftest import form_post
 
 from .conftest import bad_check_digit, new_tckn, new_vkn, subcompany_data
 
@@ -49,7 +50,7 @@ def field_error(response, field, message):
     ("identifier", "123456789012", "Enter a tax number (VKN, 10 digits) or a national id (TCKN, 11 digits)."),
     ("identifier", "12345abcde", "Enter a tax number (VKN, 10 digits)"),
     ("contact_phone", "4321234567", "ten digits starting with 5"),
-    ("contact_phone", "05321234567", "ten digits starting with 5"),
+    ("contact_phone", "0432 123 45 67", "ten digits starting with 5"),
     ("contact_phone", "532123456", "ten digits starting with 5"),
     ("quantity", "0", "The quantity must be a positive number"),
     ("quantity", "-5", "The quantity must be a positive number"),
@@ -58,13 +59,13 @@ def field_error(response, field, message):
     ("contact_full_name", "", "This field is required."),
 ])
 def test_create_subcompany_field_rules(admin, field, value, message):
-    response = admin.post("/sub-companies/add/", subcompany_data(**{field: value}))
+    response = form_post(admin, "/sub-companies/add/", subcompany_data(**{field: value}))
     field_error(response, field, message)
     nothing_saved_or_sent(SubCompany)
 
 
 def test_a_valid_tckn_is_accepted(admin, rq_queue):
-    response = admin.post("/sub-companies/add/", subcompany_data(identifier=new_tckn()))
+    response = form_post(admin, "/sub-companies/add/", subcompany_data(identifier=new_tckn()))
     record = SubCompany.objects.get()
     assert response.status_code == 302 and response.url == f"/sub-companies/{record.pk}/"
     assert record.sync_state == SyncState.QUEUED and JobRun.objects.get().name == "subcompany_push"
@@ -73,7 +74,7 @@ def test_a_valid_tckn_is_accepted(admin, rq_queue):
 @pytest.mark.parametrize("value,message", [("0", "The quantity must be a positive number"),
                                            ("", "This field is required."), ("abc", "Enter a whole number.")])
 def test_credit_quantity_must_be_positive(admin, on_platform, value, message):
-    response = admin.post(f"/sub-companies/{on_platform.pk}/credit/", {"quantity": value, "show_over_usage": "on"})
+    response = form_post(admin, f"/sub-companies/{on_platform.pk}/credit/", {"quantity": value, "show_over_usage": "on"})
     form = field_error(response, "quantity", message)
     assert form.fields["show_over_usage"].help_text  # its meaning is explained in the form
     nothing_saved_or_sent(SubCompanyOperation)
@@ -91,7 +92,7 @@ def test_show_over_usage_is_explained(admin, on_platform):
     (["x"], "x is not one of the platform&#x27;s product types."),
 ])
 def test_product_types_must_be_chosen_from_the_ten(admin, on_platform, types, message):
-    response = admin.post(f"/sub-companies/{on_platform.pk}/products/", {"product_types": types})
+    response = form_post(admin, f"/sub-companies/{on_platform.pk}/products/", {"product_types": types})
     field_error(response, "product_types", message)
     nothing_saved_or_sent(SubCompanyOperation)
 
@@ -114,3 +115,18 @@ def test_bulk_forms_check_their_fields_too(admin, on_platform):
     response = admin.post("/sub-companies/bulk/add_products/", {"pk": pks, "confirm": "1"})
     field_error(response, "product_types", "Choose at least one product.")
     nothing_saved_or_sent(SubCompanyOperation)
+
+
+def test_a_credit_offer_sent_twice_is_one_request(admin, on_platform, rq_queue):
+    """Back and send again, or a second tab: the offer already sent is shown, no second credit is handed out."""
+    import re
+
+    url = f"/sub-companies/{on_platform.pk}/credit/"
+    page = admin.get(url).content.decode()
+    guard = dict(re.findall(r'name="(submission_key|opened_for)" value="([^"]*)"', page))
+    data = {**guard, "quantity": "500", "show_over_usage": "on"}
+    assert admin.post(url, data).status_code == 302
+    again = admin.post(url, data)
+    operation = SubCompanyOperation.objects.get()
+    assert again.status_code == 302 and again["Location"] == f"/sub-companies/requests/{operation.pk}/"
+    assert JobRun.objects.count() == 1

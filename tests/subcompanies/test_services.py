@@ -155,7 +155,7 @@ def test_rule_1_the_last_active_offer_is_refused_locally_and_by_the_platform(crm
     credits = {c.application_credit_id: c.is_active for c in services.report_credits(sub)}
     assert credits[first.application_credit_id] is False and list(credits.values()).count(True) == 1
     [second] = services.active_credits(sub)
-    with translation.override("en"), pytest.raises(services.Refused, match="rule 1"):
+    with translation.override("en"), pytest.raises(services.Refused, match="last active offer cannot be cancelled"):
         services.credit_cancel(company=crm_company, subcompany=sub, application_credit_id=second.application_credit_id)
 
 

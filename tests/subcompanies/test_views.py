@@ -16,7 +16,7 @@ from backoffice.subcompanies import services
 from backoffice.subcompanies.choices import OperationKind
 from backoffice.subcompanies.models import SubCompany, SubCompanyOperation
 from backoffice.subcompanies.selectors import latest_snapshot
-from tests.conftest import make_user
+from tests.conftest import form_post, make_user
 
 from .conftest import new_vkn
 
@@ -134,7 +134,7 @@ def test_the_table_sorts_filters_and_exports(client, manager, reported, company)
     assert response["Content-Type"].startswith("application/vnd.openxmlformats")
     sheet = load_workbook(io.BytesIO(b"".join(response.streaming_content))).active
     rows = list(sheet.values)
-    assert rows[0][:4] == ("Sub-company", "Tax number / national id", "State", "CustomerUniqueId")
+    assert rows[0][:4] == ("Sub-company", "Tax number / national id", "State", "Company id on the platform")
     assert ("Bir A.Ş.", "1234567890", "On the platform", ONE, 1000, 200, 0) == rows[2][:7]
 
 
@@ -219,7 +219,7 @@ def test_cancel_asks_first_and_refuses_the_last_offer_locally(client, administra
     login(client, administrator)
     one, two = reported[ONE], reported[TWO]
     page = client.get(f"/sub-companies/{one.pk}/credits/11/cancel/").content.decode()
-    assert "last active offer" in page and "rule 1" in page and "Yes, cancel the offer" not in page
+    assert "last active offer" in page and "Add another offer first" in page and "Yes, cancel the offer" not in page
     response = client.post(f"/sub-companies/{one.pk}/credits/11/cancel/", follow=True)
     assert "last active offer" in response.content.decode() and not SubCompanyOperation.objects.exists()
 
@@ -240,8 +240,8 @@ def test_products_page_warns_about_rule_4(client, administrator, company, report
     login(client, administrator)
     page = client.get(f"/sub-companies/{no_pool.pk}/products/").content.decode()
     assert "does not have the shared pool product" in page
-    response = client.post(f"/sub-companies/{no_pool.pk}/products/", {"product_types": ["2"]})
-    assert "document 1, rule 4" in response.content.decode() and not SubCompanyOperation.objects.exists()
+    response = form_post(client, f"/sub-companies/{no_pool.pk}/products/", {"product_types": ["2"]})
+    assert "shared pool product and a credit offer." in response.content.decode() and not SubCompanyOperation.objects.exists()
 
 
 def test_a_refused_creation_shows_the_platforms_words_and_can_be_sent_again(client, administrator, company,
@@ -253,7 +253,7 @@ def test_a_refused_creation_shows_the_platforms_words_and_can_be_sent_again(clie
     login(client, administrator)
     html = client.get(f"/sub-companies/{record.pk}/").content.decode()
     assert "Refused by the platform" in html and "another distributor (rule 2)" in html
-    assert "cannot be created here (document 1, rule 2)" in html
+    assert "cannot be created here." in html
     client.post(f"/sub-companies/{record.pk}/resend/")
     record.refresh_from_db()
     assert record.sync_state == SyncState.QUEUED and record.last_error == ""
@@ -264,7 +264,7 @@ def test_report_pages_show_unknown_fields_as_key_value_pairs(client, manager, re
     snapshot = reported[ONE].report_row.snapshot
     html = client.get(f"/sub-companies/reports/{snapshot.pk}/").content.decode()
     assert html.count('class="card border-0 shadow-sm mb-3 report-customer"') == 3
-    assert ">identifier</dt>" in html and ">isActive</dt>" in html and "1234567890" in html
+    assert ">tax number / national id</dt>" in html and ">active</dt>" in html and "1234567890" in html
     listing = client.get("/sub-companies/reports/").content.decode()
     assert "52,000" in listing  # credit offered, all companies together
 

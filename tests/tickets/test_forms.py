@@ -314,7 +314,7 @@ def line_errors(formset, field):
 @pytest.mark.parametrize("row, field, message", [
     ({"service_description": "Bilet"}, "amount", "Enter the line's amount"),
     ({"amount": "-1"}, "amount", "greater than or equal to 0"),
-    ({"amount": "1.234"}, "amount", "more than 2 decimal places"),
+    ({"amount": "1,234"}, "amount", "more than 2 decimal places"),
     ({"amount": "12345678901.00"}, "amount", "no more than 12 digits"),
     ({"amount": "abc"}, "amount", "Enter a number"),
     ({"amount": "10", "discount_rate": "101"}, "discount_rate", "less than or equal to 100"),

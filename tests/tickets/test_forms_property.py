@@ -15,6 +15,7 @@ from backoffice.tickets.choices import TicketStatus
 from backoffice.tickets.models import EventTicket
 
 from .conftest import TCKN, VKN, event_data, login, passenger_data
+from tests.conftest import form_post
 
 pytestmark = pytest.mark.django_db
 
@@ -51,14 +52,14 @@ def signed_in(client, accountant, company):
 @SETTINGS
 @given(data=mutate(event_data(), EVENT_FIELDS))
 def test_event_create_never_fails(signed_in, data):
-    response = signed_in.post(reverse("tickets:eventticket_add"), data)
+    response = form_post(signed_in, reverse("tickets:eventticket_add"), data)
     assert response.status_code in (200, 302)
 
 
 @SETTINGS
 @given(data=mutate(passenger_data(), PASSENGER_FIELDS))
 def test_passenger_create_never_fails(signed_in, data):
-    response = signed_in.post(reverse("tickets:passengerticket_add"), data)
+    response = form_post(signed_in, reverse("tickets:passengerticket_add"), data)
     assert response.status_code in (200, 302)
 
 
@@ -71,7 +72,7 @@ def test_arbitrary_fields_never_fail(signed_in, data):
 
 @pytest.fixture
 def draft(signed_in, company):
-    signed_in.post(reverse("tickets:eventticket_add"), event_data())
+    form_post(signed_in, reverse("tickets:eventticket_add"), event_data())
     ticket = EventTicket.objects.get()
     EventTicket.objects.filter(pk=ticket.pk).update(sync_state=SyncState.SYNCED, remote_id="e-1",
                                                     remote_status=TicketStatus.DRAFT)

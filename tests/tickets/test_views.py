@@ -12,7 +12,7 @@ from backoffice.core.choices import SyncState
 from backoffice.core.models import DocumentSeries, JobRun
 from backoffice.tickets.choices import TicketStatus
 from backoffice.tickets.models import EventTicket, PassengerTicket, TicketLine, TicketLineTax
-from tests.conftest import make_user
+from tests.conftest import form_post, make_user
 
 from .conftest import event_data, login, passenger_data
 
@@ -29,7 +29,7 @@ def english():
 
 
 def post_event(client, **overrides):
-    return client.post(reverse(EVENT_ADD), event_data(**overrides))
+    return form_post(client, reverse(EVENT_ADD), event_data(**overrides))
 
 
 def test_create_event_ticket_allocates_the_number_and_queues_the_push(accountant_client, company):
@@ -57,10 +57,10 @@ def test_create_event_ticket_allocates_the_number_and_queues_the_push(accountant
 
 
 def test_numbers_are_consecutive_per_prefix_and_year(accountant_client):
-    for _ in range(3):
-        post_event(accountant_client)
-    post_event(accountant_client, prefix="ABC")
-    post_event(accountant_client, ticket_date="2027-01-02T10:00")
+    for seat in range(3):
+        post_event(accountant_client, seat_number=f"A-{seat}")
+    post_event(accountant_client, prefix="ABC", seat_number="C-1")
+    post_event(accountant_client, ticket_date="2027-01-02T10:00", seat_number="C-2")
     assert sorted(EventTicket.objects.values_list("ticket_number", flat=True)) == [
         "ABC2026000000001", "ETK2026000000001", "ETK2026000000002", "ETK2026000000003", "ETK2027000000001"]
 
@@ -78,7 +78,7 @@ def test_a_bad_field_saves_nothing_and_allocates_no_number(accountant_client):
 
 
 def test_create_passenger_ticket(accountant_client, company):
-    response = accountant_client.post(reverse(PASSENGER_ADD), passenger_data())
+    response = form_post(accountant_client, reverse(PASSENGER_ADD), passenger_data())
     ticket = PassengerTicket.objects.get()
     assert response.status_code == 302
     assert ticket.ticket_number.startswith("YLC2026") and ticket.vehicle_plate == "34ABC123"
@@ -208,8 +208,8 @@ def test_bulk_status_change_refuses_wrong_transitions_locally(accountant_client)
 
 
 def test_bulk_cancel_asks_for_confirmation_then_enqueues(accountant_client):
-    for _ in range(2):
-        post_event(accountant_client)
+    for seat in range(2):
+        post_event(accountant_client, seat_number=f"A-{seat}")
     EventTicket.objects.update(sync_state=SyncState.SYNCED, remote_status=TicketStatus.APPROVED)
     for i, ticket in enumerate(EventTicket.objects.all()):
         EventTicket.objects.filter(pk=ticket.pk).update(remote_id=f"e-{i}")
@@ -264,8 +264,8 @@ def test_update_keeps_untouched_lines_and_drops_deleted_ones(accountant_client):
 def test_a_long_list_counts_up_to_a_cap_and_every_page_stays_reachable(accountant_client, company, monkeypatch):
     from backoffice.tickets.tables import CappedCountPaginator
 
-    for _ in range(5):
-        post_event(accountant_client)
+    for seat in range(5):
+        post_event(accountant_client, seat_number=f"A-{seat}")
     queryset = EventTicket.objects.order_by("pk")
     monkeypatch.setattr(CappedCountPaginator, "cap", 3)
     paginator = CappedCountPaginator(queryset, 2)
@@ -280,7 +280,7 @@ def test_a_long_list_counts_up_to_a_cap_and_every_page_stays_reachable(accountan
 
 
 def test_passenger_pages_and_the_admin_render(accountant_client, client, company):
-    accountant_client.post(reverse(PASSENGER_ADD), passenger_data(vehicle_operating_vkn_tckn="1234567890",
+    form_post(accountant_client, reverse(PASSENGER_ADD), passenger_data(vehicle_operating_vkn_tckn="1234567890",
                                                                   vehicle_operating_title="Anadolu Turizm",
                                                                   vehicle_operating_tax_center="Kadıköy",
                                                                   commission_amount="40", commission_tax_amount="8"))

@@ -102,9 +102,29 @@ class BaseTable(tables.Table):
         order_by_field = "sort"
         per_page_field = "per_page"
 
+    # Columns a phone does without (below 768 px), and those shown on wide screens only (1600 px and more):
+    # the identifying column, the amount and the status stay in sight without scrolling sideways
+    # (backoffice.css: .col-secondary, .col-tertiary). Exports keep every column.
+    secondary_columns: tuple = ()
+    tertiary_columns: tuple = ()
+
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self._localize_headers()
+        self._hide_columns()
+
+    def _hide_columns(self):
+        for names, css in ((self.secondary_columns, "col-secondary"), (self.tertiary_columns, "col-tertiary")):
+            for name in names:
+                if name not in self.columns:
+                    continue
+                column = self.columns[name].column
+                attrs = dict(column.attrs or {})
+                for part in ("th", "td"):
+                    own = dict(attrs.get(part) or {})
+                    own["class"] = " ".join(filter(None, [own.get("class", ""), css]))
+                    attrs[part] = own
+                column.attrs = attrs
 
     def _localize_headers(self):
         """Headings from lowercase verbose names, capitalised the Turkish way (see generic.text)."""

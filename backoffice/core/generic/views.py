@@ -33,6 +33,7 @@ from django_tables2 import RequestConfig
 from ..crypto import EncryptedTextField
 from ..roles import CompanyScopedMixin, RoleRequiredMixin, has_role
 from ..security import parse_ids
+from ..submissions import AlreadySubmitted, SubmissionGuard, replay_message, submitted_object
 from .export import export_xlsx
 from .registry import extra_bulk_actions, get_model_view, model_url, user_may
 from .tables import SelectionColumn
@@ -258,12 +259,78 @@ class ObjectDetailView(BaseObjectView):
         return self.render(context)
 
 
-class ObjectEditView(BaseObjectView):
+class SubmissionGuardMixin:
+    """The one-time key and opened-for company of a form that creates something (core.submissions), for any
+    view with a render(context) and a company-scoped get_queryset. `guarded(obj)` says which forms carry it."""
+
+    def guarded(self, obj) -> bool:
+        return True
+
+    def guard_for(self, obj):
+        """The submission guard of this request when the form creates a record, else None."""
+        if obj is None or not self.guarded(obj):
+            return None
+        if not hasattr(self, "_guard"):
+            self._guard = SubmissionGuard(self.request)
+        return self._guard
+
+    def replayed(self, submission):
+        """The answer to a second submission of a key: the record it created, nothing new."""
+        # Someone else's key (only ever by design, never by chance) shows nothing of theirs.
+        obj = submitted_object(submission) if submission.user_id == self.request.user.pk else None
+        messages.info(self.request, replay_message(submission, obj))
+        visible = obj is not None and getattr(obj, "company_id", None) == getattr(self.request.company, "pk", None)
+        return redirect((model_url(obj, "detail") if visible else None) or model_url(self.get_model(), "list") or "/")
+
+    def guarded_save(self, guard, form, save, note=""):
+        """save() in one transaction with the key's claim; returns (obj, None) or (None, response)."""
+        if guard is None:
+            with transaction.atomic():
+                return save(), None
+        try:
+            with transaction.atomic():
+                guard.claim(note)
+                obj = save()
+                guard.done(obj)
+        except AlreadySubmitted as exc:
+            return None, self.replayed(exc.submission)
+        return obj, None
+
+    def check_guard(self, guard, form):
+        """Before validation: a replay is answered at once; a refusal is put on the form. Returns a response
+        or None."""
+        if guard is None:
+            return None
+        earlier = guard.earlier()
+        if earlier is not None:
+            return self.replayed(earlier)
+        refusal = guard.refusal()
+        if refusal:
+            form.add_error(None, refusal)
+        return None
+
+    def render(self, context, status=200):
+        guard = self.guard_for(context.get("object"))
+        if guard is not None:
+            context = {**context, "guard": guard.fields()}
+        return super().render(context, status)
+
+
+class ObjectEditView(SubmissionGuardMixin, BaseObjectView):
     """Create (no pk in the URL) and update. A new record of a company-scoped model belongs to the
-    active company."""
+    active company, and its form carries a one-time key and the company it was opened for
+    (core.submissions): Back-and-resubmit shows the record already created, a company switched in another
+    tab is refused."""
 
     action = "edit"
     form = None
+    # None: guard the creation of company-scoped records; True / False to decide otherwise.
+    submission_guard = None
+
+    def guarded(self, obj):
+        if obj.pk is not None:
+            return False
+        return self.is_company_scoped if self.submission_guard is None else self.submission_guard
 
     def get_object(self):
         if "pk" in self.kwargs:
@@ -302,11 +369,16 @@ class ObjectEditView(BaseObjectView):
     def post(self, request, *args, **kwargs):
         obj = self.get_object()
         is_new = obj.pk is None
+        guard = self.guard_for(obj)
         form = self.form(data=request.POST, files=request.FILES, instance=obj, **self.get_form_kwargs())
+        answered = self.check_guard(guard, form)
+        if answered is not None:
+            return answered
         if not form.is_valid():
             return self.render_form(obj, form)
-        with transaction.atomic():
-            obj = self.save_form(form)
+        obj, answered = self.guarded_save(guard, form, lambda: self.save_form(form))
+        if answered is not None:
+            return answered
         message = _("Created %(name)s “%(object)s”.") if is_new else _("Saved %(name)s “%(object)s”.")
         messages.success(request, message % {"name": obj._meta.verbose_name, "object": obj})
         return redirect(self.return_url(obj))

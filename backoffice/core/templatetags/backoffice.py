@@ -88,3 +88,11 @@ def badge(label, color="secondary"):
 def capfirst_i18n(value):
     """capfirst that writes Turkish "i" as "İ"."""
     return capfirst(value)
+
+
+@register.filter
+def job_target(target):
+    """A job's record as people read it ("Etkinlik bileti 12"), not its internal key."""
+    from ..joblabels import target_label
+
+    return target_label(target)[0]

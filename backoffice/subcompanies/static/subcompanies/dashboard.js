@@ -23,6 +23,14 @@
 
   function number(value) { return new Intl.NumberFormat(document.documentElement.lang || "tr").format(value); }
 
+  // A company name longer than the axis can show is cut with an ellipsis (the tooltip gives it in full), so a
+  // long name neither pushes the bars away nor gets clipped mid-letter.
+  function shortLabel(label, chart) {
+    var text = String(label);
+    var max = chart && chart.width < 520 ? 16 : 30;
+    return text.length > max ? text.slice(0, max - 1).trimEnd() + "\u2026" : text;
+  }
+
   function charts() {
     var source = document.getElementById("usage-series");
     if (!source) { return; }
@@ -33,7 +41,19 @@
     draw("chart-companies", {
       type: "bar",
       data: { labels: data.companies.labels, datasets: datasets(data.companies, data.names, "bar") },
-      options: Object.assign({}, common, { indexAxis: "y", scales: { x: { beginAtZero: true, ticks: { callback: number } } } })
+      options: Object.assign({}, common, {
+        indexAxis: "y",
+        scales: {
+          x: { beginAtZero: true, ticks: { callback: number } },
+          y: { ticks: { autoSkip: false, callback: function (value) { return shortLabel(this.getLabelForValue(value), this.chart); } } }
+        },
+        plugins: Object.assign({}, common.plugins, {
+          tooltip: { callbacks: {
+            title: function (items) { return items.length ? data.companies.labels[items[0].dataIndex] : ""; },
+            label: common.plugins.tooltip.callbacks.label
+          } }
+        })
+      })
     });
     draw("chart-trend", {
       type: "line",

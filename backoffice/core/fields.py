@@ -1,0 +1,215 @@
+"""Form fields for numbers and phone numbers as people in Turkey type them.
+
+Turkish writes 1.250,75 (dots between thousands, a comma before the decimals); browsers' number inputs
+and Python's Decimal expect 1250.75. parse_decimal reads both, and refuses what could mean two different
+numbers. static/js/tickets.js (parseLocalized) reads amounts the same way for the live totals: change
+both together.
+"""
+
+import re
+from decimal import Decimal, InvalidOperation
+
+from django import forms
+from django.core.exceptions import ValidationError
+from django.db import models
+from django.utils.translation import gettext_lazy as _
+
+from .validators import normalize_phone, validate_phone
+
+# Spaces people (or a copy from a spreadsheet) put between thousands: normal, no-break, narrow no-break, thin.
+_SPACES = re.compile(r"[\s\u00a0\u202f\u2009]+")
+# A currency or percent sign typed with the number: "₺1.250,75", "1.250,75 TL", "%18", "18 %".
+_AFFIXES = re.compile(r"^(?:₺|TL|TRY|%)|(?:₺|TL|TRY|%)$", re.IGNORECASE)
+_BODY = re.compile(r"^[0-9., ]+$")
+
+INVALID_NUMBER = _("Enter a number such as 1.250,75 (a comma before the decimals, dots between thousands, "
+                   "or no separator: 1250,75).")
+
+
+class NumberFormatError(ValueError):
+    pass
+
+
+def _grouped(integer: str, separator: str) -> str:
+    """The digits of an integer part written with `separator` between thousands: 1.250.000 -> 1250000."""
+    groups = integer.split(separator)
+    if not (1 <= len(groups[0]) <= 3) or any(len(group) != 3 for group in groups[1:]):
+        raise NumberFormatError(integer)
+    return "".join(groups)
+
+
+def parse_decimal(text) -> Decimal:
+    """A number as typed in Turkish (or unambiguous English) notation, as a Decimal.
+
+    1.250,75 / 1250,75 / 1250.75 / 1.250 (thousands: 1250) / 1 250,75 / 1,250.75 / -3,5 / ₺1.250,75 / %18.
+    A separator that appears twice separates thousands; one of each: the last one is the decimal separator;
+    a single dot followed by exactly three digits (and one to three before it, not starting with 0) separates
+    thousands, as in Turkish (so 1.250 is 1250 and 1.25 or 0.250 is a decimal). Anything else raises
+    NumberFormatError: letters, 1,2,3, 12.50,75, 1e5, a separator at the end.
+    """
+    text = _SPACES.sub(" ", str(text)).strip().replace("\u2212", "-")
+    text = _AFFIXES.sub("", text).strip()
+    sign = ""
+    if text and text[0] in "+-":
+        sign, text = ("-" if text[0] == "-" else ""), text[1:].strip()
+    text = _AFFIXES.sub("", text).strip()
+    if not text or not _BODY.match(text) or not any(c.isdigit() for c in text):
+        raise NumberFormatError(text)
+    dots, commas = text.count("."), text.count(",")
+    decimal_sep, thousands_sep = None, None
+    if dots and commas:
+        decimal_sep = "," if text.rfind(",") > text.rfind(".") else "."
+        thousands_sep = "." if decimal_sep == "," else ","
+        if text.count(decimal_sep) != 1:
+            raise NumberFormatError(text)
+    elif commas:
+        decimal_sep, thousands_sep = (",", None) if commas == 1 else (None, ",")
+    elif dots > 1:
+        thousands_sep = "."
+    elif dots == 1:
+        before, after = text.split(".")
+        if len(after) == 3 and 1 <= len(before) <= 3 and before.isdigit() and before[0] != "0":
+            thousands_sep = "."
+        else:
+            decimal_sep = "."
+    if " " in text:
+        if thousands_sep is not None:
+            raise NumberFormatError(text)  # spaces and dots (or commas) both between thousands
+        if decimal_sep == "." and len(text.rpartition(".")[2]) == 3:
+            raise NumberFormatError(text)  # 1 250.000: thousands or decimals?
+        thousands_sep = " "
+    integer, _sep, fraction = text.partition(decimal_sep) if decimal_sep else (text, "", "")
+    if decimal_sep and not fraction:
+        raise NumberFormatError(text)  # "5," or "5.": a typo, not a number
+    if fraction and not fraction.isdigit():
+        raise NumberFormatError(text)
+    if integer:
+        integer = _grouped(integer, thousands_sep) if thousands_sep else integer
+        if not integer.isdigit():
+            raise NumberFormatError(text)
+    elif not fraction:
+        raise NumberFormatError(text)
+    try:
+        return Decimal(f"{sign}{integer or '0'}{'.' + fraction if fraction else ''}")
+    except InvalidOperation:
+        raise NumberFormatError(text) from None
+
+
+def format_decimal(value, places=None, *, grouping=True) -> str:
+    """A number in Turkish notation (1.250,75), which parse_decimal reads back as the same number.
+
+    places=None writes the digits the number needs (18, 12,5, 32,1234); otherwise exactly `places`."""
+    value = Decimal(value)
+    if places is None:
+        text = f"{value.normalize():f}"
+    else:
+        text = f"{value:.{places}f}"
+    sign = "-" if text.startswith("-") else ""
+    integer, _sep, fraction = text.lstrip("-").partition(".")
+    if grouping:
+        integer = f"{int(integer):,}".replace(",", ".")
+    return f"{sign}{integer}{',' + fraction if fraction else ''}"
+
+
+def _number_widget(**attrs):
+    # type=text: a type=number input parses by the browser's locale and drops what it cannot read.
+    return forms.TextInput(attrs={"inputmode": "decimal", "autocomplete": "off", "spellcheck": "false",
+                                  "class": "text-end", "data-number": "", **attrs})
+
+
+class LocalizedDecimalField(forms.DecimalField):
+    """A DecimalField that reads 1.250,75, 1250,75 and 1250.75 (parse_decimal) and shows 1.250,75 back.
+
+    display_places: decimals shown for a stored value (2 for money); None shows what the value needs (rates)."""
+
+    default_error_messages = {"invalid": INVALID_NUMBER}  # noqa: RUF012 (Django's own pattern)
+
+    def __init__(self, *, display_places=None, **kwargs):
+        self.display_places = display_places
+        kwargs.setdefault("widget", _number_widget())
+        super().__init__(**kwargs)
+
+    def widget_attrs(self, widget):
+        # Not DecimalField's: its "step" is for type=number only.
+        return forms.Field.widget_attrs(self, widget)
+
+    def to_python(self, value):
+        if value in self.empty_values:
+            return None
+        if isinstance(value, (Decimal, int)) and not isinstance(value, bool):
+            return Decimal(value)
+        if isinstance(value, float):
+            return Decimal(str(value))
+        try:
+            return parse_decimal(value)
+        except NumberFormatError:
+            raise ValidationError(self.error_messages["invalid"], code="invalid") from None
+
+    def prepare_value(self, value):
+        if isinstance(value, (Decimal, int, float)) and not isinstance(value, bool):
+            try:
+                return format_decimal(value, self.display_places)
+            except (InvalidOperation, ValueError):
+                return value
+        return value  # typed text sent back with an error: shown as typed
+
+
+class LocalizedIntegerField(forms.IntegerField):
+    """An IntegerField that reads 1.250 and 1250 as 1250 (Django's would read "1.000" as 1) and shows 1.250.
+    Its message stays Django's "Enter a whole number." """
+
+    def __init__(self, **kwargs):
+        kwargs.setdefault("widget", _number_widget(inputmode="numeric"))
+        super().__init__(**kwargs)
+
+    def widget_attrs(self, widget):
+        return forms.Field.widget_attrs(self, widget)
+
+    def to_python(self, value):
+        if value in self.empty_values:
+            return None
+        if isinstance(value, int) and not isinstance(value, bool):
+            return value
+        try:
+            number = value if isinstance(value, Decimal) else parse_decimal(value)
+        except NumberFormatError:
+            raise ValidationError(self.error_messages["invalid"], code="invalid") from None
+        if number != number.to_integral_value():
+            raise ValidationError(self.error_messages["invalid"], code="invalid")
+        return int(number)
+
+    def prepare_value(self, value):
+        if isinstance(value, int) and not isinstance(value, bool):
+            return format_decimal(value, 0)
+        return value
+
+
+def localized_formfield(model_field, **kwargs):
+    """A ModelForm's formfield_callback: decimal and integer model fields get the localized fields."""
+    if isinstance(model_field, models.DecimalField) and not model_field.choices:
+        kwargs.setdefault("form_class", LocalizedDecimalField)
+    elif (isinstance(model_field, models.IntegerField) and not model_field.choices
+          and not isinstance(model_field, (models.AutoField, models.BigAutoField, models.SmallAutoField))):
+        kwargs.setdefault("form_class", LocalizedIntegerField)
+    return model_field.formfield(**kwargs)
+
+
+class PhoneField(forms.CharField):
+    """A mobile number of document 1, section 2.2, as typed: 0532 123 45 67, +90 (532) 123-45-67, 5321234567.
+
+    Stored as the spec's ten digits (5321234567)."""
+
+    def __init__(self, **kwargs):
+        kwargs.setdefault("max_length", 30)
+        kwargs.setdefault("widget", forms.TextInput(attrs={"type": "tel", "inputmode": "tel", "autocomplete": "tel"}))
+        super().__init__(**kwargs)
+        self.validators.append(validate_phone)
+
+    def widget_attrs(self, widget):
+        attrs = super().widget_attrs(widget)
+        attrs.pop("maxlength", None)
+        return attrs
+
+    def to_python(self, value):
+        value = super().to_python(value)
+        return normalize_phone(value) if value else value

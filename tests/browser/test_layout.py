@@ -1,0 +1,214 @@
+"""The main pages at a desktop width (1400 px) and a phone's (390 px), with a working day's data and its
+worst cases (a long company name, huge amounts): the page never scrolls sideways, and no status badge of a
+table is clipped or pushed out of sight (issue 9, point 7).
+
+`SCREENSHOTS=1` (or scripts/screenshots.py) saves every page at both widths into docs/screenshots/."""
+
+import os
+from datetime import timedelta
+from decimal import Decimal
+
+import pytest
+from django.contrib.auth.models import Group
+from django.utils import timezone
+
+from backoffice.core.choices import JobStatus, Role, SyncState
+from backoffice.core.models import JobRun
+from backoffice.core.reports import ReportState
+from backoffice.passenger_lists.models import PassengerList
+from backoffice.subcompanies import services as subcompany_services
+from backoffice.subcompanies.models import SubCompany, UsageSnapshot
+from backoffice.tickets.choices import TicketKind, TicketStatus
+from backoffice.tickets.models import EventTicket, EventTicketReportItem, PassengerTicket, ReportRun
+from tests.browser.conftest import CHROMIUM, SCREENSHOT_DIR
+from tests.conftest import make_user
+from tests.subcompanies.conftest import SCALE, new_vkn
+from tests.tickets.conftest import VKN
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(not os.path.exists(CHROMIUM), reason="needs Debian's Chromium at /usr/bin/chromium"),
+    pytest.mark.django_db(transaction=True),
+]
+
+WIDTHS = {1400: 900, 390: 844}
+TCKN = "10000000146"
+
+# (screenshot name, path or a function of the data giving it, the element that says the page is ready)
+PAGES = [
+    ("dashboard", "/", "main h1"),
+    ("tickets-list", "/tickets/event/", "#object-list tbody tr"),
+    ("passenger-tickets-list", "/tickets/passenger/", "#object-list tbody tr"),
+    ("ticket-edit", lambda d: f"/tickets/event/{d['ticket'].pk}/edit/", "#ticket-form"),
+    ("ticket-new", "/tickets/event/add/", "#ticket-form"),
+    ("ticket-detail", lambda d: f"/tickets/event/{d['ticket'].pk}/", "main h1"),
+    ("report", lambda d: f"/tickets/reports/event/?date={d['report_date']:%Y-%m-%d}", "main h1"),
+    ("passenger-lists", "/passenger-lists/lists/", "#object-list tbody tr"),
+    ("subcompanies-list", "/sub-companies/", "#object-list tbody tr"),
+    ("subcompany-detail", lambda d: f"/sub-companies/{d['subcompany'].pk}/", "main h1"),
+    ("subcompany-products", lambda d: f"/sub-companies/{d['subcompany'].pk}/products/", "main form"),
+    ("usage-dashboard", "/sub-companies/usage/", "main h1"),
+    ("jobs", "/jobs/", "#object-list tbody tr"),
+    ("subcompany-new", "/sub-companies/add/", "main form"),
+    ("company", lambda d: f"/companies/{d['company'].pk}/", "main h1"),
+    ("company-edit", lambda d: f"/companies/{d['company'].pk}/edit/", "main form"),
+    ("members", "/members/", "#object-list tbody tr"),
+]
+
+# Every page's own checks, run in the browser: the page does not scroll sideways; each badge in a table is
+# inside the visible part of its (scrollable) table box and shows its whole text.
+LAYOUT_PROBLEMS = """() => {
+  const problems = [];
+  const root = document.documentElement;
+  if (root.scrollWidth > window.innerWidth) {
+    const wide = [...document.querySelectorAll("main *")].filter((e) => e.getBoundingClientRect().right > window.innerWidth + 1)
+      .slice(0, 3).map((e) => e.tagName + "." + [...e.classList].join("."));
+    problems.push("the page scrolls sideways: " + root.scrollWidth + " > " + window.innerWidth + " " + wide.join(", "));
+  }
+  document.querySelectorAll("main table td .badge").forEach((badge) => {
+    if (!badge.offsetParent) { return; }  // hidden (a secondary column on a phone, a collapsed card)
+    const box = badge.closest(".table-responsive") || badge.closest("table");
+    const outer = box.getBoundingClientRect(), rect = badge.getBoundingClientRect();
+    const text = badge.textContent.trim();
+    if (rect.right > outer.right + 1 || rect.left < outer.left - 1) {
+      problems.push("badge out of sight: " + text + " (" + Math.round(rect.left) + "-" + Math.round(rect.right) + " in " + Math.round(outer.left) + "-" + Math.round(outer.right) + ")");
+    } else if (badge.scrollWidth > badge.clientWidth + 1) {
+      problems.push("badge clipped: " + text);
+    }
+  });
+  document.querySelectorAll("main input.form-control").forEach((input) => {
+    if (!input.offsetParent || input.type === "hidden") { return; }
+    if (input.getBoundingClientRect().width < 56) { problems.push("input too narrow: " + input.name); }
+  });
+  return problems;
+}"""
+
+
+@pytest.fixture
+def day(sandbox, make_sandbox_company, settings):
+    """A company with a long name, tickets with huge and ordinary amounts in every status, a report, a passenger
+    list, sub-companies from the sandbox's usage report, jobs and members."""
+    for role in Role:
+        Group.objects.get_or_create(name=role.value)
+    settings.RATE_LIMIT_SCALE = SCALE
+    sandbox.configure(rate_limit_scale=SCALE)
+    company = make_sandbox_company(credits=250_000, name="Anadolu Etkinlik Organizasyon ve Turizm Ticaret A.Ş.")
+    owner = str(company.customer_unique_id)
+    for name, credit, used in (("Ege Gıda Sanayi ve Ticaret Ltd. Şti.", 20_000, 23_500),
+                               ("Karadeniz Turizm A.Ş.", 12_000, 4_250)):
+        sandbox.control("POST", "crm/sub-customers", {"customer_unique_id": owner, "identifier": new_vkn(),
+                                                      "name": name, "credit": credit, "used": used})
+    make_user("ayse", Role.ADMINISTRATOR, [company])
+    make_user("mehmet", Role.MANAGER, [company])
+    make_user("zeynep", Role.ACCOUNTING, [company])
+
+    now = timezone.now()
+    rows = [("Gece Konseri — Büyük Salon Özel Gösterim", "Mehmet", "Kaya", TicketStatus.APPROVED, "1840.00"),
+            ("Çocuk Tiyatrosu", "Elif", "Şahin", TicketStatus.ERROR, "360.00"),
+            ("Caz Akşamı", "Can", "Öztürk", TicketStatus.CANCELLED, "720.50"),
+            ("Yılbaşı Galası", "Ayşe", "Yılmaz-Karaosmanoğlu", TicketStatus.DRAFT, "9999999999.99"),
+            ("Opera", "Ali", "Demir", None, "125075.00")]
+    tickets = []
+    for index, (event, first, last, status, payable) in enumerate(rows, start=1):
+        tickets.append(EventTicket.objects.create(
+            company=company, ticket_number=f"KNS2026{index:09d}", prefix="KNS", ticket_date=now, payment_type="NAKIT",
+            customer_first_name=first, customer_last_name=last, event_name=event, event_location="Salon B",
+            event_city_id=6, event_city="Ankara", event_municipality="Çankaya", event_organizer_vkn_tckn=VKN,
+            seat_number=f"A-{index}", remote_id=f"00000000-0000-0000-0000-00000000000{index}" if status is not None
+            else "", remote_status=status, requested_status=TicketStatus.QUEUED,
+            sync_state=SyncState.SYNCED if status is not None else SyncState.FAILED, payable_amount=payable,
+            total_amount=payable, customer_telephone="0532 123 45 67"))
+    ticket = tickets[3]
+    ticket.lines.create(position=1, service_description="Loca (10 kişilik)", amount=Decimal("8333333333.33"),
+                        vat_rate=Decimal(20), vat_amount=Decimal("1666666666.67"))
+    for index, status in enumerate((TicketStatus.APPROVED, TicketStatus.QUEUED), start=1):
+        PassengerTicket.objects.create(
+            company=company, ticket_number=f"OTB2026{index:09d}", prefix="OTB", ticket_date=now, payment_type="NAKIT",
+            customer_first_name="Hasan", customer_last_name="Çelik", identifier=TCKN, vehicle_plate="34ABC123",
+            expedition_number="S-1001", expedition_time=now, departure_date=now, departure_location="İstanbul",
+            destination="Ankara", seat_number=str(index), remote_status=status, sync_state=SyncState.SYNCED,
+            remote_id=f"00000000-0000-0000-0000-0000000001{index:02d}", payable_amount="400.00", total_amount="400.00")
+    PassengerList.objects.create(company=company, expedition_number="S-1001", expedition_time=now,
+                                 vehicle_plate="34ABC123", passenger_list_number="YL2026000000001",
+                                 sync_state=SyncState.SYNCED, ticket_count=2, total_payable_amount="1234567.89")
+
+    report_date = timezone.localdate() - timedelta(days=1)
+    run = ReportRun.objects.create(company=company, kind=TicketKind.EVENT, report_date=report_date,
+                                   state=ReportState.DONE, is_current=True, pages_done=1, total_pages=1,
+                                   total_count=3, item_count=3, finished_at=now)
+    for index, (amount, canceled) in enumerate((("1840.00", False), ("9999999999.99", True), ("360.00", False)), 1):
+        EventTicketReportItem.objects.create(
+            company=company, run=run, report_date=report_date, ticket_number=f"KNS2026{index:09d}",
+            execution_date=now, event_date=now, location_city_code="6", location_municipality="Çankaya",
+            location_description="Büyük Salon, Atatürk Kültür Merkezi", payment_type="NAKIT",
+            total_amount=amount, total_vat=Decimal(amount) / 6, canceled=canceled,
+            canceled_date=now if canceled else None, part_index=1, create_date=now)
+
+    snapshot = subcompany_services.usage_report_refresh(company=company)
+    assert isinstance(snapshot, UsageSnapshot)
+    subcompany = SubCompany.objects.filter(company=company).order_by("name").first()
+    assert subcompany is not None, "the sandbox's sub-companies are in the report"
+    for status, name, message in ((JobStatus.SUCCEEDED, "ticket_push", "4 tickets changed."),
+                                  (JobStatus.FAILED, "usage_report_refresh",
+                                   "Platform şirketin kimlik bilgilerini kabul etmedi; bir yönetici şirket sayfasında düzeltmeli."),
+                                  (JobStatus.QUEUED, "ticket_poll", "")):
+        JobRun.objects.create(company=company, name=name, target="KNS2026000000001", status=status, message=message,
+                              attempts=1, progress=100 if status == JobStatus.SUCCEEDED else None, started_at=now,
+                              finished_at=now if status != JobStatus.QUEUED else None)
+    return {"company": company, "ticket": ticket, "report_date": report_date, "subcompany": subcompany}
+
+
+def sign_in(page, url, username):
+    page.goto(f"{url}/login/")
+    page.fill("input[name=username]", username)
+    page.fill("input[name=password]", f"pass-{username}")
+    page.click("button[type=submit]")
+    page.wait_for_url(f"{url}/")
+
+
+@pytest.mark.parametrize("width", list(WIDTHS))
+def test_main_pages_fit_the_screen(live_server, browser_page, day, width):
+    page = browser_page
+    page.set_viewport_size({"width": width, "height": WIDTHS[width]})
+    sign_in(page, live_server.url, "ayse")
+    problems = {}
+    for name, path, ready in PAGES:
+        page.goto(live_server.url + (path(day) if callable(path) else path))
+        page.wait_for_selector(ready, state="attached")
+        page.wait_for_load_state("load")
+        found = page.evaluate(LAYOUT_PROBLEMS)
+        if found:
+            problems[name] = found
+        SCREENSHOT_DIR.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(SCREENSHOT_DIR / f"{name}-{width}.png"), full_page=True)
+    assert not problems, "\n".join(f"{name}: {found}" for name, found in problems.items())
+
+
+# Every control of the page's main form is the topmost element at its centre: nothing covers it.
+COVERED_CONTROLS = """() => [...document.querySelectorAll("main form input:not([type=hidden]), main form button, main form select")]
+  .filter((e) => e.offsetParent)
+  .filter((e) => { const r = e.getBoundingClientRect();
+                   const top = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+                   return top !== e && !e.contains(top) && !(top && top.tagName === "LABEL" && top.control === e); })
+  .map((e) => e.name || e.textContent.trim())"""
+
+
+@pytest.mark.parametrize("width", list(WIDTHS))
+def test_products_form_after_an_error(live_server, browser_page, day, width):
+    """The products form sent without a product comes back with the message on the field; every checkbox
+    can still be ticked and nothing covers the submit button."""
+    page = browser_page
+    page.set_viewport_size({"width": width, "height": WIDTHS[width]})
+    sign_in(page, live_server.url, "ayse")
+    page.goto(f"{live_server.url}/sub-companies/{day['subcompany'].pk}/products/")
+    page.click("main form button[type=submit]")
+    page.wait_for_selector("#id_product_types_errors")
+    SCREENSHOT_DIR.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SCREENSHOT_DIR / f"subcompany-products-error-{width}.png"), full_page=True)
+    boxes = page.locator("main form input[name=product_types]")
+    for index in range(boxes.count()):
+        boxes.nth(index).scroll_into_view_if_needed()
+        assert page.evaluate(COVERED_CONTROLS) == []
+    boxes.first.check()
+    assert boxes.first.is_checked()
+    assert page.evaluate(LAYOUT_PROBLEMS) == []

@@ -1,0 +1,172 @@
+"""Every page in Turkish, as each role (issue 9): a crawl from the dashboard through every link of a working
+day's data fails on English words left untranslated, on Turkish words capitalised with the English rule
+("Işletmeci", "Ilçe" for "İşletmeci", "İlçe") and on raw API or field names shown to users."""
+
+import html
+import re
+from collections import defaultdict
+from urllib.parse import urldefrag, urlsplit
+
+import pytest
+from django.utils import timezone
+
+from backoffice.core.choices import Role
+from backoffice.core.middleware import SESSION_KEY
+from tests.conftest import form_post, make_user
+from tests.core.test_views_i18n import CATALOGUE, parse_po
+from tests.tickets.conftest import event_data, passenger_data
+
+pytestmark = pytest.mark.django_db
+
+WORD = re.compile(r"[A-Za-zÇĞİIÖŞÜçğıiöşü]+")
+# Words that are the same in both languages, names and codes people know (not to be translated).
+SHARED = {
+    "api", "vkn", "tckn", "ettn", "xslt", "excel", "english", "türkçe", "sandbox", "url", "id", "uuid", "http",
+    "https", "html", "pdf", "zip", "xml", "json", "rq", "ok", "mersis", "try", "usd", "eur", "kdv", "e", "no",
+    "iban", "csv", "xlsx", "utc", "tr", "en", "min", "max", "sms", "ip", "e-posta", "demo", "etk", "ylc", "ana",
+    "a", "b", "c", "ş", "ltd", "salon", "bahar", "konseri", "ayşe", "yılmaz", "bileti", "yolcu", "ankara",
+    "kadıköy", "istanbul", "acme", "get", "post", "put", "delete", "patch",
+}
+CAMEL_OR_SNAKE = re.compile(r"\b(?:[a-z]+[A-Z][A-Za-z]+|[a-z]+_[a-z_]+)\b")
+
+
+def vocabulary():
+    english, turkish = set(), set()
+    for entry in parse_po(CATALOGUE / "django.po"):
+        if not entry["msgid"]:
+            continue
+        source = re.sub(r"%\(\w+\)[sd]|\{\w+\}|<[^>]+>", " ", entry["msgid"] + " " + entry.get("msgid_plural", ""))
+        english.update(w.lower() for w in WORD.findall(source))
+        for msgstr in entry["msgstr"]:
+            turkish.update(lower_tr(w) for w in WORD.findall(msgstr))
+    return english, turkish
+
+
+def lower_tr(word):
+    return word.replace("I", "ı").replace("İ", "i").lower()
+
+
+def visible_text(page):
+    page = re.sub(r"(?s)<(script|style|template)\b.*?</\1>", " ", page)
+    page = re.sub(r"(?s)<!--.*?-->", " ", page)
+    # Attributes people read: titles, placeholders, labels of buttons without text.
+    attributes = " ".join(re.findall(r'(?:title|placeholder|aria-label)="([^"]*)"', page))
+    text = re.sub(r"<[^>]+>", " ", page)
+    # Addresses (the service URLs a company uses) are what they are, in no language.
+    return re.sub(r"https?://\S+", " ", html.unescape(text + " " + attributes))
+
+
+def problems(text, english, turkish, data_words):
+    found = []
+    for word in set(WORD.findall(text)):
+        low = lower_tr(word)
+        if low in SHARED or low in data_words or len(word) < 3:
+            continue
+        if word[0] == "I" and len(word) > 1 and word[1:].islower():
+            dotted = "i" + lower_tr(word[1:])
+            if dotted in turkish and low not in turkish:
+                found.append(f"English-rule capital: {word} (İ{word[1:]})")
+                continue
+        if word.lower() in english and low not in turkish and word.lower() not in turkish:
+            found.append(f"untranslated: {word}")
+    for name in set(CAMEL_OR_SNAKE.findall(text)):
+        if name.lower() not in data_words:
+            found.append(f"raw name: {name}")
+    return found
+
+
+def working_day(company):
+    """A company with a few records of each kind, made the way the pages make them."""
+    from backoffice.core.models import JobRun
+
+    accountant = make_user("muhasebe", Role.ACCOUNTING, [company])
+    return accountant, JobRun
+
+
+def crawl(client, start="/", limit=400):
+    seen, queue, pages = set(), [start], {}
+    while queue and len(seen) < limit:
+        url = queue.pop(0)
+        if url in seen:
+            continue
+        seen.add(url)
+        response = client.get(url)
+        assert response.status_code != 500, url
+        if response.status_code != 200 or "text/html" not in response.get("Content-Type", ""):
+            continue
+        body = response.content.decode()
+        pages[url] = body
+        for href in re.findall(r'href="([^"#][^"]*)"', body):
+            href = urldefrag(html.unescape(href))[0]
+            parts = urlsplit(href)
+            if parts.scheme or parts.netloc or not href.startswith("/"):
+                continue
+            if re.search(r"/(logout|admin|i18n|static|media)/|export=xlsx|/download/|/html/", href):
+                continue
+            if parts.query and re.search(r"(^|&)(page|sort|per_page)=", parts.query):
+                continue  # the same page again, in another order
+            if href not in seen:
+                queue.append(href)
+    return pages
+
+
+@pytest.fixture
+def working_company(company, other_company, administrator):
+    """Tickets of both kinds made through the forms (one refused by the platform), so that lists, details,
+    edit forms and job pages have something to show."""
+    from django.test import Client
+
+    from backoffice.core.choices import SyncState
+    from backoffice.tickets.models import EventTicket
+
+    client = Client()
+    client.force_login(administrator)
+    session = client.session
+    session[SESSION_KEY] = company.pk
+    session.save()
+    assert form_post(client, "/tickets/event/add/", event_data()).status_code == 302
+    assert form_post(client, "/tickets/passenger/add/", passenger_data()).status_code == 302
+    assert form_post(client, "/tickets/event/add/", event_data(seat_number="C-3")).status_code == 302
+    failed = EventTicket.objects.get(seat_number="C-3")
+    EventTicket.objects.filter(pk=failed.pk).update(sync_state=SyncState.FAILED, last_error="Geçersiz alan",
+                                                    updated_at=timezone.now())
+    # The other kinds of record, as the platform's answers leave them.
+    from backoffice.core.models import JobRun
+    from backoffice.passenger_lists.models import PassengerList
+    from backoffice.subcompanies.models import SubCompany
+    from backoffice.tickets.models import TicketExport
+    from tests.subcompanies.conftest import new_vkn
+
+    PassengerList.objects.create(
+        company=company, expedition_number="S-1001", expedition_time=timezone.now(), vehicle_plate="34ABC123",
+        remote_id="11111111-2222-3333-4444-555555555555", passenger_list_number="YLS2026000000001",
+        sync_state=SyncState.SYNCED)
+    SubCompany.objects.create(company=company, name="Bekleyen A.Ş.", identifier=new_vkn(),
+                              sync_state=SyncState.SYNCED)
+    SubCompany.objects.create(company=company, name="Red A.Ş.", identifier=new_vkn(), sync_state=SyncState.FAILED,
+                              last_error="Geçersiz vergi numarası")
+    TicketExport.objects.create(company=company, kind="event", filters={"ids": []})
+    JobRun.objects.create(name="usage_report_refresh", company=company, status="failed", message="Zaman aşımı")
+    return company
+
+
+@pytest.mark.parametrize("role", [Role.ACCOUNTING, Role.MANAGER, Role.ADMINISTRATOR])
+def test_every_page_reads_as_turkish(client, working_company, role):
+    user = make_user(f"kullanici-{role.value}", role, [working_company])
+    client.force_login(user)
+    client.cookies["django_language"] = "tr"
+    session = client.session
+    session[SESSION_KEY] = working_company.pk
+    session.save()
+    english, turkish = vocabulary()
+    data_words = {lower_tr(w) for w in WORD.findall(" ".join(
+        [working_company.name, user.username, *event_data().values(), *passenger_data().values()]))}
+
+    pages = crawl(client)
+
+    assert len(pages) > 15, sorted(pages)
+    report = defaultdict(list)
+    for url, body in pages.items():
+        for problem in problems(visible_text(body), english, turkish, data_words):
+            report[problem].append(url)
+    assert not report, "\n".join(f"{problem}  ← {', '.join(sorted(urls)[:3])}" for problem, urls in sorted(report.items()))
