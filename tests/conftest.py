@@ -82,3 +82,14 @@ def form_post(client, url, data, **extra):
     page = client.get(url, **extra).content.decode()
     guard = dict(re.findall(r'name="(submission_key|opened_for)" value="([^"]*)"', page))
     return client.post(url, {**guard, **data}, **extra)
+
+
+def confirm_post(client, url, data, **extra):
+    """POST a bulk confirmation form as a browser does: the selection first (the confirmation page with its
+    one-time key), then the confirmation with that key."""
+    import re
+
+    first = {name: value for name, value in data.items() if name != "confirm"}
+    page = client.post(url, first, **extra).content.decode()
+    guard = dict(re.findall(r'name="(submission_key|opened_for)" value="([^"]*)"', page))
+    return client.post(url, {**guard, **data}, **extra)

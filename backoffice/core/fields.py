@@ -26,6 +26,12 @@ INVALID_NUMBER = _("Enter a number such as 1.250,75 (a comma before the decimals
                    "or no separator: 1250,75).")
 
 
+AMBIGUOUS_RATE = _("Write the decimals after a comma, e.g. 32,125: with a dot, 32.125 reads as thirty-two "
+                   "thousand one hundred twenty-five.")
+# A dot and exactly three digits: Turkish thousands (1.250 = 1250), but an English-habit decimal in a rate.
+_DOT_THOUSANDS = re.compile(r"^[+-]?\d{1,3}\.\d{3}$")
+
+
 class NumberFormatError(ValueError):
     pass
 
@@ -140,6 +146,10 @@ class LocalizedDecimalField(forms.DecimalField):
             return Decimal(value)
         if isinstance(value, float):
             return Decimal(str(value))
+        # A field with more than two decimals (an exchange rate) is where "32.125" is more likely meant as
+        # 32,125 than as 32125: asked, not guessed.
+        if (self.decimal_places or 0) > 2 and _DOT_THOUSANDS.match(str(value).strip()):
+            raise ValidationError(AMBIGUOUS_RATE, code="ambiguous")
         try:
             return parse_decimal(value)
         except NumberFormatError:

@@ -137,7 +137,15 @@ def failure(exc: RemoteError) -> tuple[str, str]:
         return credentials_refused_text(), source
     if source == errors.PERMISSION:
         return permission_refused_text(), source
+    if source == errors.NETWORK:
+        return network_text(exc), source
     return exc.user_message(), source
+
+
+def network_text(exc) -> str:
+    """No answer, in the reader's language; the technical reason in brackets for whoever investigates."""
+    return _("The platform could not be reached or did not answer in time (%(reason)s). If it keeps happening, "
+             "check the company's service URLs and the network.") % {"reason": exc.user_message()}
 
 
 def error_heading(source: str) -> str:
@@ -166,6 +174,15 @@ def error_text(source: str, message: str) -> str:
 
 # --- "Test the connection" -------------------------------------------------------------------------------
 
+# service -> keep(company, data): what a domain does with a good answer of the connection test's read
+# (subcompanies keeps the usage report, whose one call per 15 minutes the test used).
+_connection_keepers: dict = {}
+
+
+def register_connection_keeper(service: str, keep) -> None:
+    _connection_keepers[service] = keep
+
+
 def connection_test(company) -> dict:
     """Check the company's connection now, as a user waits (interactive client): a token or the API key,
     then one harmless read per service (backoffice.remote.connection). Keeps and returns the result
@@ -175,7 +192,10 @@ def connection_test(company) -> dict:
 
     try:
         client = client_for(company, interactive=True)
-        checks = connection.check_connection(client.transport, today=timezone.localdate())
+        checks = connection.check_connection(
+            client.transport, today=timezone.localdate(),
+            keep=lambda service, data: _connection_keepers[service](company, data)
+            if service in _connection_keepers else None)
     except Exception:  # building the client (settings, Redis): still a result, never a 500
         logger.exception("connection test of company %s failed", company.pk)
         checks = [connection.Check(connection.AUTH, connection.ERROR, detail="configuration")]

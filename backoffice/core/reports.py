@@ -13,7 +13,7 @@ from django.db import models, transaction
 from django.db.models import F
 from django.utils import timezone
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
+from django.utils.translation import gettext_lazy, ngettext
 
 from . import jobs
 from .exports import parse_when
@@ -154,7 +154,7 @@ def report_walk(*, run, fetch_page, store_page) -> str:
             break
         page_index += 1
     report_finish(run=run)
-    return _("%(count)s item(s) stored.") % {"count": run.item_count}
+    return ngettext("%(count)s item stored.", "%(count)s items stored.", run.item_count) % {"count": run.item_count}
 
 
 def report_finish(*, run):

@@ -71,7 +71,9 @@ class SubmissionGuard:
         if self.company is None or self.opened_for != self.company.pk:
             from .models import Company
 
-            opened = Company.objects.filter(pk=self.opened_for).values_list("name", flat=True).first()
+            # Named only when the user works for it: a typed opened_for never reveals another tenant's name.
+            opened = (Company.objects.filter(pk=self.opened_for, memberships__user=self.request.user)
+                      .values_list("name", flat=True).first())
             return _("This form was opened for %(opened)s, but the active company is now %(active)s (it was "
                      "switched in another tab). Nothing was saved. Check the data: sending the form again saves "
                      "it for %(active)s.") % {

@@ -12,7 +12,7 @@ from django.shortcuts import get_object_or_404, redirect
 from django.urls import reverse
 from django.utils.decorators import method_decorator
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
+from django.utils.translation import gettext_lazy, ngettext
 from django.views.decorators.http import require_POST
 from django_tables2 import RequestConfig
 
@@ -28,12 +28,20 @@ from backoffice.core.generic import (
     register_model_views,
 )
 from backoffice.core.generic.views import (
-    BaseObjectView, ExportDownloadMixin, ExportFetchMixin, ReportPageMixin, SubmissionGuardMixin, describe_fields,
-    export_detail_context, report_fetch, safe_return_url,
+    BaseObjectView,
+    ExportDownloadMixin,
+    ExportFetchMixin,
+    ReportPageMixin,
+    SubmissionGuardMixin,
+    describe_fields,
+    export_detail_context,
+    report_fetch,
+    safe_return_url,
 )
 from backoffice.core.models import JobRun
 from backoffice.core.roles import has_role
 from backoffice.core.security import parse_ids
+from backoffice.core.submissions import SubmissionGuard
 from backoffice.tickets.models import PassengerTicket
 
 from . import filters, services, tables
@@ -120,6 +128,8 @@ class PassengerListDetailView(ListsSection, ObjectDetailView):
             "runs": runs,
             "edit_url": model_url(plist, "edit") if may_edit and plist.is_editable and plist.remote_id else None,
             "rebuild_url": urls["rebuild"] if may_edit and plist.remote_id and not plist.is_busy else None,
+            # Building again makes a new legal list: its button carries a one-time key (core.submissions).
+            "guard": SubmissionGuard(self.request).fields(),
             "resend_url": model_url(PassengerList, "bulk", action="resend")
             if may_edit and plist.sync_state == SyncState.FAILED else None,
             "export_url": urls["export"] if plist.remote_id and plist.is_current else None,
@@ -194,8 +204,11 @@ class PassengerListBuildView(ListsSection, SubmissionGuardMixin, BaseObjectView)
             return self.render_form(form, None, pks)
         if answered is not None:
             return answered
-        messages.success(request, _("The passenger list of expedition %(number)s was built with %(count)s ticket(s); "
-                                    "it is being sent to the platform.") % {"number": plist.expedition_number,
+        messages.success(request, ngettext(
+            "The passenger list of expedition %(number)s was built with %(count)s ticket; it is being sent to the "
+            "platform.",
+            "The passenger list of expedition %(number)s was built with %(count)s tickets; it is being sent to the "
+            "platform.", plist.ticket_count) % {"number": plist.expedition_number,
                                                                              "count": plist.ticket_count})
         return redirect(model_url(plist, "detail"))
 
@@ -245,8 +258,10 @@ class PassengerListEditView(ListsSection, ObjectEditView):
         except services.PassengerListError as exc:
             form.add_error(exc.field, str(exc))
             return self.render_form(plist, form)
-        messages.success(request, _("Passenger list %(number)s saved with %(count)s ticket(s); it is being sent to "
-                                    "the platform.") % {"number": plist, "count": plist.ticket_count})
+        messages.success(request, ngettext(
+            "Passenger list %(number)s saved with %(count)s ticket; it is being sent to the platform.",
+            "Passenger list %(number)s saved with %(count)s tickets; it is being sent to the platform.",
+            plist.ticket_count) % {"number": plist, "count": plist.ticket_count})
         return redirect(model_url(plist, "detail"))
 
     def get_template_names(self):
@@ -300,19 +315,31 @@ register_bulk_action(PassengerTicket, "passenger_list", BulkAction(
 
 
 @method_decorator(require_POST, name="dispatch")
-class PassengerListRebuildView(ListsSection, BaseObjectView):
-    """Create the list again with the same information: the new one replaces it (document 2, section 3)."""
+class PassengerListRebuildView(ListsSection, SubmissionGuardMixin, BaseObjectView):
+    """Create the list again with the same information: the new one replaces it (document 2, section 3).
+    The button's one-time key makes a second click, Back or a second tab show the list already built."""
 
     model = PassengerList
     required_roles = EDITORS
 
     def post(self, request, pk):
         plist = get_object_or_404(self.get_queryset(), pk=pk)
+        guard = self.guard_for(plist)
+        earlier = guard.earlier()
+        if earlier is not None:
+            return self.replayed(earlier)
+        refusal = guard.refusal()
+        if refusal:
+            messages.error(request, refusal)
+            return redirect(model_url(plist, "detail"))
         try:
-            new = services.passenger_list_rebuild(plist=plist, user=request.user)
+            new, answered = self.guarded_save(guard, None, lambda: services.passenger_list_rebuild(
+                plist=plist, user=request.user))
         except services.PassengerListError as exc:
             messages.error(request, str(exc))
             return redirect(model_url(plist, "detail"))
+        if answered is not None:
+            return answered
         messages.success(request, _("A new list of expedition %(number)s is being sent; it replaces %(old)s once the "
                                     "platform has it.") % {"number": new.expedition_number, "old": plist})
         return redirect(model_url(new, "detail"))

@@ -112,7 +112,9 @@ def outcome_of(exc: BaseException, service: str, operation: str = "") -> Check:
     return Check(service, ERROR, detail=exc.__class__.__name__, operation=operation)
 
 
-def check_read(transport, service: str, today: datetime.date) -> Check:
+def check_read(transport, service: str, today: datetime.date, keep=None) -> Check:
+    """One read; `keep(service, data)` receives a good answer (the usage report is rationed to one call per
+    15 minutes: the caller keeps it instead of throwing the window's call away)."""
     operation, read = READS[service]
     try:
         content, content_type = read(transport, today)
@@ -121,10 +123,15 @@ def check_read(transport, service: str, today: datetime.date) -> Check:
     if not _platform_json(content, content_type):
         return Check(service, UNEXPECTED, status=200, detail=f"{content_type or 'no content type'}",
                      operation=operation)
+    if keep is not None:
+        try:
+            keep(service, json.loads(content))
+        except Exception:  # keeping is a bonus: the connection works all the same
+            logger.exception("keeping the %s answer of a connection check failed", service)
     return Check(service, OK, status=200, operation=operation)
 
 
-def check_connection(transport, *, today: datetime.date, services=SERVICES) -> list[Check]:
+def check_connection(transport, *, today: datetime.date, services=SERVICES, keep=None) -> list[Check]:
     """The credentials row, then one row per service, in this order.
 
     Service user: the credentials row is a fresh token's answer; when refused, the reads are skipped.
@@ -152,7 +159,7 @@ def check_connection(transport, *, today: datetime.date, services=SERVICES) -> l
         if refused:
             rows.append(Check(service, SKIPPED))
             continue
-        row = check_read(transport, service, today)
+        row = check_read(transport, service, today, keep)
         refused = row.outcome == REFUSED_CREDENTIALS
         rows.append(row)
     if auth is None:  # API key: what the reads learnt of it

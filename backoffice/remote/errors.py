@@ -46,6 +46,8 @@ class RemoteError(Exception):
             return ": ".join(parts)
         if self.status:
             return f"HTTP {self.status}"
+        if self.args and self.args[0]:  # our own words ("cannot reach the platform (ConnectionError)")
+            return str(self.args[0])
         return self.__class__.__name__
 
 

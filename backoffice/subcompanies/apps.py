@@ -13,6 +13,12 @@ class SubcompaniesConfig(AppConfig):
 
         from .models import SubCompany, SubCompanyOperation
 
+        # The connection test reads the usage report (one call per 15 minutes): the report it got is kept.
+        from backoffice.core.platform import register_connection_keeper
+
+        from . import services
+
+        register_connection_keeper("crm", lambda company, body: services.snapshot_save(company=company, body=body))
         # The sweep re-enqueues records whose job was lost.
         sync.register_pushable(SubCompany, "backoffice.subcompanies.jobs.subcompany_push")
         sync.register_pushable(SubCompanyOperation, "backoffice.subcompanies.jobs.operation_push")

@@ -49,7 +49,7 @@ class ReportCustomer(models.Model):
     parent = models.ForeignKey("self", on_delete=models.CASCADE, null=True, blank=True, related_name="children")
     depth = models.PositiveSmallIntegerField(_("depth"), default=0)
     position = models.PositiveIntegerField(_("position"), default=0)
-    customer_unique_id = models.CharField(_("customerUniqueId"), max_length=64, db_index=True)
+    customer_unique_id = models.CharField(_("platform customer id"), max_length=64, db_index=True)
     application_id = models.BigIntegerField(_("application id"), null=True, blank=True)
     application_source = models.IntegerField(_("application source"), null=True, blank=True)
     application_status = models.IntegerField(_("application status"), null=True, blank=True)
@@ -81,7 +81,7 @@ class ReportCredit(models.Model):
     """One element of `credits` (section 2.1): its id is the applicationCreditId that cancels it."""
 
     customer = models.ForeignKey(ReportCustomer, on_delete=models.CASCADE, related_name="credits")
-    application_credit_id = models.BigIntegerField(_("applicationCreditId"))
+    application_credit_id = models.BigIntegerField(_("offer no."))
     data = models.JSONField(_("element"), default=dict)
 
     class Meta:
@@ -183,7 +183,7 @@ class SubCompanyOperation(RemoteRecord):
     quantity = models.PositiveBigIntegerField(_("credit quantity"), null=True, blank=True)
     show_over_usage = models.BooleanField(_("deduct over-usage"), default=False)
     product_types = models.JSONField(_("products"), default=list, blank=True)
-    application_credit_id = models.BigIntegerField(_("applicationCreditId"), null=True, blank=True)
+    application_credit_id = models.BigIntegerField(_("offer no."), null=True, blank=True)
     # Set when a send timed out after the request left: never sent again without the user's word.
     maybe_sent = models.BooleanField(_("may have reached the platform"), default=False)
     response = models.JSONField(_("platform's answer"), null=True, blank=True)

@@ -16,7 +16,7 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.formats import date_format
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
+from django.utils.translation import gettext_lazy, ngettext
 from django.views import View
 from django.views.generic import TemplateView
 
@@ -181,7 +181,7 @@ class SubCompanyCreateView(SectionMixin, ObjectEditView):
         return self.render_form(obj, form)
 
 
-class SubCompanyBulkView(BulkActionView):
+class SubCompanyBulkView(SubmissionGuardMixin, BulkActionView):
     """Bulk actions from the sub-company table: a form (quantity or products), then one batch call."""
 
     required_roles = ADMINISTRATORS
@@ -199,6 +199,9 @@ class SubCompanyBulkView(BulkActionView):
     def get_template_names(self):
         return ["subcompanies/subcompany_bulk.html"]
 
+    def guard_target(self, context):
+        return context.get("objects") or None  # the confirmation form hands out credit or products: keyed
+
     def post(self, request, *args, **kwargs):
         name = kwargs["action"]
         bulk_action = self.actions.get(name)
@@ -212,20 +215,29 @@ class SubCompanyBulkView(BulkActionView):
             messages.warning(request, _("Select at least one record first."))
             return redirect(return_url)
         form = self.forms[name](request.POST if request.POST.get("confirm") else None)
+        guard = self.guard_for(selection) if form.is_bound else None
+        answered = self.check_guard(guard, form)
+        if answered is not None:
+            return answered
+
+        def send():
+            if name == "add_credit":
+                return services.credit_add_batch(
+                    company=request.company, subcompanies=selection, quantity=form.cleaned_data["quantity"],
+                    show_over_usage=form.cleaned_data["show_over_usage"], user=request.user)
+            return services.products_add_batch(company=request.company, subcompanies=selection,
+                                               product_types=form.cleaned_data["product_types"], user=request.user)
+
         if form.is_bound and form.is_valid():
             try:
-                if name == "add_credit":
-                    operation = services.credit_add_batch(
-                        company=request.company, subcompanies=selection, quantity=form.cleaned_data["quantity"],
-                        show_over_usage=form.cleaned_data["show_over_usage"], user=request.user)
-                else:
-                    operation = services.products_add_batch(
-                        company=request.company, subcompanies=selection,
-                        product_types=form.cleaned_data["product_types"], user=request.user)
+                operation, answered = self.guarded_save(guard, form, send)
             except services.Refused as exc:
                 form.add_error(None, exc.message)
             else:
-                messages.success(request, _("%(action)s: sent for %(count)s sub-company(ies).")
+                if answered is not None:
+                    return answered
+                messages.success(request, ngettext("%(action)s: sent for %(count)s sub-company.",
+                                          "%(action)s: sent for %(count)s sub-companies.", len(selection))
                                  % {"action": bulk_action.label, "count": len(selection)})
                 return redirect(model_url(operation, "detail") or return_url)
         return self.render({"bulk_action": bulk_action, "action_name": name, "objects": selection,

@@ -75,7 +75,7 @@ class TicketForm(forms.ModelForm):
     requested_status = forms.TypedChoiceField(
         label=_("Status"), coerce=int, required=False, empty_value=TicketStatus.DRAFT,
         choices=[(TicketStatus.DRAFT, _("Save as draft")), (TicketStatus.QUEUED, _("Save and send"))],
-        error_messages={"invalid_choice": _("A ticket is sent as a draft (0) or queued (20) only.")},
+        error_messages={"invalid_choice": _("A ticket is saved as a draft or sent to be queued, nothing else.")},
     )
     notes_text = forms.CharField(label=_("Notes"), required=False, widget=forms.Textarea(attrs={"rows": 2}),
                                  help_text=_("One note per line."))
@@ -252,6 +252,17 @@ class TicketForm(forms.ModelForm):
                   "reason to issue another ticket for it.")
                 % {"seat": data.get("seat_number"), "tickets": ", ".join(taken), "occasion": self.seat_occasion},
                 code="seat_taken"))
+
+    def recheck_seat(self) -> bool:
+        """Inside the saving transaction, after the company's row is locked: the seat check again, so two
+        tabs (two keys) saving the same seat at the same moment cannot both pass. False (with the error on
+        the seat field) when another ticket took the seat since the form was checked."""
+        if self.ask_duplicate_reason and (self.cleaned_data.get("duplicate_reason") or "").strip():
+            return True  # a second ticket with a reason was asked for
+        if self.is_update and not set(self.seat_fields) & set(self.changed_data):
+            return True
+        self._check_seat(self.cleaned_data)
+        return "seat_number" not in self.errors
 
     def duplicate_note(self) -> str:
         """What the submission keeps when the user issued a second ticket for a seat."""

@@ -18,6 +18,7 @@ from django.db import connection, transaction
 from django.db.models import Q, prefetch_related_objects
 from django.utils import timezone
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from backoffice.core import exports as core_exports
 from backoffice.core import jobs, sync
@@ -150,7 +151,7 @@ def ticket_create(*, ticket, lines, notes=(), requested_status=TicketStatus.DRAF
     The create body's status is 0 (draft) or 20 (queued); the push runs after commit.
     """
     if requested_status not in (TicketStatus.DRAFT, TicketStatus.QUEUED):
-        raise TicketError(_("A ticket is created as a draft (0) or queued (20)."))
+        raise TicketError(_("A ticket is created as a draft or sent to be queued."))
     with transaction.atomic():
         year = timezone.localtime(ticket.ticket_date).year if ticket.ticket_date else timezone.localdate().year
         ticket.prefix = ticket.prefix.upper()
@@ -169,13 +170,13 @@ def ticket_update(*, ticket, lines, notes=(), requested_status=TicketStatus.DRAF
     """Save the changes of a ticket and send them (document 2, section 3: update only in status 0 or 40;
     a ticket the platform does not have yet is sent as a create)."""
     if requested_status not in (TicketStatus.DRAFT, TicketStatus.QUEUED):
-        raise TicketError(_("A ticket is saved as a draft (0) or queued (20)."))
+        raise TicketError(_("A ticket is saved as a draft or sent to be queued."))
     model = type(ticket)
     with transaction.atomic():
         current = model.objects.select_for_update().get(pk=ticket.pk)
         if not current.is_editable:
-            raise TicketError(_("Ticket %(number)s cannot be changed now: only a draft (0) or a ticket in error "
-                                "(40) can be updated, and not while it is being sent.")
+            raise TicketError(_("Ticket %(number)s cannot be changed now: only a draft or a ticket in error can be "
+                                "updated, and not while it is being sent.")
                               % {"number": current.ticket_number})
         # Number, prefix and ettn never change once given.
         ticket.ticket_number, ticket.prefix, ticket.remote_id = current.ticket_number, current.prefix, current.remote_id
@@ -413,7 +414,8 @@ def tickets_push_batch(*, model, pks) -> str:
         raise stopped[0]
     if model.objects.filter(pk__in=pks, sync_state=SyncState.SYNCED, remote_status__in=WORKING_STATUSES).exists():
         poll_soon(company_id=company.pk)
-    return _("%(sent)s ticket(s) sent, %(refused)s refused.") % counts
+    return ngettext("%(sent)s ticket sent, %(refused)s refused.", "%(sent)s tickets sent, %(refused)s refused.",
+                    counts["sent"]) % counts
 
 
 def _run_lanes(lane, count):
@@ -523,7 +525,7 @@ def tickets_status_change_request(*, tickets, status) -> "jobs.JobRun":
     status = int(status)
     sources = [source for source, target in STATUS_CHANGES.items() if target == status]
     if not sources:
-        raise TicketError(_("A ticket's status can only be changed to draft (0) or queued (20)."))
+        raise TicketError(_("A ticket's status can only be changed to draft or queued."))
     tickets = list(tickets)
     if not tickets:
         raise TicketError(_("Select at least one ticket."))
@@ -565,7 +567,8 @@ def tickets_cancel(*, model, pks):
     model.objects.filter(pk__in=[t.pk for t in tickets]).update(
         pending_action="", last_error="", remote_status=TicketStatus.CANCELLED, updated_at=timezone.now())
     _refresh_statuses(client, model, tickets)
-    return _("%(count)s ticket(s) cancelled.") % {"count": len(tickets)}
+    return ngettext("%(count)s ticket cancelled.", "%(count)s tickets cancelled.", len(tickets)) % {
+        "count": len(tickets)}
 
 
 def tickets_update_status(*, model, pks, status):
@@ -583,7 +586,8 @@ def tickets_update_status(*, model, pks, status):
         updated_at=timezone.now())
     if status in WORKING_STATUSES:
         poll_soon(company_id=tickets[0].company_id)
-    return _("%(count)s ticket(s) changed to “%(status)s”.") % {"count": len(tickets),
+    return ngettext("%(count)s ticket changed to “%(status)s”.", "%(count)s tickets changed to “%(status)s”.",
+                    len(tickets)) % {"count": len(tickets),
                                                                  "status": TicketStatus(status).label}
 
 

@@ -31,7 +31,7 @@ from backoffice.core.generic.views import (
     BaseObjectView, ExportDownloadMixin, ExportFetchMixin, ReportPageMixin, describe_fields, export_detail_context,
     report_fetch,
 )
-from backoffice.core.models import JobRun
+from backoffice.core.models import Company, JobRun
 from backoffice.core.roles import has_role
 from backoffice.core.generic.text import capfirst
 from backoffice.core.submissions import notes_for
@@ -171,6 +171,10 @@ KIND_DETAIL_FIELDS = {
 }
 
 
+class SeatTaken(Exception):
+    """Another ticket took the seat between the form's check and the save (the error is on the form)."""
+
+
 class TicketEditView(TicketsSection, ObjectEditView):
     """Create (allocates the number) and update (only in status 0 or 40), lines in a formset."""
 
@@ -185,8 +189,8 @@ class TicketEditView(TicketsSection, ObjectEditView):
 
     def _refuse_locked(self, obj):
         if obj.pk and not obj.is_editable:
-            messages.warning(self.request, _("Ticket %(number)s cannot be changed now: only a draft (0) or a ticket "
-                                             "in error (40) can be updated, and not while it is being sent.")
+            messages.warning(self.request, _("Ticket %(number)s cannot be changed now: only a draft or a ticket in "
+                                             "error can be updated, and not while it is being sent.")
                              % {"number": obj.ticket_number})
             return redirect(model_url(obj, "detail"))
         return None
@@ -225,6 +229,10 @@ class TicketEditView(TicketsSection, ObjectEditView):
                      "requested_status": form.cleaned_data["requested_status"]}
 
         def save():
+            # One company's saves of a seat one at a time: the seat check is made again under this lock.
+            Company.objects.select_for_update().filter(pk=obj.company_id).first()
+            if not form.recheck_seat():
+                raise SeatTaken
             if is_new:
                 ticket.prefix = form.cleaned_data["prefix"]
                 return services.ticket_create(ticket=ticket, user=request.user, **arguments)
@@ -232,6 +240,8 @@ class TicketEditView(TicketsSection, ObjectEditView):
 
         try:
             ticket, answered = self.guarded_save(guard, form, save, note=form.duplicate_note())
+        except SeatTaken:
+            return self.render_form(obj, form, formset=formset)
         except services.TicketError as exc:
             form.add_error(None, str(exc))
             return self.render_form(obj, form, formset=formset)
@@ -276,11 +286,11 @@ class TicketBulkView(TicketsSection, BulkActionView):
     actions = {
         "send": BulkAction(gettext_lazy("Send (draft → queued)"),
                            _bulk(services.tickets_status_change_request, status=TicketStatus.QUEUED),
-                           confirm=gettext_lazy("The selected drafts (0) will be queued (20) and sent for "
-                                                "processing."), required_roles=EDITORS),
+                           confirm=gettext_lazy("The selected drafts will be sent to the platform's queue "
+                                                "for processing."), required_roles=EDITORS),
         "draft": BulkAction(gettext_lazy("Back to draft (error → draft)"),
                             _bulk(services.tickets_status_change_request, status=TicketStatus.DRAFT),
-                            confirm=gettext_lazy("The selected tickets in error (40) will become drafts (0) and "
+                            confirm=gettext_lazy("The selected tickets in error will become drafts and "
                                                  "can be edited."), style="secondary", required_roles=EDITORS),
         "cancel": BulkAction(gettext_lazy("Cancel tickets"), _bulk(services.tickets_cancel_request),
                              confirm=gettext_lazy("The selected tickets will be cancelled on the platform. This "

@@ -38,27 +38,32 @@
     });
   }
 
-  // A creating form's one-time key and company (core.submissions). When Back re-fetches a form that was
-  // sent, the page comes with a new key while the browser refills the typed fields: the key it was sent
-  // with is put back from this tab's sessionStorage, so sending it again shows the document already
-  // created instead of creating a second one.
+  // A creating form's one-time key and company (core.submissions), kept in the history entry of the page
+  // (history.state): when Back re-fetches a form that was sent, the page comes with a new key while the
+  // browser refills the typed fields, and the key that entry was sent with is put back, so sending it
+  // again shows the document already created instead of creating a second one. Per entry, so another
+  // "new" form opened since keeps its own key.
   function keepSubmissionKey(root) {
-    var back = (performance.getEntriesByType && performance.getEntriesByType("navigation")[0] || {}).type === "back_forward";
-    each(root, "form", function (form) {
+    if (root !== document || !window.history || !history.replaceState) { return; }
+    var navigation = performance.getEntriesByType && performance.getEntriesByType("navigation")[0];
+    var back = navigation && navigation.type === "back_forward";
+    var forms = document.querySelectorAll("form");
+    var kept = (history.state && history.state.submissionKeys) || {};
+    var keys = {};
+    forms.forEach(function (form, index) {
       var key = form.querySelector("input[name=submission_key]");
       var company = form.querySelector("input[name=opened_for]");
-      if (!key || !company || !once(form, "Key")) { return; }
-      var slot = "submission:" + location.pathname;
-      var sent = null;
-      try { sent = JSON.parse(sessionStorage.getItem(slot) || "null"); } catch (error) { sent = null; }
-      if (back && sent && sent.key && root === document) {
-        key.value = sent.key;
-        company.value = sent.company;
+      if (!key || !company) { return; }
+      var slot = String(index);
+      if (back && kept[slot]) {
+        key.value = kept[slot].key;
+        company.value = kept[slot].company;
       }
-      form.addEventListener("submit", function () {
-        try { sessionStorage.setItem(slot, JSON.stringify({ key: key.value, company: company.value })); } catch (error) { /* private mode */ }
-      });
+      keys[slot] = { key: key.value, company: company.value };
     });
+    if (Object.keys(keys).length) {
+      history.replaceState(Object.assign({}, history.state || {}, { submissionKeys: keys }), "");
+    }
   }
 
   function init(root) {

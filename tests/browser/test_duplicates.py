@@ -3,6 +3,7 @@ on the ticket already created; a company switched in a second tab refuses the fi
 ticket for a taken seat needs a reason."""
 
 import os
+import re
 
 import pytest
 from django.contrib.auth.models import Group
@@ -38,6 +39,9 @@ def fill_event(page, seat="B-12", first_name="Ayşe"):
     page.fill("#id_lines-0-vat_rate", "20")
 
 
+TICKET_DETAIL = re.compile(r".*/tickets/event/\d+/$")  # not "add/", which a glob's * would match
+
+
 def save_draft(page):
     page.click("button[name=requested_status][value='0']")
 
@@ -48,7 +52,7 @@ def test_back_and_save_again_lands_on_the_ticket_already_created(accountant_page
     fill_event(page)
     key = page.locator("input[name=submission_key]").input_value()
     save_draft(page)
-    page.wait_for_url("**/tickets/event/*/")
+    page.wait_for_url(TICKET_DETAIL)
     ticket = EventTicket.objects.get()
     detail = page.url
 
@@ -94,7 +98,7 @@ def test_a_second_ticket_for_a_taken_seat_needs_a_reason(accountant_page, live_s
     page.goto(f"{live_server.url}/tickets/event/add/")
     fill_event(page)
     save_draft(page)
-    page.wait_for_url("**/tickets/event/*/")
+    page.wait_for_url(TICKET_DETAIL)
     taken = EventTicket.objects.get()
 
     page.goto(f"{live_server.url}/tickets/event/add/")
@@ -109,6 +113,28 @@ def test_a_second_ticket_for_a_taken_seat_needs_a_reason(accountant_page, live_s
 
     reason.fill("İlk bilet yanlış kişiye kesildi; iptal edilecek.")
     save_draft(page)
-    page.wait_for_url("**/tickets/event/*/")
+    page.wait_for_url(TICKET_DETAIL)
     assert EventTicket.objects.count() == 2
     assert "yanlış kişiye" in page.locator("[data-submission-note]").inner_text()
+
+
+def test_back_to_a_new_form_that_was_never_sent_saves_it(accountant_page, live_server):
+    """The key put back is the one of that page's own history entry: a second "new" form, left by a link and
+    come back to, is a new ticket, not a replay of the first one."""
+    page, _first, _second = accountant_page
+    page.goto(f"{live_server.url}/tickets/event/add/")
+    fill_event(page)
+    save_draft(page)
+    page.wait_for_url(TICKET_DETAIL)
+
+    page.goto(f"{live_server.url}/tickets/event/add/")
+    fill_event(page, seat="B-13", first_name="Mehmet")
+    page.on("dialog", lambda dialog: dialog.accept())  # "leave with unsaved changes?": yes
+    page.goto(f"{live_server.url}/jobs/")
+    page.go_back()
+    page.wait_for_selector("#ticket-form")
+    fill_event(page, seat="B-13", first_name="Mehmet")  # whatever the browser refilled, the form complete
+    save_draft(page)
+    page.wait_for_url(TICKET_DETAIL)
+    assert EventTicket.objects.count() == 2
+    assert EventTicket.objects.filter(seat_number="B-13", customer_first_name="Mehmet").exists()

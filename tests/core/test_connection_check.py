@@ -131,6 +131,10 @@ def test_a_working_connection(client, sandbox, sandbox_company, admin_of):
     assert response.status_code == 302 and response["Location"] == detail_url(sandbox_company) + "#connection"
     sandbox_company.refresh_from_db()
     assert [c["outcome"] for c in sandbox_company.connection_check["checks"]] == ["ok", "ok", "ok"]
+    # The usage report the test read (one call per 15 minutes) is kept, not thrown away.
+    from backoffice.subcompanies.models import UsageSnapshot
+
+    assert UsageSnapshot.objects.filter(company=sandbox_company).count() == 1
     page = html(client.get(response["Location"]))
     assert "bağlantısı çalışıyor" in page and 'data-ok="true"' in page
     assert page.count('data-outcome="ok"') == 3 and "Bilet servisi" in page and "Şirket yönetimi servisi" in page
@@ -284,3 +288,14 @@ def test_the_sources_of_remote_and_of_the_model_agree():
     from backoffice.remote import errors
 
     assert set(ErrorSource.values) == set(errors.SOURCES)
+
+
+def test_no_answer_is_said_in_the_users_language_not_as_a_class_name():
+    from backoffice.core.platform import failure
+    from backoffice.remote.errors import NETWORK, RemoteError
+
+    exc = RemoteError("ticket.create: cannot reach the platform (ConnectionError)", source=NETWORK)
+    assert exc.user_message() == "ticket.create: cannot reach the platform (ConnectionError)"  # not "RemoteError"
+    with translation.override("tr"):
+        text, source = failure(exc)
+    assert source == NETWORK and text.startswith("Platforma ulaşılamadı") and "(ticket.create: cannot" in text

@@ -258,3 +258,16 @@ def test_subcompany_contact_phone_message_on_the_field():
         assert not form.is_valid()
         assert form.errors["contact_phone"] == [
             "Enter a mobile number: ten digits starting with 5 after the 0 or +90, e.g. 0532 123 45 67."]
+
+
+@pytest.mark.parametrize("typed", ["32.125", "1.250", "-3.500"])
+def test_a_rate_with_a_dot_and_three_digits_is_asked_not_guessed(typed):
+    """In an exchange rate (six decimals) "32.125" is as likely 32,125 as 32125: the field asks."""
+    from django.core.exceptions import ValidationError
+
+    from backoffice.tickets.forms import EventTicketForm
+
+    field = EventTicketForm.base_fields["exchange_rate"]
+    with translation.override("en"), pytest.raises(ValidationError, match="after a comma, e.g. 32,125"):
+        field.clean(typed)
+    assert field.clean("32,125") == Decimal("32.125") and field.clean("32.1250") == Decimal("32.125")

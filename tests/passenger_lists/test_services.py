@@ -157,7 +157,7 @@ def test_a_list_known_as_reported_is_refused_here(expedition, sandbox, sandbox_c
     send(plist)
     report_now(sandbox, sandbox_company)
     run = services.report_request(company=sandbox_company, report_date=timezone.localdate())
-    assert jobs.report_sync(run.pk) == "1 item(s) stored."
+    assert jobs.report_sync(run.pk) == "1 item stored."
     plist.refresh_from_db()
     assert plist.state == ListState.REPORTED and plist.reported_at and not plist.is_editable
     with pytest.raises(services.PassengerListError, match="was reported to the tax authority and cannot be updated"):
@@ -322,7 +322,7 @@ def test_report_walks_every_page_and_marks_the_lists_it_names_reported(expeditio
     report_now(sandbox, sandbox_company)
     run = services.report_request(company=sandbox_company, report_date=day)
     assert services.report_request(company=sandbox_company, report_date=day) == run  # one fetch at a time
-    assert jobs.report_sync(run.pk) == "1002 item(s) stored."
+    assert jobs.report_sync(run.pk) == "1002 items stored."
     run.refresh_from_db()
     assert (run.state, run.pages_done, run.total_pages, run.total_count, run.is_current) == (
         ReportState.DONE, 3, 3, 1002, True)
@@ -349,7 +349,7 @@ def test_report_walks_every_page_and_marks_the_lists_it_names_reported(expeditio
 
 def test_an_empty_report_is_not_an_error(slow, sandbox_company):
     run = services.report_request(company=sandbox_company, report_date=date(2026, 1, 2))
-    assert jobs.report_sync(run.pk) == "0 item(s) stored."
+    assert jobs.report_sync(run.pk) == "0 items stored."
     run.refresh_from_db()
     assert (run.state, run.total_count) == (ReportState.DONE, 0)
 

@@ -1,5 +1,6 @@
 """The passenger-list pages: building a list from the passenger-ticket list, roles, company scoping."""
 
+import re
 from decimal import Decimal
 
 import pytest
@@ -134,9 +135,18 @@ def test_update_page_and_a_reported_list(client, accountant, company, expedition
 def test_rebuild_creates_a_new_list(client, accountant, company, expedition):
     old = a_list(company)
     login(client, accountant, company)
-    response = client.post(reverse("passenger_lists:passengerlist_rebuild", args=[old.pk]))
+    detail = client.get(old.get_absolute_url()).content.decode()
+    guard = dict(re.findall(r'name="(submission_key|opened_for)" value="([^"]*)"', detail))
+    url = reverse("passenger_lists:passengerlist_rebuild", args=[old.pk])
+    response = client.post(url, guard)
     new = PassengerList.objects.exclude(pk=old.pk).get()
     assert response["Location"] == new.get_absolute_url() and new.is_new_list and new.ticket_count == 3
+    # A second click, Back or another tab with the same page: the list already built, no third one.
+    again = client.post(url, guard)
+    assert again["Location"] == new.get_absolute_url() and PassengerList.objects.count() == 2
+    # Without the page's key nothing is built.
+    client.post(url)
+    assert PassengerList.objects.count() == 2
 
 
 def test_managers_read_but_do_not_build(client, manager, company, expedition):

@@ -8,7 +8,7 @@ import pytest
 from backoffice.core.choices import SyncState
 from backoffice.core.models import JobRun, RemoteCall
 from backoffice.subcompanies.models import SubCompany, SubCompanyOperation
-from tests.conftest import form_post
+from tests.conftest import confirm_post, form_post
 
 from .conftest import bad_check_digit, new_tckn, new_vkn, subcompany_data
 
@@ -108,11 +108,12 @@ def test_bulk_forms_check_their_fields_too(admin, on_platform):
     other = SubCompany.objects.create(company=on_platform.company, name="Alt B", remote_id=str(uuid.uuid4()),
                                       sync_state=SyncState.SYNCED)
     pks = [on_platform.pk, other.pk]
-    response = admin.post("/sub-companies/bulk/add_credit/", {"pk": pks, "confirm": "1", "quantity": "0"})
+    response = confirm_post(admin, "/sub-companies/bulk/add_credit/", {"pk": pks, "confirm": "1", "quantity": "0"})
     field_error(response, "quantity", "The quantity must be a positive number")
-    response = admin.post("/sub-companies/bulk/add_products/", {"pk": pks, "confirm": "1", "product_types": ["6"]})
+    response = confirm_post(admin, "/sub-companies/bulk/add_products/",
+                            {"pk": pks, "confirm": "1", "product_types": ["6"]})
     field_error(response, "product_types", "not one of the platform")
-    response = admin.post("/sub-companies/bulk/add_products/", {"pk": pks, "confirm": "1"})
+    response = confirm_post(admin, "/sub-companies/bulk/add_products/", {"pk": pks, "confirm": "1"})
     field_error(response, "product_types", "Choose at least one product.")
     nothing_saved_or_sent(SubCompanyOperation)
 
@@ -130,3 +131,17 @@ def test_a_credit_offer_sent_twice_is_one_request(admin, on_platform, rq_queue):
     operation = SubCompanyOperation.objects.get()
     assert again.status_code == 302 and again["Location"] == f"/sub-companies/requests/{operation.pk}/"
     assert JobRun.objects.count() == 1
+
+
+def test_a_bulk_credit_offer_confirmed_twice_is_one_request(admin, on_platform, rq_queue):
+    """Back on the confirmation page and confirm again: the request already sent, no second batch of credit."""
+    import re
+
+    url = "/sub-companies/bulk/add_credit/"
+    page = admin.post(url, {"pk": [on_platform.pk]}).content.decode()
+    guard = dict(re.findall(r'name="(submission_key|opened_for)" value="([^"]*)"', page))
+    data = {**guard, "pk": [on_platform.pk], "confirm": "1", "quantity": "500"}
+    assert admin.post(url, data).status_code == 302
+    again = admin.post(url, data)
+    operation = SubCompanyOperation.objects.get()
+    assert again.status_code == 302 and again["Location"] == f"/sub-companies/requests/{operation.pk}/"

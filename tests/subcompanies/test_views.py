@@ -16,7 +16,7 @@ from backoffice.subcompanies import services
 from backoffice.subcompanies.choices import OperationKind
 from backoffice.subcompanies.models import SubCompany, SubCompanyOperation
 from backoffice.subcompanies.selectors import latest_snapshot
-from tests.conftest import form_post, make_user
+from tests.conftest import confirm_post, form_post, make_user
 
 from .conftest import new_vkn
 
@@ -115,7 +115,7 @@ def test_every_page_is_scoped_to_the_active_company(client, other_company, repor
     for url in read_urls(sub)[1:2] + read_urls(sub)[4:5] + admin_urls(sub)[1:]:
         assert client.get(url).status_code == 404, url
     assert "Bir A.Ş." not in client.get("/sub-companies/").content.decode()
-    response = client.post("/sub-companies/bulk/add_credit/", {"pk": [sub.pk], "confirm": "1", "quantity": 5})
+    response = confirm_post(client, "/sub-companies/bulk/add_credit/", {"pk": [sub.pk], "confirm": "1", "quantity": 5})
     assert response.status_code == 302 and not SubCompanyOperation.objects.exists()
 
 
@@ -195,7 +195,7 @@ def test_bulk_credit_to_two_subcompanies_is_one_batch_request(client, administra
     confirm = client.post("/sub-companies/bulk/add_credit/", {"pk": pks, "return_url": "/sub-companies/"})
     html = confirm.content.decode()
     assert confirm.status_code == 200 and "Bir A.Ş." in html and "İki Ltd." in html and 'name="quantity"' in html
-    response = client.post("/sub-companies/bulk/add_credit/", {"pk": pks, "confirm": "1", "quantity": "250",
+    response = confirm_post(client, "/sub-companies/bulk/add_credit/", {"pk": pks, "confirm": "1", "quantity": "250",
                                                                "show_over_usage": "on"})
     operation = SubCompanyOperation.objects.get()
     assert response.status_code == 302 and response.url == f"/sub-companies/requests/{operation.pk}/"
@@ -208,7 +208,8 @@ def test_bulk_refuses_a_selection_with_a_waiting_company(client, administrator, 
     waiting = SubCompany.objects.create(company=company, name="Bekleyen A.Ş.", identifier=new_vkn(),
                                         sync_state=SyncState.SYNCED)
     login(client, administrator)
-    response = client.post("/sub-companies/bulk/add_credit/", {"pk": [reported[ONE].pk, waiting.pk], "confirm": "1",
+    response = confirm_post(client, "/sub-companies/bulk/add_credit/",
+                            {"pk": [reported[ONE].pk, waiting.pk], "confirm": "1",
                                                                "quantity": "5"})
     assert response.status_code == 200
     assert "Bekleyen A.Ş. is not on the platform yet" in response.content.decode()

@@ -110,9 +110,15 @@ def test_another_users_key_shows_nothing_of_theirs(accountant_client, company):
 @pytest.mark.skipif(connection.vendor == "sqlite",
                     reason="SQLite serialises writers: the race needs PostgreSQL (the CI's first pass)")
 @pytest.mark.django_db(transaction=True)
-def test_two_submissions_of_one_key_at_once_create_one_ticket(accountant, company, client):
+def test_two_submissions_of_one_key_at_once_create_one_ticket(company, client):
+    from django.contrib.auth.models import Group
     from django.test import Client
 
+    from backoffice.core.choices import Role
+
+    for role in Role:  # a transactional test sees no migration data another one flushed
+        Group.objects.get_or_create(name=role.value)
+    accountant = make_user("muhasebe", Role.ACCOUNTING, [company])
     client = login(client, accountant, company)
     guard = guard_of(client)
     codes = []
@@ -210,6 +216,12 @@ def test_moving_a_ticket_onto_a_taken_seat_asks_for_a_reason(accountant_client):
     response = accountant_client.post(reverse("tickets:eventticket_edit", args=[second.pk]), event_data())
     assert "seat_number" in response.context["form"].errors
     assert EventTicket.objects.filter(seat_number="B-12").count() == 1
+    # With a reason it moves, and the reason is kept with it as at creation.
+    response = accountant_client.post(reverse("tickets:eventticket_edit", args=[second.pk]),
+                                      event_data(duplicate_reason="Koltuklar yer değiştirdi."))
+    assert response.status_code == 302
+    assert FormSubmission.objects.exclude(note="").get(target=f"tickets.eventticket:{second.pk}").note.endswith(
+        "yer değiştirdi.")
 
 
 def test_editing_a_ticket_without_moving_its_seat_asks_nothing(accountant_client):
@@ -222,3 +234,25 @@ def test_editing_a_ticket_without_moving_its_seat_asks_nothing(accountant_client
     assert response.status_code == 302, response.context["form"].errors
     second.refresh_from_db()
     assert second.customer_first_name == "Zeynep"
+
+
+def test_a_typed_opened_for_never_names_another_tenant(accountant_client, other_company):
+    guard = guard_of(accountant_client)
+    response = accountant_client.post(EVENT_ADD, {**guard, **event_data(), "opened_for": other_company.pk})
+    errors = " ".join(response.context["form"].non_field_errors())
+    assert "opened for another company" in errors and other_company.name not in response.content.decode()
+    assert not EventTicket.objects.exists()
+
+
+def test_a_seat_taken_between_the_check_and_the_save_is_caught_under_the_lock(accountant_client, company):
+    """Two tabs (two keys) saving the same seat at once: the view checks the seat again inside the saving
+    transaction, after locking the company's row, so the later one gets the error on the seat."""
+    from backoffice.tickets.forms import EventTicketForm
+
+    form = EventTicketForm(data=event_data(), instance=EventTicket(company=company), company=company)
+    assert form.is_valid() and form.recheck_seat()
+    form_post(accountant_client, EVENT_ADD, event_data())  # the other tab wins the seat meanwhile
+    taken = EventTicket.objects.get()
+
+    assert not form.recheck_seat()
+    assert f"already has ticket {taken.ticket_number}" in " ".join(form.errors["seat_number"])

@@ -50,7 +50,7 @@ def test_valid_event_and_passenger_forms(company):
 
 @pytest.mark.parametrize("status", ["40", "60", "100", "abc"])
 def test_create_and_update_accept_only_status_0_or_20(company, status):
-    assert "draft (0) or queued (20)" in errors_of(event_form(company, requested_status=status), "requested_status")
+    assert "saved as a draft or sent to be queued" in errors_of(event_form(company, requested_status=status), "requested_status")
 
 
 @pytest.mark.parametrize("status", ["0", "20", ""])

@@ -9,6 +9,7 @@ Every view:
   else "generic/object_<action>.html".
 """
 
+import uuid
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Callable
@@ -26,13 +27,14 @@ from django.utils import timezone
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.text import slugify
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
+from django.utils.translation import gettext_lazy, ngettext
 from django.views import View
 from django_tables2 import RequestConfig
 
 from ..crypto import EncryptedTextField
 from ..roles import CompanyScopedMixin, RoleRequiredMixin, has_role
 from ..security import parse_ids
+from ..models import FormSubmission
 from ..submissions import AlreadySubmitted, SubmissionGuard, replay_message, submitted_object
 from .export import export_xlsx
 from .registry import extra_bulk_actions, get_model_view, model_url, user_may
@@ -286,7 +288,11 @@ class SubmissionGuardMixin:
         """save() in one transaction with the key's claim; returns (obj, None) or (None, response)."""
         if guard is None:
             with transaction.atomic():
-                return save(), None
+                obj = save()
+                if note:  # an edit's reason (no key to claim) is kept the same way, with the record
+                    FormSubmission.objects.create(key=uuid.uuid4(), user=self.request.user, company=obj.company,
+                                                  target=f"{obj._meta.label_lower}:{obj.pk}", note=note[:1000])
+                return obj, None
         try:
             with transaction.atomic():
                 guard.claim(note)
@@ -309,8 +315,12 @@ class SubmissionGuardMixin:
             form.add_error(None, refusal)
         return None
 
+    def guard_target(self, context):
+        """What the rendered form creates something about (None: no key on this page)."""
+        return context.get("object")
+
     def render(self, context, status=200):
-        guard = self.guard_for(context.get("object"))
+        guard = self.guard_for(self.guard_target(context))
         if guard is not None:
             context = {**context, "guard": guard.fields()}
         return super().render(context, status)
@@ -467,8 +477,8 @@ class BulkActionView(BaseObjectView):
             })
         with transaction.atomic():
             count = bulk_action.function(request, selection)
-        messages.success(request, _("%(action)s: %(count)s record(s).") % {"action": bulk_action.label,
-                                                                             "count": count})
+        messages.success(request, ngettext("%(action)s: %(count)s record.", "%(action)s: %(count)s records.", count)
+                         % {"action": bulk_action.label, "count": count})
         return redirect(return_url)
 
 
