@@ -74,22 +74,21 @@ def worker(rq_worker):
     assert rq_worker.poll() is None, "the worker died:\n" + output(rq_worker)
 
 
+def guard_fields(page: str) -> dict:
+    """The one-time key and opened-for company a page's form carries (core.submissions)."""
+    import re
+
+    return dict(re.findall(r'name="(submission_key|opened_for)" value="([^"]*)"', page))
+
+
 def form_post(client, url, data, **extra):
     """POST a creating form as a browser does: GET it first and send back its one-time key and the company
     it was opened for (core.submissions), then the data."""
-    import re
-
-    page = client.get(url, **extra).content.decode()
-    guard = dict(re.findall(r'name="(submission_key|opened_for)" value="([^"]*)"', page))
-    return client.post(url, {**guard, **data}, **extra)
+    return client.post(url, {**guard_fields(client.get(url, **extra).content.decode()), **data}, **extra)
 
 
 def confirm_post(client, url, data, **extra):
     """POST a bulk confirmation form as a browser does: the selection first (the confirmation page with its
     one-time key), then the confirmation with that key."""
-    import re
-
     first = {name: value for name, value in data.items() if name != "confirm"}
-    page = client.post(url, first, **extra).content.decode()
-    guard = dict(re.findall(r'name="(submission_key|opened_for)" value="([^"]*)"', page))
-    return client.post(url, {**guard, **data}, **extra)
+    return client.post(url, {**guard_fields(client.post(url, first, **extra).content.decode()), **data}, **extra)

@@ -29,8 +29,8 @@ from backoffice.core.generic import (
     register_model_views,
 )
 from backoffice.core.generic.registry import register_model_view
+from tests.conftest import form_post, guard_fields
 from tests.testapp.models import Probe
-from tests.conftest import form_post
 
 ANY_ROLE = (Role.ACCOUNTING, Role.MANAGER, Role.ADMINISTRATOR)
 
@@ -361,10 +361,9 @@ def test_a_model_template_overrides_the_generic_one(signed_in, company, settings
 def test_every_generic_create_form_is_guarded(signed_in, company):
     """The generic create page carries the one-time key and the company (core.submissions): sent twice, one
     record; sent without them, nothing."""
-    import re
 
     page = signed_in.get("/probes/add/").content.decode()
-    guard = dict(re.findall(r'name="(submission_key|opened_for)" value="([^"]*)"', page))
+    guard = guard_fields(page)
     assert guard["opened_for"] == str(company.pk)
     first = signed_in.post("/probes/add/", {**guard, "remote_id": "P78", "attempts": 0})
     again = signed_in.post("/probes/add/", {**guard, "remote_id": "P79", "attempts": 0})

@@ -1,6 +1,5 @@
 """The passenger-list pages: building a list from the passenger-ticket list, roles, company scoping."""
 
-import re
 from decimal import Decimal
 
 import pytest
@@ -10,7 +9,7 @@ from backoffice.core.choices import SyncState
 from backoffice.core.models import JobRun
 from backoffice.passenger_lists.choices import ListState
 from backoffice.passenger_lists.models import PassengerList, PassengerListExport
-from tests.conftest import form_post
+from tests.conftest import form_post, guard_fields
 
 from .conftest import EXPEDITION, OPERATOR, list_data, local_ticket, login
 
@@ -136,7 +135,7 @@ def test_rebuild_creates_a_new_list(client, accountant, company, expedition):
     old = a_list(company)
     login(client, accountant, company)
     detail = client.get(old.get_absolute_url()).content.decode()
-    guard = dict(re.findall(r'name="(submission_key|opened_for)" value="([^"]*)"', detail))
+    guard = guard_fields(detail)
     url = reverse("passenger_lists:passengerlist_rebuild", args=[old.pk])
     response = client.post(url, guard)
     new = PassengerList.objects.exclude(pk=old.pk).get()

@@ -8,7 +8,7 @@ import pytest
 from backoffice.core.choices import SyncState
 from backoffice.core.models import JobRun, RemoteCall
 from backoffice.subcompanies.models import SubCompany, SubCompanyOperation
-from tests.conftest import confirm_post, form_post
+from tests.conftest import confirm_post, form_post, guard_fields
 
 from .conftest import bad_check_digit, new_tckn, new_vkn, subcompany_data
 
@@ -120,11 +120,10 @@ def test_bulk_forms_check_their_fields_too(admin, on_platform):
 
 def test_a_credit_offer_sent_twice_is_one_request(admin, on_platform, rq_queue):
     """Back and send again, or a second tab: the offer already sent is shown, no second credit is handed out."""
-    import re
 
     url = f"/sub-companies/{on_platform.pk}/credit/"
     page = admin.get(url).content.decode()
-    guard = dict(re.findall(r'name="(submission_key|opened_for)" value="([^"]*)"', page))
+    guard = guard_fields(page)
     data = {**guard, "quantity": "500", "show_over_usage": "on"}
     assert admin.post(url, data).status_code == 302
     again = admin.post(url, data)
@@ -135,11 +134,10 @@ def test_a_credit_offer_sent_twice_is_one_request(admin, on_platform, rq_queue):
 
 def test_a_bulk_credit_offer_confirmed_twice_is_one_request(admin, on_platform, rq_queue):
     """Back on the confirmation page and confirm again: the request already sent, no second batch of credit."""
-    import re
 
     url = "/sub-companies/bulk/add_credit/"
     page = admin.post(url, {"pk": [on_platform.pk]}).content.decode()
-    guard = dict(re.findall(r'name="(submission_key|opened_for)" value="([^"]*)"', page))
+    guard = guard_fields(page)
     data = {**guard, "pk": [on_platform.pk], "confirm": "1", "quantity": "500"}
     assert admin.post(url, data).status_code == 302
     again = admin.post(url, data)

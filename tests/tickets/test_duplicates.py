@@ -2,7 +2,6 @@
 with the ticket already created, a form opened for another company is refused, and a second ticket for a
 seat that already has one needs a reason."""
 
-import re
 import threading
 import uuid
 
@@ -16,7 +15,7 @@ from backoffice.core.middleware import SESSION_KEY
 from backoffice.core.models import DocumentSeries, FormSubmission
 from backoffice.tickets.choices import TicketStatus
 from backoffice.tickets.models import EventTicket, PassengerTicket
-from tests.conftest import form_post, make_user
+from tests.conftest import form_post, guard_fields, make_user
 
 from .conftest import event_data, login, passenger_data
 
@@ -34,7 +33,7 @@ def english():
 
 def guard_of(client, url=EVENT_ADD):
     page = client.get(url).content.decode()
-    return dict(re.findall(r'name="(submission_key|opened_for)" value="([^"]*)"', page))
+    return guard_fields(page)
 
 
 def messages_of(response):
