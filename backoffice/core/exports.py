@@ -3,7 +3,7 @@ shared by every document family that has them (tickets, passenger lists, ...).
 
 A family's export model subclasses PlatformExport; its services call export_run() with the family's
 client (anything with export(filters) -> exportId, export_history() and export_download(exportId), e.g.
-remote.tickets.ExportsAndReports). The job starts the export once, watches the export history until the
+remote.exports.ExportsAndReports). The job starts the export once, watches the export history until the
 file shows, and downloads the ZIP while its window is open; not ready yet, it runs again shortly
 (sync.fetch_ready -> jobs.TryLater); past 24 hours the export is shown as expired.
 """

@@ -223,3 +223,41 @@ class PhoneField(forms.CharField):
     def to_python(self, value):
         value = super().to_python(value)
         return normalize_phone(value) if value else value
+
+
+# --- what every domain's forms share -----------------------------------------------------------------------
+
+MONEY = {"max_digits": 18, "decimal_places": 2}  # model amounts: the platform's decimals, to the cent
+DATETIME_FORMAT = "%Y-%m-%dT%H:%M"  # what <input type="datetime-local"> sends
+DATETIME_INPUT_FORMATS = [DATETIME_FORMAT, "%Y-%m-%d %H:%M", "%Y-%m-%dT%H:%M:%S", "%Y-%m-%d %H:%M:%S"]
+
+
+def datetime_widget():
+    return forms.DateTimeInput(attrs={"type": "datetime-local"}, format=DATETIME_FORMAT)
+
+
+def validate_year_range(value):
+    """Dates of the 2000s only: document numbers carry a year 20xx, and it keeps typos such as 0202 out."""
+    if value is not None and not (2000 <= value.year <= 2099):
+        raise ValidationError(_("Enter a date between the years 2000 and 2099."), code="year_range")
+
+
+def money_field(label, *, required=True, **kwargs):
+    # Typed as 1.250,75, 1250,75 or 1250.75 (parse_decimal), shown back as 1.250,75.
+    return LocalizedDecimalField(label=label, required=required, max_digits=12, decimal_places=2,
+                                 min_value=Decimal(0), display_places=2, **kwargs)
+
+
+def rate_field(label, *, required=False):
+    return LocalizedDecimalField(label=label, required=required, max_digits=5, decimal_places=2, min_value=Decimal(0),
+                                 max_value=Decimal(100))
+
+
+def clean_vkn_or_tckn(value) -> str:
+    """An optional VKN (10 digits) or TCKN (11 digits), checked with its check digits when given."""
+    from .validators import validate_vkn_or_tckn
+
+    value = (value or "").strip()
+    if value:
+        validate_vkn_or_tckn(value)
+    return value

@@ -7,7 +7,15 @@ _LABELS: dict = {}
 
 
 def register_job_labels(labels: dict) -> None:
-    _LABELS.update(labels)
+    """Labels by job name. Names are unique across apps: a second, different label for a name is refused
+    (one app's generic name must never relabel another's jobs)."""
+    from django.core.exceptions import ImproperlyConfigured
+
+    for name, label in labels.items():
+        known = _LABELS.get(name)
+        if known is not None and str(known) != str(label):
+            raise ImproperlyConfigured(f"job name {name!r} is registered twice with different labels")
+        _LABELS[name] = label
 
 
 def job_label(name: str) -> str:

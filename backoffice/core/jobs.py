@@ -139,7 +139,20 @@ def run_or_fail(work, *, failed):
 # Enqueue
 
 
-def enqueue(func, *, name: str, company=None, target: str = "", args=(), kwargs=None, delay: float | None = None,
+def job(label, *, name: str = ""):
+    """Decorator of a job entry point: its name (the function's unless given) and the words people read
+    for it, registered when the app's jobs module is imported. enqueue(func) then needs no name."""
+    from .joblabels import register_job_labels
+
+    def decorate(func):
+        func.job_name = name or func.__name__
+        register_job_labels({func.job_name: label})
+        return func
+
+    return decorate
+
+
+def enqueue(func, *, name: str = "", company=None, target: str = "", args=(), kwargs=None, delay: float | None = None,
             queue: str = DEFAULT_QUEUE) -> JobRun:
     """Create a JobRun (QUEUED) and put the job on the RQ queue when the caller's transaction commits.
 
@@ -148,6 +161,7 @@ def enqueue(func, *, name: str, company=None, target: str = "", args=(), kwargs=
     waiting to run again, it is returned instead of a second one (duplicate protection). The returned
     JobRun has `is_new` set to tell the two cases apart.
     """
+    name = name or getattr(func, "job_name", "") or func_path(func).rsplit(".", 1)[-1]
     company_id = company.pk if isinstance(company, Company) else company
     existing = _active_run(name=name, company_id=company_id, target=target)
     if existing is not None:

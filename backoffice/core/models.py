@@ -133,6 +133,8 @@ class RemoteRecord(models.Model):
     last_error_source = models.CharField(_("source of the last error"), max_length=12, choices=ErrorSource.choices,
                                          blank=True)
     attempts = models.PositiveIntegerField(_("attempts"), default=0)
+    # A record action asked for and not answered yet (core.actions: "cancel", "send", ...).
+    pending_action = models.CharField(_("pending action"), max_length=20, blank=True)
     synced_at = models.DateTimeField(_("synced at"), null=True, blank=True)
     created_at = models.DateTimeField(_("created"), auto_now_add=True)
     updated_at = models.DateTimeField(_("updated"), auto_now=True)

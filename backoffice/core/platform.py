@@ -11,12 +11,14 @@ from django.utils import timezone
 from django.utils.formats import date_format
 from django.utils.translation import gettext as _
 
-from backoffice.remote import connection, errors
-from backoffice.remote.client import PlatformClient
+from backoffice.remote import connection, errors, tokens
 from backoffice.remote.errors import CredentialsUnsendable, RemoteError
 from backoffice.remote.ratelimit import RateLimiter
+from backoffice.remote.sessions import TransportPool
+from backoffice.remote.tokens import RedisTokenStore
 from backoffice.remote.transport import Transport, TransportConfig
 
+from . import crypto
 from .choices import service_label
 from .models import RemoteCall
 
@@ -35,7 +37,7 @@ def audit_for(company):
         try:
             with transaction.atomic():
                 RemoteCall.objects.create(
-                    company=company,
+                    company_id=company.pk,  # the transport outlives this instance: only its pk counts
                     service=record.get("service", "")[:20],
                     operation=(record.get("operation") or "")[:60],
                     method=record.get("method", "")[:8],
@@ -94,11 +96,50 @@ def transport_config(company, *, interactive=False) -> TransportConfig:
     )
 
 
-def client_for(company, *, interactive=False) -> PlatformClient:
-    """The platform client of a company: its credentials, tier, base URLs, shared limiter and audit.
+# One Session per company and process, the transports over it (backoffice.remote.sessions).
+_pool = TransportPool()
+_token_stores: dict[tuple, RedisTokenStore] = {}
+
+
+def token_store() -> RedisTokenStore:
+    """The bearer tokens of every process of the deployment: in the queue's Redis, encrypted with the field
+    key (core.crypto), under keys hashed with SECRET_KEY (issue 11)."""
+    prefix = getattr(settings, "PLATFORM_TOKEN_KEY_PREFIX", "platform-token")
+    spec = (repr(settings.RQ_QUEUES.get("default")), prefix)
+    store = _token_stores.get(spec)
+    if store is None:  # no lock (none to inherit held in a forked child): two threads may make one each, once
+        store = _token_stores.setdefault(spec, RedisTokenStore(
+            django_rq.get_connection("default"), crypto.encrypt, crypto.decrypt, prefix=prefix,
+            key_secret=settings.SECRET_KEY.encode()))
+    return store
+
+
+# forget_tokens() (tests) clears the shared store even in a process that has not used it yet.
+tokens.on_forget(lambda: token_store().clear())
+
+
+def transport_for(company, *, interactive=False) -> Transport:
+    """The company's transport in this process: its credentials, tier, base URLs, shared limiter, audit and
+    token store, over the company's one Session. Built again when any of these changes.
     interactive=True for a call a user waits for in the browser (one attempt, short read timeout)."""
-    return PlatformClient(Transport(transport_config(company, interactive=interactive), audit=audit_for(company),
-                                    limiter=limiter()))
+    config = transport_config(company, interactive=interactive)
+    store = token_store()
+
+    def build(session=None):
+        return Transport(config, audit=audit_for(company), limiter=limiter(), session=session, token_store=store)
+
+    if company.pk is None:  # not saved (nothing to key it by): a transport of its own
+        return build()
+    limits = (settings.RATE_LIMIT_SCALE, getattr(settings, "RATE_LIMIT_KEY_PREFIX", "ratelimit"),
+              repr(settings.RQ_QUEUES.get("default")))
+    return _pool.transport(str(company.pk), config, build, variant="interactive" if interactive else "",
+                           extra=(limits, store))
+
+
+def client_for(company, client_class, *, interactive=False):
+    """The client of one service over the company's transport (transport_for), e.g.
+    client_for(company, EventTicketClient): each domain names the client it owns."""
+    return client_class(transport_for(company, interactive=interactive))
 
 
 # --- what a failure is, in the user's language ---------------------------------------------------------
@@ -191,9 +232,8 @@ def connection_test(company) -> dict:
     from .models import Company
 
     try:
-        client = client_for(company, interactive=True)
         checks = connection.check_connection(
-            client.transport, today=timezone.localdate(),
+            transport_for(company, interactive=True), today=timezone.localdate(),
             keep=lambda service, data: _connection_keepers[service](company, data)
             if service in _connection_keepers else None)
     except Exception:  # building the client (settings, Redis): still a result, never a 500

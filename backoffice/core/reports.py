@@ -105,18 +105,44 @@ def item_fields(spec, raw: dict, text_limits: dict) -> dict:
     return fields
 
 
+def row_builder(model, spec, text_limits: dict):
+    """A function making an unsaved report item from (run, raw item), with positional arguments in the
+    model's field order: Model(*values) skips the keyword handling that costs more than the insert.
+    The model's first fields are id, company, run and report_date; spec names the others."""
+    by_name = {name: (key, convert) for name, key, convert in spec}
+    names = [f.name for f in model._meta.concrete_fields]
+    fixed = ("id", "company", "run", "report_date")
+    if names[:4] != list(fixed) or set(names[4:]) != set(by_name):
+        raise ValueError(f"{model.__name__}: fields {names} do not match the report spec")
+    converters = [(name, *by_name[name]) for name in names[4:]]
+
+    def value(name, key, convert, raw):
+        item = raw.get(key)
+        if convert is str:
+            return ("" if item is None else str(item))[:text_limits.get(name, 300)]
+        return convert(item) if item is not None else (False if convert is bool else None)
+
+    def build(run, raw):
+        return model(None, run.company_id, run.pk, run.report_date,
+                     *[value(name, key, convert, raw) for name, key, convert in converters])
+
+    return build
+
+
 # --- the walk --------------------------------------------------------------------------------------------
 
-def report_request(*, model, job: str, name: str, company, report_date, **key):
+def report_request(*, model, job, name: str, company, report_date, job_args=(), **key):
     """Fetch the report of one day in the background (a new run; the current one stays until it is done).
-    A run of the same report still queued or running is returned instead of a second one."""
+    A run of the same report still queued or running is returned instead of a second one.
+    The job is called with (*job_args, run pk)."""
     with transaction.atomic():
         active = model.objects.filter(company=company, report_date=report_date, state__in=REPORT_ACTIVE,
                                       **key).first()
         if active is not None:
             return active
         run = model.objects.create(company=company, report_date=report_date, page_size=REPORT_PAGE_SIZE, **key)
-        jobs.enqueue(job, name=name, company=company, target=f"{model._meta.label_lower}:{run.pk}", args=[run.pk])
+        jobs.enqueue(job, name=name, company=company, target=f"{model._meta.label_lower}:{run.pk}",
+                     args=[*job_args, run.pk])
     return run
 
 

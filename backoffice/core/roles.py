@@ -8,6 +8,12 @@ from .choices import Role
 # audit log; accounting staff work on documents.
 ROLE_GROUPS = {role.value: role.label for role in Role}
 
+# The role sets views ask for, defined once: every page of every domain uses one of these.
+EVERYONE = (Role.ACCOUNTING, Role.MANAGER, Role.ADMINISTRATOR)
+EDITORS = (Role.ACCOUNTING, Role.ADMINISTRATOR)  # create, send and cancel documents
+MANAGERS = (Role.MANAGER, Role.ADMINISTRATOR)  # usage reports, sub-companies
+ADMINISTRATORS = (Role.ADMINISTRATOR,)  # companies, members, credit
+
 
 def user_roles(user) -> set[str]:
     if not user.is_authenticated:

@@ -9,16 +9,23 @@ class PassengerListsConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self):
-        from backoffice.core.joblabels import register_job_labels
+        from backoffice.core import families, schedule
+        from backoffice.core.generic.sections import Tab, register_tabs
         from backoffice.core.sync import register_pushable
 
+        from . import jobs
+        from .families import LIST_EXPORTS, LIST_REPORTS, reports_sync_today
         from .models import PassengerList
 
-        register_pushable(PassengerList, "backoffice.passenger_lists.jobs.passenger_list_push")
-        register_job_labels({
-            "passenger_list_push": _("Send passenger list"),
-            "passenger_lists_query": _("Read passenger lists from the platform"),
-            "passenger_list_export": _("Passenger list Excel export"),
-            "passenger_list_export_history": _("Read the passenger list export history"),
-            "passenger_list_report_sync": _("Fetch the by-date passenger list report"),
-        })
+        register_pushable(PassengerList, jobs.passenger_list_push)
+        families.register_family(LIST_EXPORTS)
+        families.register_family(LIST_REPORTS)
+        # Today's report of lists every 15 minutes for companies with lists not known as reported (a reported
+        # list cannot be updated); yesterday's comes with the family's nightly fetch.
+        schedule.register(func=reports_sync_today, interval=900, name="passenger_list_reports_today")
+        register_tabs("passenger_lists", [
+            Tab("lists", _("Passenger lists"), "people", "passenger_lists:passengerlist_list"),
+            Tab("tickets", _("Passenger tickets"), "bus-front", "tickets:passengerticket_list"),
+            Tab("exports", _("Exports"), "file-earmark-zip", "passenger_lists:passengerlistexport_list"),
+            Tab("report", _("Report"), "calendar3", "passenger_lists:passengerlistreportitem_list"),
+        ], css="passenger-lists-tabs")

@@ -10,24 +10,21 @@ from django.core.exceptions import ValidationError
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
-from backoffice.core.fields import localized_formfield
-from backoffice.tickets.forms import (
-    DATETIME_FORMAT,
-    OPERATOR_RULE_FIELDS,
-    ReportDateForm,  # noqa: F401 (the report page's date picker)
-    _clean_vkn_or_tckn,
-    _datetime_widget,
-    check_operator_fields,
-    clean_plate,
+from backoffice.core.fields import (
+    DATETIME_INPUT_FORMATS,
+    clean_vkn_or_tckn,
+    datetime_widget,
+    localized_formfield,
     money_field,
     validate_year_range,
 )
+from backoffice.core.generic.forms import PlatformExportForm
+from backoffice.tickets.forms import OPERATOR_RULE_FIELDS, check_operator_fields, clean_plate
 
 from . import services
 from .choices import ListState
 from .models import PassengerList
 
-INPUT_FORMATS = [DATETIME_FORMAT, "%Y-%m-%d %H:%M", "%Y-%m-%dT%H:%M:%S", "%Y-%m-%d %H:%M:%S"]
 DETAIL_FIELDS = ("vehicle_operating_country", "vehicle_operating_city", "vehicle_operating_district",
                  "vehicle_operating_town", "vehicle_operating_street", "vehicle_operating_building_name",
                  "vehicle_operating_building_no", "vehicle_operating_door_no", "vehicle_operating_post_code",
@@ -53,8 +50,8 @@ class PassengerListForm(forms.ModelForm):
         self.company = company or getattr(self.instance, "company", None)
         self.is_update = self.instance.pk is not None
         field = self.fields["expedition_time"]
-        field.widget = _datetime_widget()
-        field.input_formats = INPUT_FORMATS
+        field.widget = datetime_widget()
+        field.input_formats = DATETIME_INPUT_FORMATS
         field.validators.append(validate_year_range)
         self.fields["vehicle_plate"].widget.attrs.update({"class": "text-uppercase"})
         self.fields["vehicle_plate"].help_text = _("Without the plate given by hand, only the tickets of this plate "
@@ -79,7 +76,7 @@ class PassengerListForm(forms.ModelForm):
         return clean_plate(self.cleaned_data.get("vehicle_plate"))
 
     def clean_vehicle_operating_vkn_tckn(self):
-        return _clean_vkn_or_tckn(self.cleaned_data.get("vehicle_operating_vkn_tckn"))
+        return clean_vkn_or_tckn(self.cleaned_data.get("vehicle_operating_vkn_tckn"))
 
     def clean(self):
         data = super().clean()
@@ -120,21 +117,9 @@ class PassengerListForm(forms.ModelForm):
         ]
 
 
-class PassengerListExportForm(forms.Form):
+class PassengerListExportForm(PlatformExportForm):
     """The export body of document 2, 4.3: a range on the expedition time."""
 
     startDate = forms.DateTimeField(label=_("Expedition from"), required=False)
     endDate = forms.DateTimeField(label=_("Expedition until"), required=False)
-
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        for field in self.fields.values():
-            field.widget = _datetime_widget()
-            field.input_formats = [*INPUT_FORMATS, "%Y-%m-%d"]
-            field.validators.append(validate_year_range)
-
-    def clean(self):
-        data = super().clean()
-        if data.get("startDate") and data.get("endDate") and data["startDate"] > data["endDate"]:
-            self.add_error("endDate", ValidationError(_("The end is before the start."), code="date_order"))
-        return data
+    date_ranges = (("startDate", "endDate"),)

@@ -14,7 +14,8 @@ from django.utils.translation import gettext_lazy as _
 from backoffice.core.exports import PlatformExport
 from backoffice.core.models import Company, RemoteRecord
 from backoffice.core.reports import ReportRunBase
-from backoffice.tickets.models import MONEY, PassengerTicket
+from backoffice.core.fields import MONEY
+from backoffice.tickets.models import PassengerTicket
 
 from .choices import CURRENT_STATES, ListState
 

@@ -15,17 +15,18 @@ from django.db.models.functions import Replace, Upper
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from backoffice.core import exports as core_exports
 from backoffice.core import jobs, sync
-from backoffice.core import reports as core_reports
 from backoffice.core.choices import SyncState
+from backoffice.core.exports import parse_when
+from backoffice.core.payloads import num, when
 from backoffice.core.platform import client_for
+from backoffice.remote.passenger_lists import PassengerListClient
 from backoffice.tickets.choices import TicketStatus
 from backoffice.tickets.models import PassengerTicket
 
 from . import conf
 from .choices import CURRENT_STATES, ISSUED_STATUSES, ListState
-from .models import PassengerList, PassengerListExport, PassengerListReportItem, PassengerListReportRun
+from .models import PassengerList
 
 logger = logging.getLogger(__name__)
 
@@ -57,7 +58,7 @@ class PassengerListError(Exception):
 
 
 def list_client(company):
-    return client_for(company).passenger_lists
+    return client_for(company, PassengerListClient)
 
 
 def plate_key(value) -> str:
@@ -258,36 +259,20 @@ def passenger_list_rebuild(*, plist, user=None) -> PassengerList:
     return passenger_list_create(plist=copy, user=user)
 
 
-def passenger_list_resend(*, plist):
-    """Send again a list whose push failed (the platform decides)."""
-    try:
-        return sync.record_queue(plist)
-    except sync.StateError as exc:
-        raise PassengerListError(str(exc)) from None
-
-
 # ---------------------------------------------------------------------------------------------------
 # The payload and the push
-
-
-def _when(value):
-    return None if value is None else timezone.localtime(value).isoformat()
-
-
-def _num(value):
-    return None if value is None else float(value)
 
 
 def passenger_list_payload(plist) -> dict:
     """The save body of document 2, 4.3. isManualPlate is declared as a string; empty operator fields go
     as null (the five are all given or none)."""
-    body = {"expeditionNumber": plist.expedition_number, "expeditionTime": _when(plist.expedition_time),
+    body = {"expeditionNumber": plist.expedition_number, "expeditionTime": when(plist.expedition_time),
             "vehiclePlate": plist.vehicle_plate, "isManualPlate": "true" if plist.is_manual_plate else "false",
             "isNewList": bool(plist.is_new_list)}
     for key, name in OPERATOR_PAYLOAD.items():
         body[key] = getattr(plist, name) or None
-    body["commissionAmount"] = _num(plist.commission_amount)
-    body["commissionTaxAmount"] = _num(plist.commission_tax_amount)
+    body["commissionAmount"] = num(plist.commission_amount)
+    body["commissionTaxAmount"] = num(plist.commission_tax_amount)
     return body
 
 
@@ -304,7 +289,7 @@ def passenger_list_reconcile(plist) -> dict | None:
     known = set(PassengerList.objects.filter(company=plist.company).exclude(remote_id="")
                 .values_list("remote_id", flat=True))
     found = list_client(plist.company).find(expedition_number=plist.expedition_number,
-                                            expedition_time=_when(plist.expedition_time),
+                                            expedition_time=when(plist.expedition_time),
                                             vehicle_plate=plist.vehicle_plate, exclude=known)
     if not found:
         return None
@@ -362,7 +347,7 @@ def _query_item_store(company, item) -> int:
     ettn = item.get("id")
     if not ettn:
         return 0
-    created = core_exports.parse_when(item.get("createDate"))
+    created = parse_when(item.get("createDate"))
     known = PassengerList.objects.filter(company=company, remote_id=ettn).first()
     if known is not None:
         changes = {}
@@ -373,7 +358,7 @@ def _query_item_store(company, item) -> int:
         if changes:
             PassengerList.objects.filter(pk=known.pk).update(**changes)
         return 0
-    moment = core_exports.parse_when(item.get("expeditionTime"))
+    moment = parse_when(item.get("expeditionTime"))
     if moment is None or not item.get("expeditionNumber"):
         logger.warning("passenger list %s from the platform has no expedition; skipped", ettn)
         return 0
@@ -388,121 +373,6 @@ def _query_item_store(company, item) -> int:
 
 
 def query_sync_request(*, company):
-    return jobs.enqueue("backoffice.passenger_lists.jobs.passenger_lists_query_sync", name="passenger_lists_query",
-                        company=company, args=[company.pk])
+    from .jobs import passenger_lists_query
 
-
-# ---------------------------------------------------------------------------------------------------
-# Excel exports (document 2, 4.3: ids and an expedition-time range), kept for 24 hours on the platform
-
-
-def export_start(*, company, filters: dict, user=None) -> PassengerListExport:
-    """Record the export the user asked for and start it in the background."""
-    with transaction.atomic():
-        export = PassengerListExport.objects.create(
-            company=company, filters=filters, requested_by=user if user is not None and user.is_authenticated else None)
-        _enqueue_export(export)
-    return export
-
-
-def export_filters(data: dict) -> dict:
-    """The export body of document 2, 4.3 (ids of lists; startDate / endDate on the expedition time)."""
-    body = {name: data[name].isoformat() for name in ("startDate", "endDate") if data.get(name)}
-    if data.get("ids"):
-        body["ids"] = list(data["ids"])
-    return body
-
-
-def _enqueue_export(export):
-    return jobs.enqueue("backoffice.passenger_lists.jobs.passenger_list_export_run", name="passenger_list_export",
-                        company=export.company_id, target=f"passenger_lists.passengerlistexport:{export.pk}",
-                        args=[export.pk])
-
-
-def export_run(*, export):
-    """Start on the platform, watch its history, and download the ZIP within 24 hours (core.exports)."""
-    return core_exports.export_run(export=export, client=list_client(export.company),
-                                   poll_every=conf.get("PASSENGER_LIST_EXPORT_POLL_SECONDS"))
-
-
-def export_fetch_request(*, export) -> None:
-    try:
-        core_exports.export_fetch_request(export=export, enqueue=_enqueue_export)
-    except core_exports.ExportError as exc:
-        raise PassengerListError(str(exc)) from None
-
-
-def export_failed(*, export_pk, message):
-    core_exports.export_failed(model=PassengerListExport, pk=export_pk, message=message)
-
-
-def export_history_sync(*, company) -> int:
-    return core_exports.export_history_sync(model=PassengerListExport, client=list_client(company), company=company)
-
-
-def exports_expire() -> int:
-    return core_exports.exports_expire(PassengerListExport.objects.all())
-
-
-# ---------------------------------------------------------------------------------------------------
-# The by-date report of lists (document 2, 4.3): every page, pageIndex from 1, pageSize 500
-
-
-REPORT_FIELDS = (
-    ("passenger_list_number", "passengerListNumber", str), ("expedition_number", "expeditionNumber", str),
-    ("vehicle_plate", "vehiclePlate", str), ("expedition_time", "expeditionTime", core_reports.date_time),
-    ("total_payable_amount", "totalPayableAmount", core_reports.decimal_or_none),
-    ("total_commission_amount", "totalCommissionAmount", core_reports.decimal_or_none),
-    ("total_commission_tax_amount", "totalCommissionTaxAmount", core_reports.decimal_or_none),
-    ("part_index", "partIndex", core_reports.int_or_none), ("created_date", "createdDate", core_reports.date_time),
-)
-_TEXT_LIMITS = {"passenger_list_number": 40, "expedition_number": 50, "vehicle_plate": 20}
-
-
-def report_request(*, company, report_date) -> PassengerListReportRun:
-    return core_reports.report_request(model=PassengerListReportRun, job="backoffice.passenger_lists.jobs.report_sync",
-                                       name="passenger_list_report_sync", company=company, report_date=report_date)
-
-
-def report_store_page(*, run, page_index, envelope) -> int:
-    """Store one page's items with the run's progress in one transaction; the lists they name are now
-    known to be reported (and can no longer be updated)."""
-    raws = envelope.get("items") or []
-    rows = [PassengerListReportItem(company_id=run.company_id, run_id=run.pk, report_date=run.report_date,
-                                    **core_reports.item_fields(REPORT_FIELDS, raw, _TEXT_LIMITS)) for raw in raws]
-    stored = core_reports.report_store_page(run=run, page_index=page_index, envelope=envelope, rows=rows,
-                                            item_model=PassengerListReportItem)
-    lists_reported(company_id=run.company_id, items=rows)
-    return stored
-
-
-def lists_reported(*, company_id, items) -> int:
-    """The lists named in report items were reported to the tax authority: keep when, and refuse updates."""
-    moments = {item.passenger_list_number: item.created_date for item in items if item.passenger_list_number}
-    if not moments:
-        return 0
-    changed = 0
-    for plist in PassengerList.objects.filter(company_id=company_id, passenger_list_number__in=list(moments),
-                                              reported_at__isnull=True).only("pk", "state", "passenger_list_number"):
-        reported = moments[plist.passenger_list_number] or timezone.now()
-        fields = {"reported_at": reported, "updated_at": timezone.now()}
-        if plist.state == ListState.SAVED:
-            fields["state"] = ListState.REPORTED
-        changed += PassengerList.objects.filter(pk=plist.pk).update(**fields)
-    return changed
-
-
-def report_sync(*, run):
-    """Walk every page of the report of run.report_date and store the items (no records is not an error)."""
-    client = list_client(run.company)
-    return core_reports.report_walk(
-        run=run, fetch_page=lambda page_index: client.report(run.report_date, page_index, page_size=run.page_size),
-        store_page=lambda page_index, envelope: report_store_page(run=run, page_index=page_index, envelope=envelope))
-
-
-def report_failed(*, run_pk, message):
-    core_reports.report_failed(model=PassengerListReportRun, run_pk=run_pk, message=message)
-
-
-def current_report_run(*, company, report_date):
-    return PassengerListReportRun.objects.filter(company=company, report_date=report_date, is_current=True).first()
+    return jobs.enqueue(passenger_lists_query, company=company, args=[company.pk])

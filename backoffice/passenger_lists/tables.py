@@ -5,10 +5,11 @@ from django.utils.translation import gettext_lazy as _
 
 from backoffice.core.choices import SyncState
 from backoffice.core.generic import BaseTable, ChoiceBadgeColumn, DateTimeColumn, LinkedColumn, model_url
+from backoffice.core.generic.tables import RIGHT, ExportTable, MoneyColumn, OrderedTable, RemoteStatusColumn
+from backoffice.tickets.choices import TicketStatus
 from backoffice.tickets.models import PassengerTicket
-from backoffice.tickets.tables import RIGHT, MoneyColumn, OrderedTable, StatusColumn
 
-from .choices import ExportState, ListState
+from .choices import ListState
 from .models import PassengerList, PassengerListExport, PassengerListReportItem
 
 
@@ -52,7 +53,7 @@ class ListTicketTable(OrderedTable):
     payable_amount = MoneyColumn()
     commission_amount = MoneyColumn()
     commission_tax_amount = MoneyColumn()
-    remote_status = StatusColumn()
+    remote_status = RemoteStatusColumn(TicketStatus)
 
     secondary_columns = ("seat_number", "customer", "vehicle_plate", "commission_amount")
     tertiary_columns = ("commission_tax_amount",)
@@ -74,28 +75,9 @@ class ListTicketTable(OrderedTable):
     render_commission_tax_amount = render_commission_amount
 
 
-class PassengerListExportTable(OrderedTable):
-    id = LinkedColumn(verbose_name=_("export"))
-    state = ChoiceBadgeColumn(ExportState)
-    created_at = DateTimeColumn()
-    platform_created = DateTimeColumn()
-    fetched_at = DateTimeColumn()
-    size = tables.Column(attrs=RIGHT)
-
-    secondary_columns = ("file_name", "created_at", "size")
-    tertiary_columns = ("platform_created", "fetched_at")
-
-    class Meta(BaseTable.Meta):
+class PassengerListExportTable(ExportTable):
+    class Meta(ExportTable.Meta):
         model = PassengerListExport
-        fields = ("id", "state", "file_name", "created_at", "platform_created", "fetched_at", "size")
-        sequence = fields
-        empty_text = _("No exports yet.")
-
-    def render_id(self, record):
-        return format_html('<a href="{}">{}</a>', model_url(record, "detail"), record)
-
-    def render_size(self, value):
-        return number_format(value, 0, force_grouping=True)
 
 
 class PassengerListReportTable(OrderedTable):

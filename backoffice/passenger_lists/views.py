@@ -6,7 +6,6 @@ call the platform client, except for the kept export file; everything else is sa
 """
 
 from django.contrib import messages
-from django.core.exceptions import PermissionDenied
 from django.db.models import Count, Sum
 from django.shortcuts import get_object_or_404, redirect
 from django.urls import reverse
@@ -16,7 +15,8 @@ from django.utils.translation import gettext_lazy, ngettext
 from django.views.decorators.http import require_POST
 from django_tables2 import RequestConfig
 
-from backoffice.core.choices import Role, SyncState
+from backoffice.core import batch
+from backoffice.core.choices import SyncState
 from backoffice.core.generic import (
     BulkAction,
     BulkActionView,
@@ -25,33 +25,28 @@ from backoffice.core.generic import (
     ObjectListView,
     model_url,
     register_bulk_action,
+    register_model_view,
     register_model_views,
 )
-from backoffice.core.generic.views import (
-    BaseObjectView,
-    ExportDownloadMixin,
-    ExportFetchMixin,
-    ReportPageMixin,
-    SubmissionGuardMixin,
-    describe_fields,
-    export_detail_context,
-    report_fetch,
-    safe_return_url,
+from backoffice.core.generic.families import (
+    ReportListView,
+    active_company,
+    register_export_pages,
+    register_report_pages,
 )
+from backoffice.core.generic.sections import SectionMixin
+from backoffice.core.generic.views import BaseObjectView, SubmissionGuardMixin, describe_fields, safe_return_url
 from backoffice.core.models import JobRun
-from backoffice.core.roles import has_role
+from backoffice.core.roles import EDITORS, EVERYONE, has_role
 from backoffice.core.security import parse_ids
 from backoffice.core.submissions import SubmissionGuard
 from backoffice.tickets.models import PassengerTicket
 
 from . import filters, services, tables
-from .choices import EXPORT_PENDING, ListState
-from .forms import PassengerListExportForm, PassengerListForm, ReportDateForm
-from .models import PassengerList, PassengerListExport, PassengerListReportItem, PassengerListReportRun
-
-ALL_ROLES = (Role.ACCOUNTING, Role.MANAGER, Role.ADMINISTRATOR)
-# As for tickets: accounting staff and administrators build and send; managers read and export.
-EDITORS = (Role.ACCOUNTING, Role.ADMINISTRATOR)
+from .choices import ListState
+from .families import LIST_EXPORTS, LIST_REPORTS
+from .forms import PassengerListForm
+from .models import PassengerList
 DETAIL_FIELDS = ("passenger_list_number", "expedition_number", "expedition_time", "vehicle_plate", "is_manual_plate")
 OPERATOR_DETAIL_FIELDS = ("vehicle_operating_vkn_tckn", "vehicle_operating_title", "vehicle_operating_tax_center",
                           "commission_amount", "commission_tax_amount", "vehicle_operating_country",
@@ -62,26 +57,16 @@ OPERATOR_DETAIL_FIELDS = ("vehicle_operating_vkn_tckn", "vehicle_operating_title
                           "vehicle_operating_telephone", "vehicle_operating_email")
 
 
-class ListsSection:
-    """Templates of this app first, then the generic ones; the section's tabs."""
+class ListsSection(SectionMixin):
+    """The section's tabs; whether the user may build and send."""
 
-    section = "lists"
-
-    def get_template_names(self):
-        meta = self.get_model()._meta
-        return [f"passenger_lists/{meta.model_name}_{self.action}.html", f"generic/object_{self.action}.html"]
+    section = "passenger_lists"
+    tab = "lists"
 
     def base_context(self):
         context = super().base_context()
-        context["lists_section"] = self.section
         context["may_edit"] = has_role(self.request.user, *EDITORS)
         return context
-
-
-def _company(request):
-    if request.company is None:
-        raise PermissionDenied(_("Choose a company first."))
-    return request.company
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -90,7 +75,7 @@ def _company(request):
 
 class PassengerListListView(ListsSection, ObjectListView):
     model = PassengerList
-    required_roles = ALL_ROLES
+    required_roles = EVERYONE
     table = tables.PassengerListTable
     filterset = filters.PassengerListFilterSet
     refresh_interval = 3
@@ -101,7 +86,7 @@ class PassengerListListView(ListsSection, ObjectListView):
 
 class PassengerListDetailView(ListsSection, ObjectDetailView):
     model = PassengerList
-    required_roles = ALL_ROLES
+    required_roles = EVERYONE
 
     def base_queryset(self):
         return super().base_queryset().select_related("replaced_by", "created_by")
@@ -116,8 +101,7 @@ class PassengerListDetailView(ListsSection, ObjectDetailView):
         sums = tickets.aggregate(payable=Sum("payable_amount"), commission=Sum("commission_amount"),
                                  commission_tax=Sum("commission_tax_amount"))
         runs = JobRun.objects.filter(company=plist.company_id, target=f"passenger_lists.passengerlist:{plist.pk}")[:10]
-        urls = {name: reverse(f"passenger_lists:passengerlist_{name}", args=[plist.pk])
-                for name in ("rebuild", "export")}
+        urls = {name: model_url(plist, name) for name in ("rebuild", "export")}
         return {
             "fields": describe_fields(plist, DETAIL_FIELDS, user=user),
             "operator_fields": [f for f in describe_fields(plist, OPERATOR_DETAIL_FIELDS, user=user)
@@ -149,7 +133,7 @@ class PassengerListBuildView(ListsSection, SubmissionGuardMixin, BaseObjectView)
         if not pks:
             return None
         try:
-            return services.expedition_of(company=_company(self.request), pks=pks)
+            return services.expedition_of(company=active_company(self.request), pks=pks)
         except services.PassengerListError as exc:
             messages.error(self.request, str(exc))
             return False
@@ -174,11 +158,11 @@ class PassengerListBuildView(ListsSection, SubmissionGuardMixin, BaseObjectView)
                                                           model_url(PassengerList, "list"))}, status=status)
 
     def get(self, request):
-        plist = PassengerList(company=_company(request))
+        plist = PassengerList(company=active_company(request))
         return self.render_form(PassengerListForm(instance=plist, company=request.company))
 
     def post(self, request):
-        plist = PassengerList(company=_company(request))
+        plist = PassengerList(company=active_company(request))
         pks = parse_ids(request.POST.getlist("pk"))
         if "expedition_number" not in request.POST:  # the selection from the passenger-ticket list
             expedition = self._expedition(pks)
@@ -190,18 +174,11 @@ class PassengerListBuildView(ListsSection, SubmissionGuardMixin, BaseObjectView)
             form = PassengerListForm(instance=plist, company=request.company, initial=expedition.initial)
             return self.render_form(form, expedition, pks)
         form = PassengerListForm(data=request.POST, instance=plist, company=request.company)
-        guard = self.guard_for(plist)
-        answered = self.check_guard(guard, form)
-        if answered is not None:
-            return answered
-        if not form.is_valid():
-            return self.render_form(form, self._expedition(pks) or None, pks)
-        try:
-            plist, answered = self.guarded_save(guard, form, lambda: services.passenger_list_create(
-                plist=form.save(commit=False), user=request.user))
-        except services.PassengerListError as exc:
-            form.add_error(exc.field, str(exc))
-            return self.render_form(form, None, pks)
+        plist, answered = self.guarded_submit(
+            self.guard_for(plist), form, lambda: services.passenger_list_create(plist=form.save(commit=False),
+                                                                               user=request.user),
+            refused=services.PassengerListError,
+            invalid=lambda: self.render_form(form, None if form.is_valid() else self._expedition(pks) or None, pks))
         if answered is not None:
             return answered
         messages.success(request, ngettext(
@@ -268,22 +245,12 @@ class PassengerListEditView(ListsSection, ObjectEditView):
         return ["passenger_lists/passengerlist_build.html"]
 
 
-def _resend(request, queryset):
-    count = 0
-    for plist in queryset.filter(sync_state=SyncState.FAILED):
-        services.passenger_list_resend(plist=plist)
-        count += 1
-    if not count:
-        messages.error(request, _("Only lists whose sending failed can be sent again."))
-    return count
-
-
 def _export_selected(request, queryset):
     ids = list(queryset.exclude(remote_id="").values_list("remote_id", flat=True))
     if not ids:
         messages.error(request, _("Only lists the platform has can be exported."))
         return 0
-    services.export_start(company=_company(request), filters={"ids": ids}, user=request.user)
+    LIST_EXPORTS.start(company=active_company(request), filters={"ids": ids}, user=request.user)
     messages.info(request, _("The export was started; its file appears under Exports when the platform has "
                              "prepared it."))
     return len(ids)
@@ -291,12 +258,13 @@ def _export_selected(request, queryset):
 
 class PassengerListBulkView(ListsSection, BulkActionView):
     model = PassengerList
-    required_roles = ALL_ROLES
+    required_roles = EVERYONE
     actions = {
         "export": BulkAction(gettext_lazy("Platform Excel export"), _export_selected,
                              confirm=gettext_lazy("The platform prepares an Excel file of the selected lists; it is "
                                                   "downloaded and kept here as soon as it is ready.")),
-        "resend": BulkAction(gettext_lazy("Send again"), _resend,
+        "resend": BulkAction(gettext_lazy("Send again"), batch.resend_bulk(
+            refused_message=gettext_lazy("Only lists whose sending failed can be sent again.")),
                              confirm=gettext_lazy("The selected lists whose sending failed will be sent again."),
                              required_roles=EDITORS),
     }
@@ -314,6 +282,7 @@ register_bulk_action(PassengerTicket, "passenger_list", BulkAction(
     url_name="passenger_lists:passengerlist_add"))
 
 
+@register_model_view(PassengerList, "rebuild", path="<id:pk>/rebuild/")
 @method_decorator(require_POST, name="dispatch")
 class PassengerListRebuildView(ListsSection, SubmissionGuardMixin, BaseObjectView):
     """Create the list again with the same information: the new one replaces it (document 2, section 3).
@@ -324,20 +293,10 @@ class PassengerListRebuildView(ListsSection, SubmissionGuardMixin, BaseObjectVie
 
     def post(self, request, pk):
         plist = get_object_or_404(self.get_queryset(), pk=pk)
-        guard = self.guard_for(plist)
-        earlier = guard.earlier()
-        if earlier is not None:
-            return self.replayed(earlier)
-        refusal = guard.refusal()
-        if refusal:
-            messages.error(request, refusal)
-            return redirect(model_url(plist, "detail"))
-        try:
-            new, answered = self.guarded_save(guard, None, lambda: services.passenger_list_rebuild(
-                plist=plist, user=request.user))
-        except services.PassengerListError as exc:
-            messages.error(request, str(exc))
-            return redirect(model_url(plist, "detail"))
+        new, answered = self.guarded_submit(
+            self.guard_for(plist), None, lambda: services.passenger_list_rebuild(plist=plist, user=request.user),
+            valid=lambda: True, refused=services.PassengerListError,
+            invalid=lambda: redirect(model_url(plist, "detail")))
         if answered is not None:
             return answered
         messages.success(request, _("A new list of expedition %(number)s is being sent; it replaces %(old)s once the "
@@ -345,21 +304,23 @@ class PassengerListRebuildView(ListsSection, SubmissionGuardMixin, BaseObjectVie
         return redirect(model_url(new, "detail"))
 
 
+@register_model_view(PassengerList, "export", path="<id:pk>/export/")
 @method_decorator(require_POST, name="dispatch")
 class PassengerListExportOneView(ListsSection, BaseObjectView):
     """Start a platform Excel export of this list (ids = its ettn)."""
 
     model = PassengerList
-    required_roles = ALL_ROLES
+    required_roles = EVERYONE
 
     def post(self, request, pk):
         plist = get_object_or_404(self.get_queryset().exclude(remote_id=""), pk=pk)
-        export = services.export_start(company=plist.company, filters={"ids": [plist.remote_id]}, user=request.user)
+        export = LIST_EXPORTS.start(company=plist.company, filters={"ids": [plist.remote_id]}, user=request.user)
         messages.success(request, _("The export was started; the file appears here when the platform has "
                                     "prepared it."))
         return redirect(model_url(export, "detail"))
 
 
+@register_model_view(PassengerList, "query", path="query/")
 @method_decorator(require_POST, name="dispatch")
 class PassengerListQueryView(ListsSection, BaseObjectView):
     """Read the platform's lists (paged, 500 at a time) in the background."""
@@ -368,155 +329,42 @@ class PassengerListQueryView(ListsSection, BaseObjectView):
     required_roles = EDITORS
 
     def post(self, request):
-        services.query_sync_request(company=_company(request))
+        services.query_sync_request(company=active_company(request))
         messages.info(request, _("Reading the platform's passenger lists; lists built elsewhere appear in a "
                                  "moment."))
         return redirect(model_url(PassengerList, "list"))
 
 
 # ---------------------------------------------------------------------------------------------------
-# Exports
+# Exports and the by-date report of lists (core.families)
 
 
-class PassengerListExportListView(ListsSection, ObjectListView):
-    section = "exports"
-    title = gettext_lazy("Passenger list exports")
-    model = PassengerListExport
-    required_roles = ALL_ROLES
-    table = tables.PassengerListExportTable
-    filterset = filters.PassengerListExportFilterSet
-    refresh_interval = 3
-
-    def needs_refresh(self, queryset):
-        return queryset.filter(state__in=EXPORT_PENDING).exists()
+register_export_pages(
+    LIST_EXPORTS, prefix="exports", section="passenger_lists", tab="exports",
+    title=gettext_lazy("Passenger list exports"), table=tables.PassengerListExportTable,
+    filterset=filters.PassengerListExportFilterSet,
+    start_links=((None, gettext_lazy("Export passenger lists")),),
+    heading=lambda kind: _("Excel export: passenger lists"),
+    subtitle=gettext_lazy("The lists whose expedition falls in this range. The platform prepares a ZIP of Excel "
+                          "files; it is downloaded and kept here as soon as it is ready."),
+    home=lambda kind: model_url(PassengerList, "list"))
 
 
-class PassengerListExportDetailView(ListsSection, ObjectDetailView):
-    section = "exports"
-    model = PassengerListExport
-    required_roles = ALL_ROLES
-    fields = ("state", "export_id", "file_name", "filters", "created_at", "platform_created", "fetched_at", "size",
-              "requested_by", "message")
-
-    def base_queryset(self):
-        return super().base_queryset().select_related("requested_by")
-
-    def get_extra_context(self, export):
-        return export_detail_context(export)
-
-
-register_model_views(PassengerListExport, prefix="exports", list=PassengerListExportListView,
-                     detail=PassengerListExportDetailView)
-
-
-class PassengerListExportStartView(ListsSection, BaseObjectView):
-    """The export form (document 2, 4.3: an expedition-time range); managers may export too."""
-
-    model = PassengerListExport
-    section = "exports"
-    required_roles = ALL_ROLES
-    action = "start"
-
-    def _render(self, form):
-        return self.render({"form": form, "cancel_url": model_url(PassengerListExport, "list")})
-
-    def get(self, request):
-        return self._render(PassengerListExportForm())
-
-    def post(self, request):
-        company = _company(request)
-        form = PassengerListExportForm(data=request.POST)
-        if not form.is_valid():
-            return self._render(form)
-        export = services.export_start(company=company, filters=services.export_filters(form.cleaned_data),
-                                       user=request.user)
-        messages.success(request, _("The export was started; the file appears here when the platform has "
-                                    "prepared it."))
-        return redirect(model_url(export, "detail"))
-
-
-class PassengerListExportActionView(ListsSection, BaseObjectView):
-    model = PassengerListExport
-    section = "exports"
-    required_roles = ALL_ROLES
-
-
-class PassengerListExportDownloadView(ExportDownloadMixin, PassengerListExportActionView):
-    pass
-
-
-@method_decorator(require_POST, name="dispatch")
-class PassengerListExportFetchView(ExportFetchMixin, PassengerListExportActionView):
-    fetch_error = services.PassengerListError
-
-    def fetch(self, export):
-        services.export_fetch_request(export=export)
-
-
-@method_decorator(require_POST, name="dispatch")
-class PassengerListExportHistoryView(PassengerListExportActionView):
-    """Read the platform's export history (exports started elsewhere appear) in the background."""
-
-    def post(self, request):
-        company = _company(request)
-        from backoffice.core import jobs as core_jobs
-
-        core_jobs.enqueue("backoffice.passenger_lists.jobs.export_history_sync", name="passenger_list_export_history",
-                          company=company, args=[company.pk])
-        messages.info(request, _("Reading the platform's export history; new exports appear in a moment."))
-        return redirect(model_url(PassengerListExport, "list"))
-
-
-# ---------------------------------------------------------------------------------------------------
-# The by-date report of lists
-
-
-class PassengerListReportView(ReportPageMixin, ListsSection, ObjectListView):
+class PassengerListReportView(ListsSection, ReportListView):
     """The date picker, the stored items of the current fetch, totals and Excel."""
 
-    section = "report"
     title = gettext_lazy("Passenger list report")
-    model = PassengerListReportItem
-    required_roles = ALL_ROLES
+    tab = "report"
     table = tables.PassengerListReportTable
-    refresh_interval = 3
-    date_form_class = ReportDateForm
     report_name = "passenger-list"
-
-    def report_runs(self, day):
-        return PassengerListReportRun.objects.filter(company=self.request.company, report_date=day)
-
-    def base_queryset(self):
-        day, _form = self.report_date()
-        run = services.current_report_run(company=self.request.company, report_date=day)
-        queryset = super().base_queryset()
-        return queryset.filter(run=run) if run is not None else queryset.none()
-
-    def render(self, context, status=200):
-        day, form = self.report_date()
-        totals = self.get_queryset().aggregate(
-            count=Count("pk"), total_payable_amount=Sum("total_payable_amount"),
-            total_commission_amount=Sum("total_commission_amount"),
-            total_commission_tax_amount=Sum("total_commission_tax_amount"))
-        latest = self.report_runs(day).first()
-        context.update({"report_date": day, "date_form": form, "totals": totals, "latest_run": latest,
-                        "fetch_url": reverse("passenger_lists:report_fetch")})
-        return super().render(context, status)
 
     def get_template_names(self):
         return ["passenger_lists/report_list.html"]
 
+    def totals(self, queryset):
+        return queryset.aggregate(count=Count("pk"), total_payable_amount=Sum("total_payable_amount"),
+                                  total_commission_amount=Sum("total_commission_amount"),
+                                  total_commission_tax_amount=Sum("total_commission_tax_amount"))
 
-register_model_views(PassengerListReportItem, prefix="report", list=PassengerListReportView)
 
-
-@method_decorator(require_POST, name="dispatch")
-class ReportFetchView(ListsSection, BaseObjectView):
-    model = PassengerListReportRun
-    required_roles = ALL_ROLES
-
-    def post(self, request):
-        company = _company(request)
-        return report_fetch(request, form=ReportDateForm(request.POST),
-                            list_url=model_url(PassengerListReportItem, "list"),
-                            request_report=lambda day: services.report_request(company=company, report_date=day))
+register_report_pages(LIST_REPORTS, view=PassengerListReportView, prefix="report")

@@ -157,3 +157,21 @@ def mount_guard(session: requests.Session, url: str, allowed_hosts) -> None:
     adapter = GuardedAdapter(allowed_hosts)
     session.mount(origin + "/", adapter)
     session.mount(origin, adapter)
+
+
+def guarded(session: requests.Session, url: str, allowed_hosts) -> bool:
+    """Whether every request under `url`'s origin already goes through a guard of these allowed hosts."""
+    parts = urlsplit(url)
+    origin = f"{parts.scheme}://{parts.netloc}"
+    adapters = [session.adapters.get(origin + "/"), session.adapters.get(origin)]
+    return all(isinstance(a, GuardedAdapter) and a.allowed_hosts == tuple(allowed_hosts) for a in adapters)
+
+
+def guard_session(session: requests.Session, urls, allowed_hosts) -> requests.Session:
+    """Mount the guard for each typed URL whose origin has no such guard yet. A session shared between
+    threads is guarded once, before it is shared: mounting reorders the session's adapters, which a thread
+    choosing an adapter at that moment must not see."""
+    for url in urls:
+        if not guarded(session, url, allowed_hosts):
+            mount_guard(session, url, allowed_hosts)
+    return session

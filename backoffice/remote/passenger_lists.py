@@ -9,12 +9,12 @@ defaults of the endpoint table, to be confirmed with the provider.
 
 import datetime
 
-from .tickets import MAX_PAGE_SIZE, ExportsAndReports, _field, envelope, jsonable
+from .common import MAX_PAGE_SIZE, envelope, field, jsonable, list_params, walk_pages
+from .exports import ExportsAndReports
 
 
 class PassengerListClient(ExportsAndReports):
-    def __init__(self, transport):
-        super().__init__(transport, "passenger_list")
+    prefix = "passenger_list"
 
     def save(self, payload: dict) -> dict:
         """Create or update a list: {"ettn", "passengerListNumber"}.
@@ -24,7 +24,7 @@ class PassengerListClient(ExportsAndReports):
         the platform's title and detail.
         """
         answer = self._call("save", json=jsonable(payload))
-        ettn, number = _field(answer, "ettn", "id"), _field(answer, "passengerListNumber")
+        ettn, number = field(answer, "ettn", "id"), field(answer, "passengerListNumber")
         if not ettn:
             raise ValueError(f"passenger_list.save: the platform's answer has no ettn: {answer!r}")
         return {"ettn": str(ettn), "passengerListNumber": str(number or "")}
@@ -32,21 +32,13 @@ class PassengerListClient(ExportsAndReports):
     def query(self, page_index: int = 1, page_size: int = MAX_PAGE_SIZE) -> dict:
         """One page of lists: the envelope with items {id, passengerListNumber, expeditionNumber,
         vehiclePlate, expeditionTime, createDate} (document 2, 2.5). At most 500 per page."""
-        if page_index < 1 or not 1 <= page_size <= MAX_PAGE_SIZE:
-            raise ValueError(f"page_index starts at 1 and page_size is 1 to {MAX_PAGE_SIZE}")
-        page = envelope(self._call("query", params={"pageIndex": page_index, "pageSize": page_size}))
+        page = envelope(self._call("query", params=list_params(page_index, page_size)))
         page["items"] = [self._item(item) for item in page["items"]]
         return page
 
     def query_pages(self, page_size: int = MAX_PAGE_SIZE, start: int = 1):
         """Every page of lists from page `start` on, one envelope at a time."""
-        page_index = start
-        while True:
-            page = self.query(page_index, page_size)
-            yield page
-            if not page["hasNextPage"] or not page["items"]:
-                return
-            page_index += 1
+        return walk_pages(lambda page_index: self.query(page_index, page_size), start)
 
     def find(self, *, expedition_number: str, expedition_time: str, vehicle_plate: str | None = None,
              exclude=()) -> dict | None:
@@ -70,8 +62,8 @@ class PassengerListClient(ExportsAndReports):
     @staticmethod
     def _item(item) -> dict:
         item = dict(item) if isinstance(item, dict) else {}
-        item["id"] = str(_field(item, "id", "ettn") or "")
-        item["passengerListNumber"] = str(_field(item, "passengerListNumber") or "")
+        item["id"] = str(field(item, "id", "ettn") or "")
+        item["passengerListNumber"] = str(field(item, "passengerListNumber") or "")
         return item
 
 
@@ -81,11 +73,11 @@ def _moment_key(value):
         moment = value
     else:
         try:
-            moment = datetime.datetime.fromisoformat(str(value or "").strip().replace("Z", "+00:00"))
+            moment = datetime.datetime.fromisoformat(str(value or "").strip())  # Z included (3.11)
         except ValueError:
             return str(value or "").strip()
     if moment.tzinfo is not None:
-        moment = moment.astimezone(datetime.timezone.utc)
+        moment = moment.astimezone(datetime.UTC)
     return moment.replace(microsecond=0).isoformat()
 
 

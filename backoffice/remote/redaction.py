@@ -56,7 +56,7 @@ class RedactingFilter(logging.Filter):
     def filter(self, record):
         try:
             message = record.getMessage()
-        except Exception:  # a broken format string is the logger's problem, not ours
+        except Exception:  # noqa: BLE001 (a broken format string is the logger's problem, not ours)
             return True
         cleaned = redact(message)
         if cleaned != message:

@@ -1,13 +1,13 @@
 """HTTP transport of the platform: authentication, timeouts, retries, rate limits, errors, audit.
 
 Plain Python (requests): remote/ knows no Django model. backoffice.core.platform.client_for()
-builds a Transport from a Company.
+builds a Transport from a Company (one per company and process, over one Session: remote/sessions.py).
+A Transport is shared by the threads of a process: nothing of one call is kept on it.
 """
 
-import hashlib
+import collections
 import json as jsonlib
 import logging
-import threading
 import time
 from dataclasses import dataclass, field
 from email.utils import parsedate_to_datetime
@@ -17,6 +17,7 @@ import requests
 import urllib3.exceptions
 
 from . import endpoints as endpoint_table
+from . import tokens
 from .errors import (
     LOCAL,
     NETWORK,
@@ -28,8 +29,9 @@ from .errors import (
     RateLimited,
     RemoteError,
 )
-from .netguard import mount_guard
+from .netguard import guard_session
 from .redaction import excerpt, redact
+from .sessions import new_session
 
 logger = logging.getLogger(__name__)
 
@@ -59,18 +61,9 @@ class TransportConfig:
     allowed_hosts: tuple[str, ...] = ()
 
 
-# --- bearer tokens, cached per process --------------------------------------------------------------
-# Keyed by token URL, user name and a hash of the password: a changed password is a new key, and the
-# password itself is never a dict key that could end up in a dump.
-_tokens: dict[tuple, tuple[str, float]] = {}
-_token_locks: dict[tuple, threading.Lock] = {}
-_tokens_lock = threading.Lock()
-
-
 def forget_tokens() -> None:
-    """Drop every cached token (tests; a changed credential is a new key anyway)."""
-    with _tokens_lock:
-        _tokens.clear()
+    """Drop every cached token, the shared store's included (tests; a changed credential is a new key anyway)."""
+    tokens.forget_all()
 
 
 def printable_ascii(value: str) -> bool:
@@ -186,15 +179,30 @@ def _never_sent(exc: requests.RequestException) -> bool:
     return isinstance(reason, (urllib3.exceptions.NewConnectionError, urllib3.exceptions.NameResolutionError))
 
 
+def _no_answer(exc: requests.RequestException, endpoint, operation) -> RemoteError:
+    """The error of a call that got no answer: never sent, maybe sent (a POST), or no answer to a read."""
+    if _never_sent(exc):
+        return RemoteError(f"{operation}: cannot reach the platform ({type(exc).__name__})", operation=operation,
+                           source=NETWORK)
+    if not endpoint.idempotent:
+        return MaybeSent(operation=operation)
+    timed_out = isinstance(exc, requests.Timeout)
+    what = "did not answer in time" if timed_out else "dropped the connection"
+    return NoAnswer(f"{operation}: the platform {what}", operation=operation, timed_out=timed_out)
+
+
 class Transport:
-    def __init__(self, config: TransportConfig, *, audit=None, limiter=None, session=None):
+    def __init__(self, config: TransportConfig, *, audit=None, limiter=None, session=None, token_store=None):
+        """session: the company's shared Session (guards of typed URLs are mounted where missing);
+        token_store: where bearer tokens are kept (remote/tokens.py; this process's store by default)."""
         self.config = config
         self.audit = audit
         self.limiter = limiter
-        self.session = session or requests.Session()
-        for url in config.guarded_urls:
-            mount_guard(self.session, url, config.allowed_hosts)
-        self._token = ""
+        self.session = guard_session(session, config.guarded_urls, config.allowed_hosts) if session else \
+            new_session(config.guarded_urls, config.allowed_hosts)
+        self.token_store = token_store or tokens.DEFAULT_STORE
+        self._token = ""  # the last token used, and a few before it: redacted wherever they could show
+        self._seen_tokens = collections.deque(maxlen=4)
 
     # --- public ---------------------------------------------------------------------------------------
     def call(self, operation, *, path_params=None, params=None, json=None, data=None, files=None, headers=None,
@@ -213,29 +221,21 @@ class Transport:
         renewed = False
         while True:
             self._ask_limiter(endpoint, path)
-            request_headers = dict(headers or {})
-            request_headers.update(self._auth_headers())
+            auth_headers, token = self._auth_headers()
             try:
                 response = self._send(endpoint, path, url, params=params, json=json, data=data, files=files,
-                                      headers=request_headers)
+                                      headers={**(headers or {}), **auth_headers})
             except requests.RequestException as exc:
                 if endpoint.idempotent and retries < self.config.max_retries:
                     retries = self._pause(retries)
                     continue
-                if _never_sent(exc):
-                    raise RemoteError(f"{operation}: cannot reach the platform ({type(exc).__name__})",
-                                      operation=operation, source=NETWORK) from None
-                if not endpoint.idempotent:
-                    raise MaybeSent(operation=operation) from None
-                timed_out = isinstance(exc, requests.Timeout)
-                what = "did not answer in time" if timed_out else "dropped the connection"
-                raise NoAnswer(f"{operation}: the platform {what}", operation=operation,
-                               timed_out=timed_out) from None
+                raise _no_answer(exc, endpoint, operation) from None
 
             status = response.status_code
             if status == 401:
                 if self.config.auth_method == SERVICE_USER and not renewed:
-                    self._drop_token()  # expired: ask once for a new one, then retry once
+                    # Expired: drop only this token (another caller may have renewed it), ask once, retry once.
+                    self.token_store.drop(self._token_key(), token)
                     renewed = True
                     continue
                 raise self._error(AuthenticationFailed, response, operation, message=self._auth_message(operation))
@@ -278,14 +278,17 @@ class Transport:
         if self.config.auth_method != SERVICE_USER:
             return
         key = self._token_key()
-        with _tokens_lock:
-            _tokens.pop(key, None)
-        self._bearer_token()
+        with self.token_store.lock(key, self._token_wait()):
+            token, lifetime = self._fetch_token()
+            self.token_store.put(key, token, lifetime)
+        self._remember(token)
 
-    def _auth_headers(self) -> dict:
+    def _auth_headers(self) -> tuple[dict, str]:
+        """The credential headers of one call, and the bearer token they carry ("" with an API key)."""
         if self.config.auth_method == SERVICE_USER:
-            return {"Authorization": f"Bearer {self._bearer_token()}"}
-        return {"x-api-key": self.config.api_key}
+            token = self._bearer_token()
+            return {"Authorization": f"Bearer {token}"}, token
+        return {"x-api-key": self.config.api_key}, ""
 
     def _auth_message(self, operation) -> str:
         if self.config.auth_method == SERVICE_USER:
@@ -293,38 +296,37 @@ class Transport:
                     f"token was issued; check the service user and its permissions")
         return f"{operation}: the platform refused the API key (HTTP 401); check the company's API key"
 
+    def _token_url(self) -> str:
+        return self._base_url("auth") + endpoint_table.resolve("auth.token", self.config.endpoints).path
+
     def _token_key(self) -> tuple:
-        digest = hashlib.sha256(self.config.password.encode()).hexdigest()
-        return (self._base_url("auth") + "/v1/token", self.config.username, digest)
+        return tokens.token_key(self._token_url(), self.config.username, self.config.password)
+
+    def _token_wait(self) -> float:
+        """How long a caller waits for another's token fetch: that fetch's own time limit, and a little."""
+        return sum(self.config.timeout) + 5
 
     def _bearer_token(self) -> str:
         key = self._token_key()
-        with _tokens_lock:
-            lock = _token_locks.setdefault(key, threading.Lock())
-        # One fetch per key at a time: threads that wait for it reuse the token it brings.
-        with lock:
-            with _tokens_lock:
-                cached = _tokens.get(key)
-            if cached and cached[1] > time.monotonic():
-                self._token = cached[0]
-                return cached[0]
-            token, lifetime = self._fetch_token()
-            with _tokens_lock:
-                _tokens[key] = (token, time.monotonic() + lifetime)
-            self._token = token
-            return token
+        token = self.token_store.get(key)
+        if not token:
+            # One fetch per key at a time: whoever waited for it reuses the token it brought.
+            with self.token_store.lock(key, self._token_wait()):
+                token = self.token_store.get(key)
+                if not token:
+                    token, lifetime = self._fetch_token()
+                    self.token_store.put(key, token, lifetime)
+        return self._remember(token)
 
-    def _drop_token(self) -> None:
-        key = self._token_key()
-        with _tokens_lock:
-            cached = _tokens.get(key)
-            # Another thread may have renewed it already: drop only the token that failed.
-            if cached and cached[0] == self._token:
-                del _tokens[key]
+    def _remember(self, token: str) -> str:
+        if token not in self._seen_tokens:
+            self._seen_tokens.append(token)
+        self._token = token
+        return token
 
     def _fetch_token(self) -> tuple[str, float]:
         endpoint = endpoint_table.resolve("auth.token", self.config.endpoints)
-        url = self._base_url("auth") + endpoint.path
+        url = self._token_url()
         form = {"username": self.config.username, "password": self.config.password, "client_id": CLIENT_ID}
         try:
             response = self._send(endpoint, endpoint.path, url, data=form, headers={"Cache-Control": "no-cache"})
@@ -363,7 +365,7 @@ class Transport:
             return
         try:
             wait = self.limiter.acquire(self.config.company_key, self.config.tier, endpoint.method, path)
-        except Exception as exc:  # Redis down: do not send unthrottled, try again later
+        except Exception as exc:  # noqa: BLE001 (Redis down, whatever the error): never send unthrottled
             raise RemoteError(f"rate limiter unavailable ({type(exc).__name__})", operation=endpoint.name) from None
         if wait > 0:
             logger.debug("%s held back by the rate limiter for %.1f s", endpoint.name, wait)
@@ -374,7 +376,7 @@ class Transport:
         return retries + 1
 
     def _secrets(self) -> list[str]:
-        return [s for s in (self.config.api_key, self.config.password, self._token) if s]
+        return [s for s in (self.config.api_key, self.config.password, *tuple(self._seen_tokens)) if s]
 
     def _send(self, endpoint, path, url, *, params=None, json=None, data=None, files=None, headers=None):
         """One HTTP request, audited whatever happens."""

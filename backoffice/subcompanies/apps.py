@@ -8,22 +8,26 @@ class SubcompaniesConfig(AppConfig):
     verbose_name = _("Sub-companies and usage")
 
     def ready(self):
-        from backoffice.core import sync
-        from backoffice.core.joblabels import register_job_labels
+        from backoffice.core import schedule, sync
+        from backoffice.core.generic.sections import Tab, register_tabs
+        from backoffice.core.platform import register_connection_keeper
 
+        from . import jobs, services
         from .models import SubCompany, SubCompanyOperation
 
         # The connection test reads the usage report (one call per 15 minutes): the report it got is kept.
-        from backoffice.core.platform import register_connection_keeper
-
-        from . import services
-
         register_connection_keeper("crm", lambda company, body: services.snapshot_save(company=company, body=body))
         # The sweep re-enqueues records whose job was lost.
-        sync.register_pushable(SubCompany, "backoffice.subcompanies.jobs.subcompany_push")
-        sync.register_pushable(SubCompanyOperation, "backoffice.subcompanies.jobs.operation_push")
-        register_job_labels({
-            "subcompany_push": _("Create sub-company"),
-            "operation_push": _("Credit or product request"),
-            "usage_report_refresh": _("Refresh the usage report"),
-        })
+        sync.register_pushable(SubCompany, jobs.subcompany_push)
+        sync.register_pushable(SubCompanyOperation, jobs.operation_push)
+        # The usage report (document 1, section 8: once per 15 minutes per company) of the companies that use
+        # company management; the job asks the shared limiter first (a closed window defers it). The pages
+        # read the entry's name and interval back to say when the next report comes.
+        schedule.register(func=jobs.usage_reports_enqueue, interval=services.USAGE_REPORT_INTERVAL,
+                          name=services.USAGE_REPORT_CRON)
+        register_tabs("subcompanies", [
+            Tab("dashboard", _("Usage dashboard"), "bar-chart-line", "subcompanies:usage_dashboard"),
+            Tab("subcompanies", _("Sub-companies"), "buildings", "subcompanies:subcompany_list"),
+            Tab("requests", _("Credit and product requests"), "send", "subcompanies:subcompanyoperation_list"),
+            Tab("reports", _("Usage reports"), "clock-history", "subcompanies:usagesnapshot_list"),
+        ], css="subcompanies-tabs")

@@ -2,27 +2,28 @@
 
 from django.db.models import Exists, OuterRef, Q
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from backoffice.core import jobs, sync
+from backoffice.core.jobs import job
 from backoffice.core.models import Company
 
 from . import services
 from .models import SubCompany, SubCompanyOperation, UsageSnapshot
 
-# How backoffice/cron.py registers usage_reports_enqueue (read back by services.next_report_at).
-USAGE_REPORT_CRON = services.USAGE_REPORT_CRON
-USAGE_REPORT_INTERVAL = services.USAGE_REPORT_INTERVAL
 
-
+@job(gettext_lazy("Create sub-company"))
 def subcompany_push(pk):
     return sync.record_push(SubCompany, pk, send=services.subcompany_send, reconcile=services.subcompany_reconcile)
 
 
+@job(gettext_lazy("Credit or product request"))
 def operation_push(pk):
     return sync.record_push(SubCompanyOperation, pk, send=services.operation_send,
                             reconcile=services.operation_reconcile)
 
 
+@job(gettext_lazy("Refresh the usage report"))
 def usage_report_refresh(company_id):
     company = Company.objects.filter(pk=company_id, is_active=True).first()
     if company is None:
@@ -40,6 +41,5 @@ def usage_reports_enqueue():
         Exists(SubCompany.objects.filter(company=OuterRef("pk"))))
     count = 0
     for company_id in Company.objects.filter(in_use, is_active=True).values_list("pk", flat=True):
-        count += jobs.enqueue(services.REFRESH_JOB_PATH, name=services.REFRESH_JOB, company=company_id,
-                              args=[company_id]).is_new
+        count += jobs.enqueue(usage_report_refresh, company=company_id, args=[company_id]).is_new
     return count

@@ -23,6 +23,7 @@ from backoffice.core import jobs, sync
 from backoffice.core.choices import SyncState
 from backoffice.core.models import Company, JobRun
 from backoffice.core.platform import client_for, limiter
+from backoffice.remote.companies import CompaniesClient
 from backoffice.remote import endpoints
 from backoffice.remote.errors import NETWORK, MaybeSent, RemoteError
 
@@ -36,7 +37,6 @@ REFRESH_JOB = "usage_report_refresh"
 # The cron entry that enqueues the report refresh of every company (backoffice/cron.py): its name and interval.
 USAGE_REPORT_CRON = "usage_report_refresh"
 USAGE_REPORT_INTERVAL = 900
-REFRESH_JOB_PATH = "backoffice.subcompanies.jobs.usage_report_refresh"
 CREDIT_ADDS = (OperationKind.ADD_CREDIT, OperationKind.ADD_CREDIT_BATCH)
 
 
@@ -250,7 +250,7 @@ def subcompany_send(record) -> dict:
         "contactPersonEmailName": record.contact_email,
         "contactPersonPhoneNumber": record.contact_phone,
     }
-    _guarded(record, lambda: client_for(record.company).companies.create_company(body))
+    _guarded(record, lambda: client_for(record.company, CompaniesClient).create_company(body))
     return {}
 
 
@@ -265,7 +265,7 @@ def subcompany_reconcile(record) -> dict | None:
 
 
 def operation_send(operation) -> dict:
-    client = client_for(operation.company).companies
+    client = client_for(operation.company, CompaniesClient)
     uids = [s.remote_id for s in operation.subcompanies.order_by("pk")]
     kind = operation.kind
     if kind == OperationKind.ADD_CREDIT:
@@ -358,12 +358,14 @@ def usage_report_request(*, company) -> JobRun:
             "minute.",
             "The platform gives the usage report once every 15 minutes; the next one is possible in %(minutes)s "
             "minutes.", minutes) % {"minutes": minutes})
-    return jobs.enqueue(REFRESH_JOB_PATH, name=REFRESH_JOB, company=company, args=[company.pk])
+    from .jobs import usage_report_refresh as refresh_job
+
+    return jobs.enqueue(refresh_job, company=company, args=[company.pk])
 
 
 def usage_report_refresh(*, company) -> UsageSnapshot:
     """Fetch the report (the limiter defers the job while the window is closed) and keep it."""
-    body = client_for(company).companies.usage_report()
+    body = client_for(company, CompaniesClient).usage_report()
     try:
         return snapshot_save(company=company, body=body)
     except report.ReportError as exc:

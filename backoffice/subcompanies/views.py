@@ -20,7 +20,7 @@ from django.utils.translation import gettext_lazy, ngettext
 from django.views import View
 from django.views.generic import TemplateView
 
-from backoffice.core.choices import JobStatus, Role, SyncState
+from backoffice.core.choices import JobStatus, SyncState
 from backoffice.core.models import JobRun
 from backoffice.core.generic import (
     BulkAction,
@@ -32,7 +32,9 @@ from backoffice.core.generic import (
     register_model_views,
 )
 from backoffice.core.generic.views import BaseObjectView, SubmissionGuardMixin, describe_fields, safe_return_url
-from backoffice.core.roles import RoleRequiredMixin, has_role
+from backoffice.core.generic.sections import SectionMixin as CoreSectionMixin
+from backoffice.core.generic.sections import section_tabs
+from backoffice.core.roles import ADMINISTRATORS, MANAGERS, RoleRequiredMixin, has_role
 from backoffice.core.security import parse_ids
 from backoffice.core.sync import StateError
 
@@ -43,8 +45,6 @@ from .forms import CreditForm, ProductsForm, SubCompanyForm
 from .models import SubCompany, SubCompanyOperation, UsageSnapshot
 from .tables import SubCompanyOperationTable, SubCompanyTable, UsageSnapshotTable
 
-MANAGERS = (Role.MANAGER, Role.ADMINISTRATOR)
-ADMINISTRATORS = (Role.ADMINISTRATOR,)
 IN_FLIGHT = (SyncState.LOCAL, SyncState.QUEUED, SyncState.SENDING)
 # Seconds between the live refreshes of a page: while a request is on its way to the platform, and while a
 # created company waits for the usage report that shows it (the report comes every 15 minutes).
@@ -75,21 +75,16 @@ def refresh_state(company) -> dict:
     return state
 
 
-class SectionMixin:
-    """Which tab of the section a page is (templates/subcompanies/includes/tabs.html)."""
+class SectionMixin(CoreSectionMixin):
+    """A page of the company-management section (its tabs are registered in apps.py)."""
 
-    section = ""
-
-    def base_context(self):
-        context = super().base_context()
-        context["section"] = self.section
-        return context
+    section = "subcompanies"
 
 
 # --- sub-companies ----------------------------------------------------------------------------------
 
 class SubCompanyListView(SectionMixin, ObjectListView):
-    section = "subcompanies"
+    tab = "subcompanies"
     required_roles = MANAGERS
     queryset = SubCompany.objects.with_state()
     table = SubCompanyTable
@@ -109,7 +104,7 @@ class SubCompanyListView(SectionMixin, ObjectListView):
 
 
 class SubCompanyDetailView(SectionMixin, ObjectDetailView):
-    section = "subcompanies"
+    tab = "subcompanies"
     required_roles = MANAGERS
     queryset = SubCompany.objects.select_related("report_row", "created_by")
     fields = ("name", "identifier", "remote_id", "origin", "quantity", "contact_full_name", "contact_email",
@@ -147,38 +142,30 @@ class SubCompanyDetailView(SectionMixin, ObjectDetailView):
 
 
 class SubCompanyCreateView(SectionMixin, ObjectEditView):
-    section = "subcompanies"
+    tab = "subcompanies"
     required_roles = ADMINISTRATORS
     form = SubCompanyForm
 
     def post(self, request, *args, **kwargs):
         obj = self.get_object()
         form = self.form(data=request.POST, instance=obj)
-        guard = self.guard_for(obj)
-        answered = self.check_guard(guard, form)
+        record, answered = self.guarded_submit(
+            self.guard_for(obj), form, lambda: services.create_subcompany(
+                company=request.company, user=request.user, **form.cleaned_data),
+            refused=services.Refused, invalid=lambda: self.render_form(obj, form))
         if answered is not None:
             return answered
-        if form.is_valid():
-            try:
-                record, answered = self.guarded_save(guard, form, lambda: services.create_subcompany(
-                    company=request.company, user=request.user, **form.cleaned_data))
-            except services.Refused as exc:
-                form.add_error(None, exc.message)
-            else:
-                if answered is not None:
-                    return answered
-                when = next_report_text(request.company)
-                if when:
-                    message = _("Sent “%(name)s” to the platform. The platform creates companies in the background: "
-                                "it appears here with a usage report, the next one %(when)s (reports are fetched "
-                                "every 15 minutes).") % {"name": record, "when": when}
-                else:
-                    message = _("Sent “%(name)s” to the platform. The platform creates companies in the background: "
-                                "it appears here once a usage report shows it (reports are fetched every 15 "
-                                "minutes).") % {"name": record}
-                messages.success(request, message)
-                return redirect(model_url(record, "detail"))
-        return self.render_form(obj, form)
+        when = next_report_text(request.company)
+        if when:
+            message = _("Sent “%(name)s” to the platform. The platform creates companies in the background: "
+                        "it appears here with a usage report, the next one %(when)s (reports are fetched "
+                        "every 15 minutes).") % {"name": record, "when": when}
+        else:
+            message = _("Sent “%(name)s” to the platform. The platform creates companies in the background: "
+                        "it appears here once a usage report shows it (reports are fetched every 15 "
+                        "minutes).") % {"name": record}
+        messages.success(request, message)
+        return redirect(model_url(record, "detail"))
 
 
 class SubCompanyBulkView(SubmissionGuardMixin, BulkActionView):
@@ -215,10 +202,11 @@ class SubCompanyBulkView(SubmissionGuardMixin, BulkActionView):
             messages.warning(request, _("Select at least one record first."))
             return redirect(return_url)
         form = self.forms[name](request.POST if request.POST.get("confirm") else None)
-        guard = self.guard_for(selection) if form.is_bound else None
-        answered = self.check_guard(guard, form)
-        if answered is not None:
-            return answered
+
+        def show():
+            return self.render({"bulk_action": bulk_action, "action_name": name, "objects": selection,
+                                "count": len(selection), "pks": [s.pk for s in selection],
+                                "return_url": return_url, "form": form})
 
         def send():
             if name == "add_credit":
@@ -228,21 +216,16 @@ class SubCompanyBulkView(SubmissionGuardMixin, BulkActionView):
             return services.products_add_batch(company=request.company, subcompanies=selection,
                                                product_types=form.cleaned_data["product_types"], user=request.user)
 
-        if form.is_bound and form.is_valid():
-            try:
-                operation, answered = self.guarded_save(guard, form, send)
-            except services.Refused as exc:
-                form.add_error(None, exc.message)
-            else:
-                if answered is not None:
-                    return answered
-                messages.success(request, ngettext("%(action)s: sent for %(count)s sub-company.",
-                                          "%(action)s: sent for %(count)s sub-companies.", len(selection))
-                                 % {"action": bulk_action.label, "count": len(selection)})
-                return redirect(model_url(operation, "detail") or return_url)
-        return self.render({"bulk_action": bulk_action, "action_name": name, "objects": selection,
-                            "count": len(selection), "pks": [s.pk for s in selection], "return_url": return_url,
-                            "form": form})
+        if not form.is_bound:
+            return show()
+        operation, answered = self.guarded_submit(self.guard_for(selection), form, send, refused=services.Refused,
+                                                  invalid=show)
+        if answered is not None:
+            return answered
+        messages.success(request, ngettext("%(action)s: sent for %(count)s sub-company.",
+                                           "%(action)s: sent for %(count)s sub-companies.", len(selection))
+                         % {"action": bulk_action.label, "count": len(selection)})
+        return redirect(model_url(operation, "detail") or return_url)
 
 
 register_model_views(SubCompany, prefix="sub-companies", list=SubCompanyListView, detail=SubCompanyDetailView,
@@ -254,7 +237,7 @@ class SubCompanyFormView(SectionMixin, SubmissionGuardMixin, BaseObjectView):
     sends a request that hands out credit or products: its one-time key makes Back-and-resubmit show the
     request already sent instead of a second one."""
 
-    section = "subcompanies"
+    tab = "subcompanies"
     model = SubCompany
     required_roles = ADMINISTRATORS
     form_class = None
@@ -277,21 +260,13 @@ class SubCompanyFormView(SectionMixin, SubmissionGuardMixin, BaseObjectView):
     def post(self, request, *args, **kwargs):
         obj = self.get_object()
         form = self.form_class(request.POST)
-        guard = self.guard_for(obj)
-        answered = self.check_guard(guard, form)
+        operation, answered = self.guarded_submit(
+            self.guard_for(obj), form, lambda: self.perform(obj, form.cleaned_data), refused=services.Refused,
+            invalid=lambda: self.render(self.context(obj, form)))
         if answered is not None:
             return answered
-        if form.is_valid():
-            try:
-                operation, answered = self.guarded_save(guard, form, lambda: self.perform(obj, form.cleaned_data))
-            except services.Refused as exc:
-                form.add_error(None, exc.message)
-            else:
-                if answered is not None:
-                    return answered
-                messages.success(request, _("%(request)s is on its way to the platform.") % {"request": operation})
-                return redirect(model_url(obj, "detail"))
-        return self.render(self.context(obj, form))
+        messages.success(request, _("%(request)s is on its way to the platform.") % {"request": operation})
+        return redirect(model_url(obj, "detail"))
 
 
 class CreditAddView(SubCompanyFormView):
@@ -318,7 +293,7 @@ class ProductsAddView(SubCompanyFormView):
 class CreditCancelView(SectionMixin, BaseObjectView):
     """A confirmation page first (with the rule 1 check); the cancellation goes only on the POST."""
 
-    section = "subcompanies"
+    tab = "subcompanies"
     model = SubCompany
     required_roles = ADMINISTRATORS
 
@@ -369,7 +344,7 @@ class ResendView(RoleRequiredMixin, View):
 # --- requests (credit offers, cancellations, products) ---------------------------------------------
 
 class SubCompanyOperationListView(SectionMixin, ObjectListView):
-    section = "requests"
+    tab = "requests"
     required_roles = MANAGERS
     queryset = SubCompanyOperation.objects.prefetch_related("subcompanies")
     table = SubCompanyOperationTable
@@ -381,7 +356,7 @@ class SubCompanyOperationListView(SectionMixin, ObjectListView):
 
 
 class SubCompanyOperationDetailView(SectionMixin, ObjectDetailView):
-    section = "requests"
+    tab = "requests"
     required_roles = MANAGERS
     queryset = SubCompanyOperation.objects.select_related("created_by")
     fields = ("kind", "sync_state", "last_error", "quantity", "show_over_usage", "application_credit_id",
@@ -408,7 +383,7 @@ register_model_views(SubCompanyOperation, prefix="sub-companies/requests", list=
 # --- usage reports ----------------------------------------------------------------------------------
 
 class UsageSnapshotListView(SectionMixin, ObjectListView):
-    section = "reports"
+    tab = "reports"
     required_roles = MANAGERS
     queryset = UsageSnapshot.objects.annotate(
         customer_count=Count("customers"), credit_offered=Sum("customers__credit_offered"),
@@ -418,7 +393,7 @@ class UsageSnapshotListView(SectionMixin, ObjectListView):
 
 
 class UsageSnapshotDetailView(SectionMixin, ObjectDetailView):
-    section = "reports"
+    tab = "reports"
     required_roles = MANAGERS
     fields = ("fetched_at",)
 
@@ -451,7 +426,7 @@ class UsageDashboardView(RoleRequiredMixin, TemplateView):
     def get_context_data(self, **kwargs):
         context = super().get_context_data(**kwargs)
         company = self.request.company
-        context["section"] = "dashboard"
+        context["section_tabs"] = section_tabs("subcompanies", "dashboard")
         if company is None:
             return context
         snapshot = selectors.latest_snapshot(company)

@@ -9,21 +9,24 @@ class TicketsConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self):
-        from backoffice.core.joblabels import register_job_labels
-        from backoffice.core.sync import register_pushable
+        from backoffice.core import actions, families, schedule, sync
+        from backoffice.core.generic.sections import Tab, register_tabs
 
+        from . import jobs, services
+        from .families import TICKET_EXPORTS, TICKET_REPORTS
         from .models import EventTicket, PassengerTicket
 
-        register_pushable(EventTicket, "backoffice.tickets.jobs.event_ticket_push")
-        register_pushable(PassengerTicket, "backoffice.tickets.jobs.passenger_ticket_push")
-        register_job_labels({
-            "event_ticket_push": _("Send event ticket"),
-            "passenger_ticket_push": _("Send passenger ticket"),
-            "tickets_push_batch": _("Send tickets"),
-            "tickets_poll": _("Ask ticket statuses"),
-            "tickets_cancel": _("Cancel tickets"),
-            "tickets_update_status": _("Change ticket status"),
-            "ticket_export": _("Ticket Excel export"),
-            "export_history_sync": _("Read the export history"),
-            "report_sync": _("Fetch the by-date ticket report"),
-        })
+        for model, push in ((EventTicket, jobs.event_ticket_push), (PassengerTicket, jobs.passenger_ticket_push)):
+            sync.register_pushable(model, push)
+            actions.register_actions(model, services.TICKET_ACTIONS)
+        families.register_family(TICKET_EXPORTS)
+        families.register_family(TICKET_REPORTS)
+        # Poll the statuses of queued tickets: a job per company that has some.
+        schedule.register(func=jobs.tickets_poll_all, interval=60, name="tickets_poll", job_timeout=120)
+        register_tabs("tickets", [
+            Tab("event", _("Event tickets"), "ticket-perforated", "tickets:eventticket_list"),
+            Tab("passenger", _("Passenger tickets"), "bus-front", "tickets:passengerticket_list"),
+            Tab("exports", _("Exports"), "file-earmark-zip", "tickets:ticketexport_list"),
+            Tab("event_report", _("Event report"), "calendar3", "tickets:eventticketreportitem_list"),
+            Tab("passenger_report", _("Passenger report"), "calendar3", "tickets:passengerticketreportitem_list"),
+        ])

@@ -11,13 +11,21 @@ from decimal import Decimal
 
 from django import forms
 from django.core.exceptions import ValidationError
-from django.core.validators import MaxValueValidator, MinValueValidator
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
-from backoffice.core.fields import LocalizedDecimalField, localized_formfield
+from backoffice.core.fields import (
+    DATETIME_FORMAT,
+    clean_vkn_or_tckn,
+    datetime_widget,
+    localized_formfield,
+    money_field,
+    rate_field,
+    validate_year_range,
+)
+from backoffice.core.generic.forms import PlatformExportForm
 from backoffice.core.models import DocumentSeries
-from backoffice.core.validators import validate_tckn, validate_vkn, validate_vkn_or_tckn
+from backoffice.core.validators import validate_tckn, validate_vkn
 
 from .choices import PaymentType, TicketKind, TicketStatus, province_choices
 from .models import EventTicket, PassengerTicket
@@ -27,29 +35,7 @@ PREFIX_RE = re.compile(r"^[A-Z0-9]{3}$")
 CURRENCY_RE = re.compile(r"^[A-Z]{3}$")
 PASSPORT_RE = re.compile(r"^[A-Z0-9]{5,20}$")
 MAX_LINES = 100
-DATETIME_FORMAT = "%Y-%m-%dT%H:%M"
 CURRENCY_REQUIRED = _("The currency is never empty: use TRY when no other currency applies.")
-
-
-def _datetime_widget():
-    return forms.DateTimeInput(attrs={"type": "datetime-local"}, format=DATETIME_FORMAT)
-
-
-def validate_year_range(value):
-    """Dates of the 2000s only: ticket numbers carry a year 20xx, and it keeps typos such as 0202 out."""
-    if value is not None and not (2000 <= value.year <= 2099):
-        raise ValidationError(_("Enter a date between the years 2000 and 2099."), code="year_range")
-
-
-def money_field(label, *, required=True, **kwargs):
-    # Typed as 1.250,75, 1250,75 or 1250.75 (core.fields.parse_decimal), shown back as 1.250,75.
-    return LocalizedDecimalField(label=label, required=required, max_digits=12, decimal_places=2,
-                                 min_value=Decimal(0), display_places=2, **kwargs)
-
-
-def rate_field(label, *, required=False):
-    return LocalizedDecimalField(label=label, required=required, max_digits=5, decimal_places=2, min_value=Decimal(0),
-                                 max_value=Decimal(100))
 
 
 def clean_plate(value) -> str:
@@ -59,13 +45,6 @@ def clean_plate(value) -> str:
         raise ValidationError(_("Enter the vehicle plate."), code="required")
     if not re.match(r"^[A-Z0-9]{2,15}$", value):
         raise ValidationError(_("A plate has letters and digits only, e.g. 34 ABC 123."), code="plate")
-    return value
-
-
-def _clean_vkn_or_tckn(value):
-    value = (value or "").strip()
-    if value:
-        validate_vkn_or_tckn(value)
     return value
 
 
@@ -103,7 +82,7 @@ class TicketForm(forms.ModelForm):
         self.is_update = self.instance.pk is not None
         for name in ("ticket_date", "event_time", "expedition_time", "departure_date"):
             if name in self.fields:
-                self.fields[name].widget = _datetime_widget()
+                self.fields[name].widget = datetime_widget()
                 self.fields[name].input_formats = [DATETIME_FORMAT, "%Y-%m-%d %H:%M", "%Y-%m-%dT%H:%M:%S",
                                                    "%Y-%m-%d %H:%M:%S"]
                 self.fields[name].validators.append(validate_year_range)
@@ -165,7 +144,7 @@ class TicketForm(forms.ModelForm):
         return value
 
     def clean_record_expenses_vkn_tckn(self):
-        return _clean_vkn_or_tckn(self.cleaned_data.get("record_expenses_vkn_tckn"))
+        return clean_vkn_or_tckn(self.cleaned_data.get("record_expenses_vkn_tckn"))
 
     def clean_identifier(self):
         value = re.sub(r"\s+", "", self.cleaned_data.get("identifier") or "").upper()
@@ -332,7 +311,7 @@ class EventTicketForm(TicketForm):
         value = (self.cleaned_data.get("event_organizer_vkn_tckn") or "").strip()
         if not value.isdigit() or len(value) not in (10, 11):
             raise ValidationError(_("The organizer's VKN/TCKN has 10 or 11 digits."), code="organizer_length")
-        return _clean_vkn_or_tckn(value)
+        return clean_vkn_or_tckn(value)
 
     def clean(self):
         data = super().clean()
@@ -410,7 +389,7 @@ class PassengerTicketForm(TicketForm):
         return clean_plate(self.cleaned_data.get("vehicle_plate"))
 
     def clean_vehicle_operating_vkn_tckn(self):
-        return _clean_vkn_or_tckn(self.cleaned_data.get("vehicle_operating_vkn_tckn"))
+        return clean_vkn_or_tckn(self.cleaned_data.get("vehicle_operating_vkn_tckn"))
 
     def clean(self):
         data = super().clean()
@@ -501,16 +480,10 @@ FORMS = {TicketKind.EVENT: EventTicketForm, TicketKind.PASSENGER: PassengerTicke
 
 
 # ---------------------------------------------------------------------------------------------------
-# Export and report forms
+# The export form (core.families: its fields carry the platform's names; export_filters() is the body)
 
 
-def _date_range_check(form, start, end):
-    data = form.cleaned_data
-    if data.get(start) and data.get(end) and data[start] > data[end]:
-        form.add_error(end, ValidationError(_("The end is before the start."), code="date_order"))
-
-
-class TicketExportForm(forms.Form):
+class TicketExportForm(PlatformExportForm):
     """The export body of document 2, 4.1 (event) and 4.2 (passenger)."""
 
     status = forms.TypedChoiceField(label=_("Status"), coerce=int, required=False, empty_value=None,
@@ -520,36 +493,19 @@ class TicketExportForm(forms.Form):
     endDate = forms.DateTimeField(label=_("Created until"), required=False)
     executionStartDate = forms.DateTimeField(label=_("Processed from"), required=False)
     executionEndDate = forms.DateTimeField(label=_("Processed until"), required=False)
+    date_ranges = (("startDate", "endDate"), ("executionStartDate", "executionEndDate"),
+                   ("eventStartDate", "eventEndDate"), ("departureStartDate", "departureEndDate"))
 
     def __init__(self, *args, kind=TicketKind.EVENT, **kwargs):
-        super().__init__(*args, **kwargs)
         self.kind = kind
         if kind == TicketKind.EVENT:
-            self.fields["eventStartDate"] = forms.DateTimeField(label=_("Event from"), required=False)
-            self.fields["eventEndDate"] = forms.DateTimeField(label=_("Event until"), required=False)
-            self.fields["generateSummaryReport"] = forms.BooleanField(
-                label=_("Add a summary report to the ZIP"), required=False)
+            extra = {"eventStartDate": forms.DateTimeField(label=_("Event from"), required=False),
+                     "eventEndDate": forms.DateTimeField(label=_("Event until"), required=False),
+                     "generateSummaryReport": forms.BooleanField(label=_("Add a summary report to the ZIP"),
+                                                                 required=False)}
         else:
-            self.fields["departureStartDate"] = forms.DateTimeField(label=_("Departure from"), required=False)
-            self.fields["departureEndDate"] = forms.DateTimeField(label=_("Departure until"), required=False)
-            self.fields["isArchived"] = forms.BooleanField(label=_("Archived tickets"), required=False)
-        for field in self.fields.values():
-            if isinstance(field, forms.DateTimeField):
-                field.widget = _datetime_widget()
-                field.input_formats = [DATETIME_FORMAT, "%Y-%m-%d %H:%M", "%Y-%m-%d"]
-                field.validators.append(validate_year_range)
-
-    def clean(self):
-        data = super().clean()
-        for start, end in (("startDate", "endDate"), ("executionStartDate", "executionEndDate"),
-                           ("eventStartDate", "eventEndDate"), ("departureStartDate", "departureEndDate")):
-            if start in self.fields:
-                _date_range_check(self, start, end)
-        return data
-
-
-class ReportDateForm(forms.Form):
-    date = forms.DateField(label=_("Report date"), widget=forms.DateInput(attrs={"type": "date"}, format="%Y-%m-%d"),
-                           validators=[validate_year_range, MaxValueValidator(timezone.localdate),
-                                       MinValueValidator(lambda: timezone.localdate().replace(year=2000, month=1,
-                                                                                               day=1))])
+            extra = {"departureStartDate": forms.DateTimeField(label=_("Departure from"), required=False),
+                     "departureEndDate": forms.DateTimeField(label=_("Departure until"), required=False),
+                     "isArchived": forms.BooleanField(label=_("Archived tickets"), required=False)}
+        self.base_fields = {**self.base_fields, **extra}
+        super().__init__(*args, **kwargs)

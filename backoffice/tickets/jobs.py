@@ -1,27 +1,34 @@
-"""Thin job entry points: load by id, call one service (the runner owns retries and deferrals)."""
+"""Thin job entry points: load by id, call one service (the runner owns retries and deferrals).
+Cancel, status changes, exports and reports run as core jobs of their declarations (services.TICKET_ACTIONS,
+families.py)."""
 
+from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext
 
-from backoffice.core import exports, reports
+from backoffice.core.jobs import job
 from backoffice.core.models import Company
 
 from . import services
 from .choices import TicketKind
-from .models import TICKET_MODELS, EventTicket, PassengerTicket, ReportRun, TicketExport
+from .models import TICKET_MODELS, EventTicket, PassengerTicket
 
 
+@job(_("Send event ticket"))
 def event_ticket_push(pk):
     return services.ticket_push(EventTicket, pk)
 
 
+@job(_("Send passenger ticket"))
 def passenger_ticket_push(pk):
     return services.ticket_push(PassengerTicket, pk)
 
 
+@job(_("Send tickets"))
 def tickets_push_batch(kind, pks):
     return services.tickets_push_batch(model=TICKET_MODELS[TicketKind(kind)], pks=pks)
 
 
+@job(_("Ask ticket statuses"))
 def tickets_poll(company_id):
     """Poll one batch of queued tickets of each kind; enqueue the next poll while some still wait."""
     company = Company.objects.get(pk=company_id)
@@ -35,47 +42,4 @@ def tickets_poll_all():
     for company in Company.objects.filter(is_active=True):
         if services.tickets_waiting(company=company):
             count += services.poll_soon(company_id=company.pk, delay=0).is_new
-    return count
-
-
-def tickets_cancel(kind, pks):
-    return services.tickets_cancel(model=TICKET_MODELS[TicketKind(kind)], pks=pks)
-
-
-def tickets_update_status(kind, pks, status):
-    return services.tickets_update_status(model=TICKET_MODELS[TicketKind(kind)], pks=pks, status=int(status))
-
-
-def ticket_export_run(export_pk):
-    return exports.export_job(model=TicketExport, pk=export_pk, run=services.export_run,
-                              failed=services.export_failed)
-
-
-def export_history_sync(company_id, kind):
-    company = Company.objects.get(pk=company_id)
-    new = services.export_history_sync(company=company, kind=TicketKind(kind))
-    return ngettext("%(count)s new export in the history.", "%(count)s new exports in the history.", new) % {"count": new}
-
-
-def exports_expire():
-    return services.exports_expire()
-
-
-def report_sync(run_pk):
-    return reports.report_job(model=ReportRun, pk=run_pk, run=services.report_sync,
-                              failed=services.report_failed)
-
-
-def reports_sync_yesterday():
-    """Cron (nightly): fetch yesterday's by-date reports of both kinds for every active company."""
-    from datetime import timedelta
-
-    from django.utils import timezone
-
-    day = timezone.localdate() - timedelta(days=1)
-    count = 0
-    for company in Company.objects.filter(is_active=True):
-        for kind in TicketKind:
-            services.report_request(company=company, kind=kind, report_date=day)
-            count += 1
     return count

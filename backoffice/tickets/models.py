@@ -14,13 +14,13 @@ from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
 
 from backoffice.core.exports import PlatformExport
+from backoffice.core.fields import MONEY
 from backoffice.core.models import Company, RemoteRecord
 from backoffice.core.reports import ReportRunBase
 from backoffice.core.validators import validate_document_number
 
 from .choices import EDITABLE_STATUSES, DocumentType, PaymentType, TicketKind, TicketStatus
 
-MONEY = {"max_digits": 18, "decimal_places": 2}
 RATE = {"max_digits": 7, "decimal_places": 2,
         "validators": [MinValueValidator(0), MaxValueValidator(100)]}
 
@@ -37,8 +37,6 @@ class Ticket(RemoteRecord):
     requested_status = models.IntegerField(_("requested status"), choices=TicketStatus.choices,
                                            default=TicketStatus.DRAFT)
     status_message = models.TextField(_("platform message"), blank=True)
-    # A cancel or status change asked for and not answered yet ("cancel", "status:0", "status:20").
-    pending_action = models.CharField(_("pending action"), max_length=20, blank=True)
 
     document_type = models.PositiveSmallIntegerField(_("document type"), choices=DocumentType.choices,
                                                      default=DocumentType.SATIS)

@@ -5,61 +5,38 @@ The only code of this app that changes sync state or calls the platform client. 
 the rule of document 2 it enforces.
 """
 
-import contextvars
-import hashlib
-import logging
-import threading
-from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import date
 from decimal import ROUND_HALF_UP, Decimal
 
-from django.db import connection, transaction
+from django.db import transaction
 from django.db.models import Q, prefetch_related_objects
 from django.utils import timezone
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy as _lazy
 from django.utils.translation import ngettext
 
-from backoffice.core import exports as core_exports
-from backoffice.core import jobs, sync
-from backoffice.core import reports as core_reports
+from backoffice.core import actions, batch, jobs, sync
 from backoffice.core.choices import SyncState
 from backoffice.core.models import DocumentSeries
+from backoffice.core.payloads import num, when
 from backoffice.core.platform import client_for
-from backoffice.remote.errors import RemoteError
+from backoffice.remote.tickets import EventTicketClient, PassengerTicketClient
 
 from . import conf
-from .choices import STATUS_CHANGES, WORKING_STATUSES, TicketKind, TicketStatus
-from .models import (
-    REPORT_ITEM_MODELS,
-    TICKET_MODELS,
-    EventTicket,
-    ReportRun,
-    TicketExport,
-    TicketLine,
-    TicketLineTax,
-    TicketNote,
-)
-
-logger = logging.getLogger(__name__)
+from .choices import WORKING_STATUSES, TicketKind, TicketStatus
+from .models import TICKET_MODELS, EventTicket, TicketLine, TicketLineTax, TicketNote
 
 CENT = Decimal("0.01")
-EXPORT_WINDOW = core_exports.EXPORT_WINDOW
-REPORT_PAGE_SIZE = core_reports.REPORT_PAGE_SIZE
-CLIENT_ATTRIBUTE = {TicketKind.EVENT: "event_tickets", TicketKind.PASSENGER: "passenger_tickets"}
+TICKET_CLIENTS = {TicketKind.EVENT: EventTicketClient, TicketKind.PASSENGER: PassengerTicketClient}
 SERIES_KIND = {TicketKind.EVENT: "event_ticket", TicketKind.PASSENGER: "passenger_ticket"}
 
 
-class TicketError(Exception):
+class TicketError(actions.ActionRefused):
     """An operation the ticket's state does not allow; the message is for the user."""
 
 
 def ticket_client(company, kind, *, interactive=False):
-    return getattr(client_for(company, interactive=interactive), CLIENT_ATTRIBUTE[kind])
-
-
-def kind_of(model_or_ticket) -> str:
-    return model_or_ticket.kind
+    return client_for(company, TICKET_CLIENTS[kind], interactive=interactive)
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -190,24 +167,8 @@ def ticket_update(*, ticket, lines, notes=(), requested_status=TicketStatus.DRAF
     return ticket
 
 
-def ticket_resend(*, ticket):
-    """Send again a ticket whose push failed (the user may have fixed nothing: the platform decides)."""
-    try:
-        return sync.record_queue(ticket)
-    except sync.StateError as exc:
-        raise TicketError(str(exc)) from None
-
-
 # ---------------------------------------------------------------------------------------------------
 # The payload (document 2, sections 2.1 to 2.4)
-
-
-def _num(value):
-    return None if value is None else float(value)
-
-
-def _when(value):
-    return None if value is None else timezone.localtime(value).isoformat()
 
 
 COMMON_FIELDS = {
@@ -252,28 +213,28 @@ def ticket_payload(ticket, *, update=False) -> dict:
     for an update; taxes are spelled taxtRate / taxtAmount.
     """
     body = {"status": int(ticket.requested_status), "ticketType": ticket.ticket_type,
-            "ticketDate": _when(ticket.ticket_date), "exchangeRate": _num(ticket.exchange_rate)}
+            "ticketDate": when(ticket.ticket_date), "exchangeRate": num(ticket.exchange_rate)}
     body.update({key: getattr(ticket, name) for key, name in COMMON_FIELDS.items()})
     body["currencyCode"] = ticket.currency_code or "TRY"
     if isinstance(ticket, EventTicket):
         body.update({key: getattr(ticket, name) for key, name in EVENT_FIELDS.items()})
-        body["eventTime"] = _when(ticket.event_time)
+        body["eventTime"] = when(ticket.event_time)
         if not update:
             body["eventCityId"] = ticket.event_city_id
     else:
         body.update({key: getattr(ticket, name) for key, name in PASSENGER_FIELDS.items()})
-        body.update({"commissionAmount": _num(ticket.commission_amount),
-                     "commissionTaxAmount": _num(ticket.commission_tax_amount),
-                     "expeditionTime": _when(ticket.expedition_time),
-                     "departureDate": _when(ticket.departure_date)})
+        body.update({"commissionAmount": num(ticket.commission_amount),
+                     "commissionTaxAmount": num(ticket.commission_tax_amount),
+                     "expeditionTime": when(ticket.expedition_time),
+                     "departureDate": when(ticket.departure_date)})
     prefetch_related_objects([ticket], "lines__taxes", "notes")  # no-op when the caller prefetched them
     body["ticketLines"] = [
         {"serviceType": line.service_type, "serviceDescription": line.service_description,
-         "amount": _num(line.amount), "discountRate": _num(line.discount_rate),
-         "discountAmount": _num(line.discount_amount), "vatRate": _num(line.vat_rate),
-         "vatAmount": _num(line.vat_amount),
-         "taxes": [{"taxCode": tax.tax_code, "taxName": tax.tax_name, "taxtRate": _num(tax.taxt_rate),
-                    "taxtAmount": _num(tax.taxt_amount)} for tax in line.taxes.all()]}
+         "amount": num(line.amount), "discountRate": num(line.discount_rate),
+         "discountAmount": num(line.discount_amount), "vatRate": num(line.vat_rate),
+         "vatAmount": num(line.vat_amount),
+         "taxes": [{"taxCode": tax.tax_code, "taxName": tax.tax_name, "taxtRate": num(tax.taxt_rate),
+                    "taxtAmount": num(tax.taxt_amount)} for tax in line.taxes.all()]}
         for line in ticket.lines.all()
     ]
     body["notes"] = [{"note": note.note} for note in ticket.notes.all()]
@@ -321,122 +282,37 @@ def ticket_push(model, pk):
     return message
 
 
-PUSH_BATCH_SIZE = 100
-
-
-@contextmanager
-def _relaxed_commits():
-    """PostgreSQL: commits of a push batch are visible at once but flushed to disk a moment later
-    (synchronous_commit off), instead of one disk flush per claim, result and audit row. Safe here by
-    design: a state lost in a crash leaves the record QUEUED or SENDING, and the sweep's push asks the
-    platform before it sends again (reconcile before resend); nothing is sent twice."""
-    if connection.vendor != "postgresql":
-        yield
-        return
-    with connection.cursor() as cursor:
-        cursor.execute("SET synchronous_commit TO OFF")
-    try:
-        yield
-    finally:
-        with connection.cursor() as cursor:
-            cursor.execute("RESET synchronous_commit")
-
-
 def tickets_queue(*, tickets) -> list:
-    """Send many tickets (of one kind and company) in batch jobs: the records go LOCAL/FAILED -> QUEUED
-    in one UPDATE and one job pushes up to PUSH_BATCH_SIZE of them, one after the other, on one
-    connection. Each ticket still goes through sync.record_push (claimed, reconciled before a resend);
-    the sweep re-enqueues any that a lost batch left behind, one by one."""
+    """Send many tickets (of one kind and company) in batch jobs (core.batch: LOCAL/FAILED -> QUEUED in one
+    UPDATE, one job per 100 tickets; each still claimed and reconciled before a resend)."""
+    from .jobs import tickets_push_batch
+
     tickets = list(tickets)
-    if not tickets:
-        return []
-    model = type(tickets[0])
-    with transaction.atomic():
-        pks = list(model.objects.filter(pk__in=[t.pk for t in tickets],
-                                         sync_state__in=[SyncState.LOCAL, SyncState.FAILED])
-                   .order_by("pk").values_list("pk", flat=True))
-        model.objects.filter(pk__in=pks).update(sync_state=SyncState.QUEUED, last_error="", updated_at=timezone.now())
-        return [jobs.enqueue("backoffice.tickets.jobs.tickets_push_batch", name="tickets_push_batch",
-                             company=tickets[0].company_id, target=_selection_target(model, batch),
-                             args=[model.kind, batch])
-                for batch in (pks[i:i + PUSH_BATCH_SIZE] for i in range(0, len(pks), PUSH_BATCH_SIZE))]
+    kind = type(tickets[0]).kind if tickets else None
+    return batch.batch_queue(tickets, job=tickets_push_batch, name="tickets_push_batch", args=[kind])
 
 
 def tickets_push_batch(*, model, pks) -> str:
-    """Body of a batch push job. The bodies are built from one prefetching read, then up to
-    TICKET_PUSH_CONCURRENCY lanes (threads, each with its own connections) push the tickets in order, so
-    that one ticket's database work overlaps another's wait for the platform. A refused ticket is left
-    FAILED and the batch goes on; a transient error or a rate limit stops the batch (the runner runs it
-    again or later: what was sent is skipped, what may have arrived is reconciled first)."""
+    """Body of a batch push job: the bodies come from one prefetching read, then TICKET_PUSH_CONCURRENCY
+    lanes (threads with their own database connections, sharing the company's HTTP session) push the tickets in order (core.batch.push_batch)."""
     queued = {t.pk: t for t in model.objects.filter(pk__in=pks, sync_state=SyncState.QUEUED)
               .select_related("company").prefetch_related("lines__taxes", "notes")}
     if not queued:
-        return _("Nothing to send.")
+        return batch.nothing_to_send()
     company = next(iter(queued.values())).company
     payloads = {pk: ticket_payload(t, update=bool(t.remote_id)) for pk, t in queued.items()}
-    todo = iter([pk for pk in pks if pk in queued])
-    lock = threading.Lock()
-    counts = {"sent": 0, "refused": 0}
-    stopped: list[BaseException] = []
 
     def lane():
-        client = ticket_client(company, model.kind)  # a session of its own
+        client = ticket_client(company, model.kind)
+        return (lambda record: ticket_send(record, client=client, payload=payloads.get(record.pk)),
+                lambda record: ticket_reconcile(record, client=client))
 
-        def send(record):
-            return ticket_send(record, client=client, payload=payloads.get(record.pk))
-
-        def reconcile(record):
-            return ticket_reconcile(record, client=client)
-
-        with _relaxed_commits():
-            while not stopped:
-                with lock:
-                    pk = next(todo, None)
-                if pk is None:
-                    return
-                try:
-                    sync.record_push(model, pk, send=send, reconcile=reconcile)
-                    outcome = "sent"
-                except RemoteError as exc:
-                    if not exc.permanent:
-                        stopped.append(exc)
-                        return
-                    outcome = "refused"
-                except BaseException as exc:
-                    stopped.append(exc)
-                    return
-                with lock:
-                    counts[outcome] += 1
-
-    _run_lanes(lane, min(int(conf.get("TICKET_PUSH_CONCURRENCY")), len(queued)))
-    jobs.set_progress(100 * (counts["sent"] + counts["refused"]) / len(queued))
-    if stopped:
-        raise stopped[0]
+    counts = batch.push_batch(batch.Pusher(model, lane, int(conf.get("TICKET_PUSH_CONCURRENCY"))),
+                              [pk for pk in pks if pk in queued])
     if model.objects.filter(pk__in=pks, sync_state=SyncState.SYNCED, remote_status__in=WORKING_STATUSES).exists():
         poll_soon(company_id=company.pk)
     return ngettext("%(sent)s ticket sent, %(refused)s refused.", "%(sent)s tickets sent, %(refused)s refused.",
                     counts["sent"]) % counts
-
-
-def _run_lanes(lane, count):
-    """Run lane() `count` times at once: here when 1, else in threads that see the job's context (the
-    current JobRun) and close their own database connection at the end."""
-    if count <= 1:
-        lane()
-        return
-
-    def in_thread(context):
-        try:
-            context.run(lane)
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=in_thread, args=(contextvars.copy_context(),), daemon=True)
-               for _ in range(count)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -445,9 +321,10 @@ def _run_lanes(lane, count):
 
 def poll_soon(*, company_id, delay=None):
     """Enqueue one poll of the company's queued tickets (deduplicated: one waits at a time)."""
+    from .jobs import tickets_poll as poll_job
+
     delay = conf.get("TICKET_POLL_DELAY_SECONDS") if delay is None else delay
-    return jobs.enqueue("backoffice.tickets.jobs.tickets_poll", name="tickets_poll", company=company_id,
-                        args=[company_id], delay=delay)
+    return jobs.enqueue(poll_job, company=company_id, args=[company_id], delay=delay)
 
 
 def tickets_poll(*, company, model, batch_size=100) -> int:
@@ -478,131 +355,69 @@ def tickets_waiting(*, company) -> bool:
 
 
 # ---------------------------------------------------------------------------------------------------
-# Cancel and status change (document 2, sections 3 and 4: one or many; failures are Error {title, detail})
+# Cancel and status change (document 2, sections 3 and 4: one or many; a refusal is Error {title, detail}),
+# declared once for core.actions: the request, the job, the list's bulk actions and the detail's buttons.
 
 
-def _selection_target(model, pks) -> str:
-    digest = hashlib.sha1(",".join(str(pk) for pk in sorted(pks)).encode()).hexdigest()[:10]
-    first = min(pks)
-    return f"{model._meta.label_lower}:{first}" if len(pks) == 1 else f"{model._meta.label_lower}:{first}+{len(pks) - 1}:{digest}"
+def poll_after(records):
+    poll_soon(company_id=records[0].company_id)
 
 
-def _claim_for_action(tickets, action) -> list:
-    pks = [t.pk for t in tickets]
-    model = type(tickets[0])
-    changed = model.objects.filter(pk__in=pks, pending_action="").update(pending_action=action, last_error="",
-                                                                          updated_at=timezone.now())
-    if changed != len(pks):
-        raise TicketError(_("Another action on these tickets is still running; wait for it to finish."))
-    return pks
+def changed_to(status):
+    return lambda count: ngettext("%(count)s ticket changed to “%(status)s”.",
+                                  "%(count)s tickets changed to “%(status)s”.", count) % {
+        "count": count, "status": TicketStatus(status).label}
 
 
-def tickets_cancel_request(*, tickets) -> "jobs.JobRun":
-    """Ask for the cancellation of one or many tickets of one kind and company.
+TICKET_ACTIONS = actions.ActionSet(
+    client=lambda company, model: ticket_client(company, model.kind), number="ticket_number", error=TicketError,
+    empty=_lazy("Select at least one ticket."),
+    busy=_lazy("Another action on these tickets is still running; wait for it to finish."),
+    status_label=lambda status: TicketStatus(status).label,
+    actions=[
+        actions.RecordAction(
+            "send", _lazy("Send (draft → queued)"), button=_lazy("Send"), sources=(TicketStatus.DRAFT,),
+            call=lambda client, ids: client.update_status(ids, TicketStatus.QUEUED), leads_to=TicketStatus.QUEUED,
+            sets_requested=True, after=poll_after, icon="send",
+            refused=_lazy("Only tickets in status “%(source)s” can be changed to “%(target)s”; these cannot: "
+                          "%(numbers)s"),
+            confirm=_lazy("The selected drafts will be sent to the platform's queue for processing."),
+            done=changed_to(TicketStatus.QUEUED)),
+        actions.RecordAction(
+            "draft", _lazy("Back to draft (error → draft)"), button=_lazy("Back to draft"),
+            sources=(TicketStatus.ERROR,), call=lambda client, ids: client.update_status(ids, TicketStatus.DRAFT),
+            leads_to=TicketStatus.DRAFT, sets_requested=True, style="secondary", icon="arrow-counterclockwise",
+            refused=_lazy("Only tickets in status “%(source)s” can be changed to “%(target)s”; these cannot: "
+                          "%(numbers)s"),
+            confirm=_lazy("The selected tickets in error will become drafts and can be edited."),
+            done=changed_to(TicketStatus.DRAFT)),
+        actions.RecordAction(
+            "cancel", _lazy("Cancel tickets"), button=_lazy("Cancel ticket"),
+            excluded=(TicketStatus.CANCELLED, TicketStatus.DELETED), call=lambda client, ids: client.cancel(ids),
+            leads_to=TicketStatus.CANCELLED, undoable=False, refresh=True, style="danger", icon="x-octagon",
+            refused=_lazy("These tickets cannot be cancelled (not on the platform yet, or cancelled already): "
+                          "%(numbers)s"),
+            confirm=_lazy("The selected tickets will be cancelled on the platform. This cannot be undone."),
+            done=lambda count: ngettext("%(count)s ticket cancelled.", "%(count)s tickets cancelled.", count) % {
+                "count": count}),
+    ])
 
-    Only a ticket the platform has (it has an ettn) and that is not cancelled already can be cancelled;
-    the platform decides the rest and its refusal (title and detail) is kept on each ticket.
-    """
+
+def tickets_cancel_request(*, tickets):
+    """Ask for the cancellation of one or many tickets of one kind and company (any the platform has that is
+    not cancelled already; the platform decides the rest and its refusal is kept on each ticket)."""
     tickets = list(tickets)
-    if not tickets:
-        raise TicketError(_("Select at least one ticket."))
-    refused = [t.ticket_number for t in tickets
-               if not t.remote_id or t.remote_status in (TicketStatus.CANCELLED, TicketStatus.DELETED)]
-    if refused:
-        raise TicketError(_("These tickets cannot be cancelled (not on the platform yet, or cancelled already): "
-                            "%(numbers)s") % {"numbers": ", ".join(refused)})
-    model = type(tickets[0])
-    with transaction.atomic():
-        pks = _claim_for_action(tickets, "cancel")
-        return jobs.enqueue("backoffice.tickets.jobs.tickets_cancel", name="tickets_cancel",
-                            company=tickets[0].company_id, target=_selection_target(model, pks),
-                            args=[model.kind, pks])
+    return actions.action_request(type(tickets[0]) if tickets else EventTicket, "cancel", tickets)
 
 
-def tickets_status_change_request(*, tickets, status) -> "jobs.JobRun":
-    """Ask for a status change of one or many tickets: 40 -> 0 (back to draft) or 0 -> 20 (queue and
-    send); document 2, section 3. Any other transition is refused here, before asking the platform."""
-    status = int(status)
-    sources = [source for source, target in STATUS_CHANGES.items() if target == status]
-    if not sources:
+def tickets_status_change_request(*, tickets, status):
+    """Ask for a status change: 40 -> 0 (back to draft) or 0 -> 20 (queue and send); document 2, section 3.
+    Any other transition is refused here, before asking the platform."""
+    name = {TicketStatus.QUEUED: "send", TicketStatus.DRAFT: "draft"}.get(int(status))
+    if name is None:
         raise TicketError(_("A ticket's status can only be changed to draft or queued."))
     tickets = list(tickets)
-    if not tickets:
-        raise TicketError(_("Select at least one ticket."))
-    source = sources[0]
-    refused = [t.ticket_number for t in tickets if not t.remote_id or t.remote_status != source]
-    if refused:
-        raise TicketError(_("Only tickets in status “%(source)s” can be changed to “%(target)s”; these cannot: "
-                            "%(numbers)s") % {"source": TicketStatus(source).label,
-                                              "target": TicketStatus(status).label, "numbers": ", ".join(refused)})
-    model = type(tickets[0])
-    with transaction.atomic():
-        pks = _claim_for_action(tickets, f"status:{status}")
-        return jobs.enqueue("backoffice.tickets.jobs.tickets_update_status", name="tickets_update_status",
-                            company=tickets[0].company_id, target=_selection_target(model, pks),
-                            args=[model.kind, pks, status])
-
-
-def _refused(model, pks, exc: RemoteError):
-    """Keep the platform's refusal on each ticket (unless the runner will try again) and re-raise."""
-    if jobs.will_run_again(exc):
-        raise exc
-    message, source = sync.failure(exc)
-    model.objects.filter(pk__in=pks).update(pending_action="", last_error=message[:2000], last_error_source=source,
-                                            updated_at=timezone.now())
-    raise exc
-
-
-def tickets_cancel(*, model, pks):
-    """Cancel the tickets on the platform (body {"ids": [...]}); they become cancelled (100)."""
-    tickets = list(model.objects.filter(pk__in=pks, pending_action="cancel").exclude(remote_id=""))
-    if not tickets:
-        return _("Nothing to cancel.")
-    client = ticket_client(tickets[0].company, model.kind)
-    ettns = [t.remote_id for t in tickets]
-    try:
-        client.cancel(ettns)
-    except RemoteError as exc:
-        _refused(model, [t.pk for t in tickets], exc)
-    model.objects.filter(pk__in=[t.pk for t in tickets]).update(
-        pending_action="", last_error="", remote_status=TicketStatus.CANCELLED, updated_at=timezone.now())
-    _refresh_statuses(client, model, tickets)
-    return ngettext("%(count)s ticket cancelled.", "%(count)s tickets cancelled.", len(tickets)) % {
-        "count": len(tickets)}
-
-
-def tickets_update_status(*, model, pks, status):
-    """Change the tickets' status on the platform (body {"ids": [...], "status": 0 or 20})."""
-    tickets = list(model.objects.filter(pk__in=pks, pending_action=f"status:{status}").exclude(remote_id=""))
-    if not tickets:
-        return _("Nothing to change.")
-    client = ticket_client(tickets[0].company, model.kind)
-    try:
-        client.update_status([t.remote_id for t in tickets], status)
-    except RemoteError as exc:
-        _refused(model, [t.pk for t in tickets], exc)
-    model.objects.filter(pk__in=[t.pk for t in tickets]).update(
-        pending_action="", last_error="", remote_status=status, requested_status=status, status_message="",
-        updated_at=timezone.now())
-    if status in WORKING_STATUSES:
-        poll_soon(company_id=tickets[0].company_id)
-    return ngettext("%(count)s ticket changed to “%(status)s”.", "%(count)s tickets changed to “%(status)s”.",
-                    len(tickets)) % {"count": len(tickets),
-                                                                 "status": TicketStatus(status).label}
-
-
-def _refresh_statuses(client, model, tickets):
-    """Best effort: the platform's own word on the new statuses (the action succeeded either way)."""
-    try:
-        answers = {str(a.get("id")): a for a in client.statuses([t.remote_id for t in tickets]) or []}
-    except RemoteError as exc:
-        logger.info("statuses after an action not read: %s", exc)
-        return
-    for ticket in tickets:
-        answer = answers.get(ticket.remote_id)
-        if answer and answer.get("status") is not None:
-            model.objects.filter(pk=ticket.pk).update(remote_status=int(answer["status"]),
-                                                      status_message=answer.get("message") or "")
+    return actions.action_request(type(tickets[0]) if tickets else EventTicket, name, tickets)
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -615,186 +430,3 @@ def ticket_html(*, ticket, standard=True) -> str:
     if not ticket.remote_id:
         raise TicketError(_("The platform does not have this ticket yet."))
     return ticket_client(ticket.company, ticket.kind, interactive=True).html(ticket.remote_id, standard=standard)
-
-
-# ---------------------------------------------------------------------------------------------------
-# Excel exports (document 2, sections 4.1 and 4.2), kept for 24 hours on the platform
-
-
-def export_start(*, company, kind, filters: dict, user=None) -> TicketExport:
-    """Record the export the user asked for and start it in the background."""
-    with transaction.atomic():
-        export = TicketExport.objects.create(company=company, kind=kind, filters=filters,
-                                             requested_by=user if user is not None and user.is_authenticated else None)
-        _enqueue_export(export)
-    return export
-
-
-def _enqueue_export(export):
-    return jobs.enqueue("backoffice.tickets.jobs.ticket_export_run", name="ticket_export", company=export.company_id,
-                        target=f"tickets.ticketexport:{export.pk}", args=[export.pk])
-
-
-def export_fetch_request(*, export) -> None:
-    """Fetch an export seen in the platform's history (started elsewhere) while its window is open."""
-    try:
-        core_exports.export_fetch_request(export=export, enqueue=_enqueue_export)
-    except core_exports.ExportError as exc:
-        raise TicketError(str(exc)) from None
-
-
-_export_started = core_exports.export_started
-export_expired = core_exports.export_expired
-_parse_when = core_exports.parse_when
-
-
-def export_run(*, export):
-    """Start the export on the platform (once), wait until it shows in the export history, then download
-    the ZIP while its 24-hour window is open and keep it (core.exports). Not ready yet: the job runs again
-    shortly."""
-    return core_exports.export_run(export=export, client=ticket_client(export.company, export.kind),
-                                   poll_every=conf.get("TICKET_EXPORT_POLL_SECONDS"))
-
-
-export_keep = core_exports.export_keep
-
-
-def export_failed(*, export_pk, message):
-    core_exports.export_failed(model=TicketExport, pk=export_pk, message=message)
-
-
-def export_history_sync(*, company, kind) -> int:
-    """Read the platform's export history: exports started elsewhere appear (fetchable while their window
-    is open), and the ones whose 24 hours passed are marked expired. Returns how many were new."""
-    return core_exports.export_history_sync(model=TicketExport, client=ticket_client(company, kind),
-                                            company=company, kind=kind)
-
-
-def exports_expire(*, company=None) -> int:
-    """Exports not downloaded within their 24 hours are shown as expired (no platform call)."""
-    exports = TicketExport.objects.all()
-    if company is not None:
-        exports = exports.filter(company=company)
-    return core_exports.exports_expire(exports)
-
-
-def export_filters(kind, data: dict) -> dict:
-    """The export body of document 2, 4.1 / 4.2 from the export form's cleaned data (empty values left out)."""
-    names = ["status", "startDate", "endDate", "executionStartDate", "executionEndDate"]
-    names += (["eventStartDate", "eventEndDate", "generateSummaryReport"] if kind == TicketKind.EVENT
-              else ["departureStartDate", "departureEndDate", "isArchived"])
-    body = {}
-    for name in names:
-        value = data.get(name)
-        if value is None or value == "":
-            continue
-        if hasattr(value, "isoformat"):
-            value = value.isoformat()
-        body[name] = value
-    if data.get("ids"):
-        body["ids"] = list(data["ids"])
-    return body
-
-
-# ---------------------------------------------------------------------------------------------------
-# By-date reports (document 2, sections 4.1 and 4.2): every page, pageIndex from 1, pageSize 500
-
-
-def report_request(*, company, kind, report_date: date) -> ReportRun:
-    """Fetch the report of one day in the background (a new run; the current one stays until it is done)."""
-    return core_reports.report_request(model=ReportRun, job="backoffice.tickets.jobs.report_sync",
-                                       name="report_sync", company=company, report_date=report_date, kind=kind)
-
-
-_decimal = core_reports.decimal_or_none
-_date_time = core_reports.date_time
-_int = core_reports.int_or_none
-
-
-COMMON_REPORT_FIELDS = (
-    ("ticket_number", "ticketNumber", str), ("execution_date", "executionDate", _date_time),
-    ("payment_type", "paymentType", str), ("total_amount", "totalAmount", _decimal),
-    ("total_vat", "totalVat", _decimal), ("canceled_date", "canceledDate", _date_time),
-    ("canceled", "canceled", bool), ("part_index", "partIndex", _int), ("create_date", "createDate", _date_time),
-)
-KIND_REPORT_FIELDS = {
-    TicketKind.EVENT: (
-        ("event_date", "eventDate", _date_time), ("location_city_code", "locationCityCode", str),
-        ("location_municipality", "locationMunicipality", str),
-        ("location_description", "locationDescription", str),
-    ),
-    TicketKind.PASSENGER: (
-        ("departure_date", "departureDate", _date_time), ("departure_location", "departureLocation", str),
-        ("destination", "destination", str), ("expedition_time", "expeditionTime", _date_time),
-        ("expedition_number", "expeditionNumber", str), ("vehicle_plate", "vehiclePlate", str),
-        ("payable_amount", "payableAmount", _decimal),
-    ),
-}
-_TEXT_LIMITS = {"ticket_number": 20, "payment_type": 20, "location_city_code": 10, "location_municipality": 100,
-                "location_description": 300, "departure_location": 200, "destination": 200,
-                "expedition_number": 50, "vehicle_plate": 20}
-
-
-def report_item_fields(kind, raw: dict) -> dict:
-    return core_reports.item_fields((*COMMON_REPORT_FIELDS, *KIND_REPORT_FIELDS[kind]), raw, _TEXT_LIMITS)
-
-
-def _row_builder(kind):
-    """A function making an unsaved report item from (run, raw item), with positional arguments in the
-    model's field order: Model(*values) skips the keyword handling that costs more than the insert."""
-    model = REPORT_ITEM_MODELS[kind]
-    spec = {name: (key, convert) for name, key, convert in (*COMMON_REPORT_FIELDS, *KIND_REPORT_FIELDS[kind])}
-    names = [field.name for field in model._meta.concrete_fields]
-    fixed = ("id", "company", "run", "report_date")
-    assert names[:4] == list(fixed) and set(names[4:]) == set(spec), names
-    converters = [(name, *spec[name]) for name in names[4:]]
-
-    def value(name, key, convert, raw):
-        item = raw.get(key)
-        if convert is str:
-            return ("" if item is None else str(item))[:_TEXT_LIMITS.get(name, 300)]
-        return convert(item) if item is not None else (False if convert is bool else None)
-
-    def build(run, raw):
-        return model(None, run.company_id, run.pk, run.report_date,
-                     *[value(name, key, convert, raw) for name, key, convert in converters])
-
-    return build
-
-
-_ROW_BUILDERS = {}
-
-
-def report_store_page(*, run, page_index, envelope) -> int:
-    """Store one page's items with the run's progress, in one transaction (a stopped walk resumes at the
-    next page). Returns the number of items stored."""
-    build = _ROW_BUILDERS.get(run.kind) or _ROW_BUILDERS.setdefault(run.kind, _row_builder(run.kind))
-    rows = [build(run, raw) for raw in envelope.get("items") or []]
-    return core_reports.report_store_page(run=run, page_index=page_index, envelope=envelope, rows=rows,
-                                          item_model=REPORT_ITEM_MODELS[run.kind])
-
-
-def report_sync(*, run):
-    """Walk every page of the report of run.report_date (pageIndex from 1, pageSize 500) and store the
-    items. No records is not an error: items is empty and totalCount 0 (document 2, section 4).
-    Commits are relaxed on PostgreSQL: a crash loses at most the last pages, never one in the middle
-    (commits are ordered), and the walk resumes after the last page it finds stored."""
-    client = ticket_client(run.company, run.kind)
-    with _relaxed_commits():
-        return core_reports.report_walk(
-            run=run, fetch_page=lambda page_index: client.report(run.report_date, page_index,
-                                                                 page_size=run.page_size),
-            store_page=lambda page_index, envelope: report_store_page(run=run, page_index=page_index,
-                                                                      envelope=envelope))
-
-
-def report_finish(*, run):
-    core_reports.report_finish(run=run)
-
-
-def report_failed(*, run_pk, message):
-    core_reports.report_failed(model=ReportRun, run_pk=run_pk, message=message)
-
-
-def current_report_run(*, company, kind, report_date):
-    return ReportRun.objects.filter(company=company, kind=kind, report_date=report_date, is_current=True).first()

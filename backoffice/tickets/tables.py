@@ -1,100 +1,12 @@
 import django_tables2 as tables
-from django.core.paginator import EmptyPage, Paginator
-from django.db.models import QuerySet
-from django.utils.functional import cached_property
-from django.utils.formats import number_format
-from django.utils.html import format_html
 from django.utils.translation import gettext_lazy as _
 
 from backoffice.core.choices import SyncState
 from backoffice.core.generic import BaseTable, ChoiceBadgeColumn, DateTimeColumn, LinkedColumn
+from backoffice.core.generic.tables import ExportTable, MoneyColumn, OrderedTable, RemoteStatusColumn
 
-from .choices import ExportState, PaymentType, TicketStatus
+from .choices import PaymentType, TicketStatus
 from .models import EventTicket, EventTicketReportItem, PassengerTicket, PassengerTicketReportItem, TicketExport
-
-RIGHT = {"td": {"class": "text-end text-nowrap"}, "th": {"class": "text-end"}}
-
-
-class MoneyColumn(tables.Column):
-    def __init__(self, *args, **kwargs):
-        kwargs.setdefault("attrs", RIGHT)
-        super().__init__(*args, **kwargs)
-
-    def render(self, value):
-        return number_format(value, 2, force_grouping=True)
-
-    def value(self, value):
-        return value
-
-
-class StatusColumn(ChoiceBadgeColumn):
-    """The platform status; a ticket the platform does not have yet shows "not sent"."""
-
-    def __init__(self, *args, **kwargs):
-        kwargs.setdefault("empty_values", ())
-        super().__init__(TicketStatus, *args, **kwargs)
-
-    def render(self, value, record, bound_column):
-        if record.remote_status is None:
-            return format_html('<span class="badge text-bg-light border">{}</span>', _("not on the platform"))
-        return super().render(value, record, bound_column)
-
-
-class CappedCountPaginator(Paginator):
-    """Counts at most `cap` + 1 rows (one cheap query, whatever the table's size), so that a list of a
-    million tickets costs what a list of a thousand does. Past the cap the page says "≥ cap" and the
-    pages after the last numbered one are still reachable (an empty page is the end)."""
-
-    cap = 10_000
-
-    @cached_property
-    def count(self):
-        # django-tables2 hands over its BoundRows, whose .data (TableQuerysetData) holds the queryset in .data.
-        queryset = self.object_list
-        for _level in range(2):
-            if not isinstance(queryset, QuerySet):
-                queryset = getattr(queryset, "data", None)
-        if not isinstance(queryset, QuerySet):
-            return len(self.object_list)
-        if queryset.query.is_sliced:
-            return queryset.count()
-        # COUNT(*) over a LIMIT subquery: the index stops after cap + 1 entries.
-        counted = queryset.order_by()[: self.cap + 1].count()
-        self.count_is_capped = counted > self.cap
-        return min(counted, self.cap)
-
-    count_is_capped = False
-
-    def validate_number(self, number):
-        try:
-            return super().validate_number(number)
-        except EmptyPage:
-            if self.count_is_capped and int(number) > 0:
-                return int(number)
-            raise
-
-    def page(self, number):
-        number = self.validate_number(number)
-        if not self.count_is_capped or number <= self.num_pages:
-            return super().page(number)
-        bottom = (number - 1) * self.per_page
-        objects = list(self.object_list[bottom:bottom + self.per_page])
-        if not objects:
-            raise EmptyPage("That page contains no results")
-        return self._get_page(objects, number, self)
-
-
-class OrderedTable(BaseTable):
-    """Columns in Meta.sequence, also when the list view puts its selection column first ("pk", "...")."""
-
-    def __init__(self, *args, **kwargs):
-        sequence, wanted = kwargs.get("sequence"), getattr(type(self)._meta, "sequence", None)
-        if sequence and sequence[-1] == "..." and wanted:
-            kwargs["sequence"] = (*sequence[:-1], *[name for name in wanted if name not in sequence])
-        super().__init__(*args, **kwargs)
-
-    def paginate(self, paginator_class=CappedCountPaginator, *args, **kwargs):
-        return super().paginate(paginator_class, *args, **kwargs)
 
 
 class TicketTable(OrderedTable):
@@ -103,7 +15,7 @@ class TicketTable(OrderedTable):
     customer = tables.Column(verbose_name=_("customer"), accessor="customer_last_name", orderable=False,
                              empty_values=())
     payable_amount = MoneyColumn()
-    remote_status = StatusColumn()
+    remote_status = RemoteStatusColumn(TicketStatus)
     sync_state = ChoiceBadgeColumn(SyncState)
     created_at = DateTimeColumn()
 
@@ -143,31 +55,16 @@ class PassengerTicketTable(TicketTable):
         empty_text = _("No passenger tickets yet.")
 
 
-class TicketExportTable(OrderedTable):
-    id = LinkedColumn(verbose_name=_("export"))
+class TicketExportTable(ExportTable):
     kind = tables.Column()
-    state = ChoiceBadgeColumn(ExportState)
-    created_at = DateTimeColumn()
-    platform_created = DateTimeColumn()
-    fetched_at = DateTimeColumn()
-    size = tables.Column(attrs=RIGHT)
 
     secondary_columns = ("kind", "file_name", "created_at", "size")
-    tertiary_columns = ("platform_created", "fetched_at")
 
-    class Meta(BaseTable.Meta):
+    class Meta(ExportTable.Meta):
         model = TicketExport
         fields = ("id", "kind", "state", "file_name", "created_at", "platform_created", "fetched_at", "size")
         sequence = fields
         empty_text = _("No exports yet. Start one from a ticket list.")
-
-    def render_id(self, record):
-        from backoffice.core.generic import model_url
-
-        return format_html('<a href="{}">{}</a>', model_url(record, "detail"), record)
-
-    def render_size(self, value):
-        return number_format(value, 0, force_grouping=True)
 
 
 class ReportItemTable(OrderedTable):

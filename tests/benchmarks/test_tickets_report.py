@@ -12,6 +12,7 @@ import pytest
 from django.db import connection
 
 from backoffice.core.platform import client_for
+from backoffice.remote.tickets import PassengerTicketClient
 from backoffice.tickets import services
 from backoffice.tickets.choices import TicketKind
 from backoffice.tickets.models import PassengerTicketReportItem, ReportRun
@@ -25,7 +26,7 @@ pytestmark = [pytest.mark.bench, pytest.mark.django_db(transaction=True)]
 
 def test_storing_report_pages_against_a_bare_bulk_create(sandbox, sandbox_company):
     sandbox.add_report_items("passenger_ticket", DAY, COUNT, customer_unique_id=str(sandbox_company.customer_unique_id))
-    client = client_for(sandbox_company).passenger_tickets
+    client = client_for(sandbox_company, PassengerTicketClient)
     pages = list(client.report_pages(DAY))  # fetched first: only storing is measured
     assert sum(len(page["items"]) for page in pages) == COUNT and len(pages) == -(-COUNT // 500)
 

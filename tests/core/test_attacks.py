@@ -16,6 +16,8 @@ from backoffice.core.generic.registry import _extra_bulk_actions, _views
 from backoffice.core.middleware import LAST_SEEN_KEY, SESSION_KEY
 from backoffice.core.models import Company, JobRun, Membership, RemoteCall
 from backoffice.core.platform import client_for
+from backoffice.remote.companies import CompaniesClient
+from backoffice.remote.tickets import EventTicketClient
 from backoffice.remote.errors import RemoteError
 from backoffice.tickets.models import TicketExport
 from tests.conftest import make_user
@@ -220,7 +222,7 @@ def test_a_name_that_resolves_elsewhere_at_connect_time_is_refused_then(db, comp
     CompanyForm.validate_typed_url(company.ticket_base_url)  # first answer: public, accepted
     company.save()
     with pytest.raises(RemoteError) as caught:
-        client_for(company).event_tickets.get("00000000-0000-0000-0000-000000000001")
+        client_for(company, EventTicketClient).get("00000000-0000-0000-0000-000000000001")
     assert caught.value.permanent and "127.0.0.1, which is not a public address" in str(caught.value)
     assert platform_dns["api.rebind.example"] == 2  # looked up again at connect time
 
@@ -230,7 +232,7 @@ def test_a_typed_url_whose_host_left_the_allow_list_is_not_called(db, company, s
     company.save()
     settings.PLATFORM_ALLOWED_HOSTS = ["other.platform.example"]
     with pytest.raises(RemoteError, match="not an allowed https host"):
-        client_for(company).event_tickets.get("00000000-0000-0000-0000-000000000001")
+        client_for(company, EventTicketClient).get("00000000-0000-0000-0000-000000000001")
 
 
 class _Recorder(http.server.BaseHTTPRequestHandler):
@@ -278,14 +280,14 @@ def _point_crm_at(settings, url, path):
 def test_credentials_never_follow_a_redirect(db, company, recorder, settings):
     _point_crm_at(settings, f"http://127.0.0.1:{recorder.server_port}", "/redirect")
     with pytest.raises(RemoteError, match="redirect") as caught:
-        client_for(company).companies.usage_report()
+        client_for(company, CompaniesClient).usage_report()
     assert caught.value.permanent and caught.value.status == 302
     assert [path for path, _headers in _Recorder.seen] == ["/redirect"]  # /landing never asked for
 
 
 def test_the_audit_keeps_no_html_page(client, admin_a, company, recorder, settings):
     _point_crm_at(settings, f"http://127.0.0.1:{recorder.server_port}", "/login")
-    client_for(company).companies.usage_report()
+    client_for(company, CompaniesClient).usage_report()
     call = RemoteCall.objects.get(company=company)
     assert call.response_excerpt.startswith("<") and "bytes text/html" in call.response_excerpt
     shown = page(client.get(reverse("core:remotecall_detail", args=[call.pk])))

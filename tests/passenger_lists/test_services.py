@@ -14,7 +14,11 @@ from openpyxl import load_workbook
 from backoffice.core import jobs as core_jobs
 from backoffice.core.choices import SyncState
 from backoffice.core.platform import client_for
+from backoffice.remote.passenger_lists import PassengerListClient
+from backoffice.core.exports import ExportError
+from backoffice.core.families import export_history_job, export_job, report_job, reports_nightly_job
 from backoffice.passenger_lists import jobs, services
+from backoffice.passenger_lists.families import LIST_EXPORTS, LIST_REPORTS, reports_sync_today
 from backoffice.passenger_lists.choices import ExportState, ListState, ReportState
 from backoffice.passenger_lists.models import (
     PassengerList,
@@ -71,7 +75,7 @@ def report_now(sandbox, company):
 
 def platform_report(company):
     today = timezone.localdate()
-    return [item for page in client_for(company).passenger_lists.report_pages(today) for item in page["items"]]
+    return [item for page in client_for(company, PassengerListClient).report_pages(today) for item in page["items"]]
 
 
 # --- create and update ------------------------------------------------------------------------------------
@@ -87,7 +91,7 @@ def test_build_from_the_selected_tickets_and_send(expedition, sandbox_company, a
     assert set(plist.tickets.all()) == set(expedition)
     assert send(plist) == "Sent to the platform."
     assert plist.sync_state == SyncState.SYNCED and plist.remote_id and plist.passenger_list_number.startswith("YLS")
-    [item] = client_for(sandbox_company).passenger_lists.query()["items"]
+    [item] = client_for(sandbox_company, PassengerListClient).query()["items"]
     assert (item["id"], item["passengerListNumber"], item["vehiclePlate"]) == (
         plist.remote_id, plist.passenger_list_number, "34ABC123")
 
@@ -112,7 +116,7 @@ def test_update_regroups_the_tickets_sold_since_with_is_new_list_false(expeditio
     # Commission and its VAT are the list's own when it names the vehicle operator.
     assert (plist.total_payable_amount, plist.total_commission_amount, plist.total_commission_tax_amount) == (
         Decimal("1430.00"), Decimal("120.50"), Decimal("24.10"))
-    assert client_for(sandbox_company).passenger_lists.query()["totalCount"] == 1
+    assert client_for(sandbox_company, PassengerListClient).query()["totalCount"] == 1
     report_now(sandbox, sandbox_company)
     [item] = platform_report(sandbox_company)
     assert (item["totalPayableAmount"], item["totalCommissionAmount"], item["totalCommissionTaxAmount"]) == (
@@ -146,7 +150,7 @@ def test_no_matching_ticket_is_refused_here_before_sending(expedition, sandbox, 
     services.passenger_list_create(plist=plist)
     send(plist)
     assert plist.sync_state == SyncState.SYNCED and plist.ticket_count == 3
-    assert client_for(sandbox_company).passenger_lists.query()["items"][0]["vehiclePlate"] == "06XYZ99"
+    assert client_for(sandbox_company, PassengerListClient).query()["items"][0]["vehiclePlate"] == "06XYZ99"
     assert saves(sandbox) == 1
 
 
@@ -156,8 +160,8 @@ def test_a_list_known_as_reported_is_refused_here(expedition, sandbox, sandbox_c
     plist = build(sandbox_company)
     send(plist)
     report_now(sandbox, sandbox_company)
-    run = services.report_request(company=sandbox_company, report_date=timezone.localdate())
-    assert jobs.report_sync(run.pk) == "1 item stored."
+    run = LIST_REPORTS.request(company=sandbox_company, report_date=timezone.localdate())
+    assert report_job("passenger_list_report_sync", run.pk) == "1 item stored."
     plist.refresh_from_db()
     assert plist.state == ListState.REPORTED and plist.reported_at and not plist.is_editable
     with pytest.raises(services.PassengerListError, match="was reported to the tax authority and cannot be updated"):
@@ -194,7 +198,7 @@ def test_building_again_replaces_the_old_list_which_stays_marked_replaced(expedi
     old.refresh_from_db()
     assert (old.state, old.replaced_by, new.state) == (ListState.REPLACED, new, ListState.SAVED)
     assert new.remote_id != old.remote_id and new.ticket_count == 3
-    assert [i["id"] for i in client_for(sandbox_company).passenger_lists.query()["items"]] == [new.remote_id]
+    assert [i["id"] for i in client_for(sandbox_company, PassengerListClient).query()["items"]] == [new.remote_id]
     with pytest.raises(services.PassengerListError, match="was replaced by"):
         services.passenger_list_update(plist=old)
     login(client, accountant, sandbox_company)
@@ -208,7 +212,7 @@ def test_a_reported_list_is_corrected_by_building_it_again(expedition, sandbox, 
     old = build(sandbox_company)
     send(old)
     report_now(sandbox, sandbox_company)
-    jobs.report_sync(services.report_request(company=sandbox_company, report_date=timezone.localdate()).pk)
+    report_job("passenger_list_report_sync", LIST_REPORTS.request(company=sandbox_company, report_date=timezone.localdate()).pk)
     new = services.passenger_list_rebuild(plist=PassengerList.objects.get(pk=old.pk))
     send(new)
     old.refresh_from_db()
@@ -225,7 +229,7 @@ def test_a_create_that_timed_out_after_it_was_sent_is_not_sent_twice(expedition,
     assert type(caught.value).__name__ == "MaybeSent" and plist.sync_state == SyncState.QUEUED
     assert send(plist) == "Found on the platform; not sent again."
     assert plist.sync_state == SyncState.SYNCED and plist.passenger_list_number.startswith("YLS")
-    [item] = client_for(sandbox_company).passenger_lists.query()["items"]  # one list: the create was not repeated
+    [item] = client_for(sandbox_company, PassengerListClient).query()["items"]  # one list: the create was not repeated
     assert item["id"] == plist.remote_id
 
 
@@ -245,16 +249,16 @@ def test_the_push_waits_for_tickets_still_being_sent(slow, sandbox, sandbox_comp
 def test_query_sync_brings_lists_built_elsewhere(expedition, sandbox_company):
     ours = build(sandbox_company)
     send(ours)
-    lists = client_for(sandbox_company).passenger_lists
+    lists = client_for(sandbox_company, PassengerListClient)
     for index in range(2):
         push(ticket(sandbox_company, seat="7", number=f"S-30{index}"))
         lists.save({"expeditionNumber": f"S-30{index}", "expeditionTime": EXPEDITION.isoformat(),
                     "vehiclePlate": "34 ABC 123", "isManualPlate": "false", "isNewList": True})
-    assert jobs.passenger_lists_query_sync(sandbox_company.pk) == "2 new passenger lists from the platform."
+    assert jobs.passenger_lists_query(sandbox_company.pk) == "2 new passenger lists from the platform."
     elsewhere = PassengerList.objects.get(expedition_number="S-300")
     assert (elsewhere.sync_state, elsewhere.ticket_count, elsewhere.is_new_list) == (SyncState.SYNCED, 1, False)
     assert elsewhere.passenger_list_number.startswith("YLS") and elsewhere.platform_created
-    assert jobs.passenger_lists_query_sync(sandbox_company.pk).startswith("0 new")
+    assert jobs.passenger_lists_query(sandbox_company.pk).startswith("0 new")
     assert PassengerList.objects.count() == 3
 
 
@@ -263,8 +267,8 @@ def test_query_sync_brings_lists_built_elsewhere(expedition, sandbox_company):
 def test_export_of_a_list_is_fetched_and_kept(expedition, sandbox_company):
     plist = build(sandbox_company)
     send(plist)
-    export = services.export_start(company=sandbox_company, filters={"ids": [plist.remote_id]})
-    assert jobs.passenger_list_export_run(export.pk).startswith("Export downloaded")
+    export = LIST_EXPORTS.start(company=sandbox_company, filters={"ids": [plist.remote_id]})
+    assert export_job("passenger_list_export", export.pk).startswith("Export downloaded")
     export.refresh_from_db()
     assert export.state == ExportState.READY and export.file_name.startswith("yolcu-listeleri")
     with export.file.open("rb") as handle, zipfile.ZipFile(io.BytesIO(handle.read())) as archive:
@@ -279,25 +283,25 @@ def test_export_by_expedition_range_and_its_24_hours(expedition, sandbox, sandbo
 
     form = PassengerListExportForm(data={"startDate": "2026-05-20", "endDate": "2026-05-21"})
     assert form.is_valid()
-    filters = services.export_filters(form.cleaned_data)
+    filters = form.export_filters()
     assert filters == {"startDate": "2026-05-20T00:00:00+03:00", "endDate": "2026-05-21T00:00:00+03:00"}
     sandbox.configure(export_ready_seconds=3600)
-    export = services.export_start(company=sandbox_company, filters=filters)
+    export = LIST_EXPORTS.start(company=sandbox_company, filters=filters)
     with pytest.raises(core_jobs.TryLater):
-        jobs.passenger_list_export_run(export.pk)
+        export_job("passenger_list_export", export.pk)
     sandbox.configure(clock_offset_seconds=25 * 3600)  # a day later: the file is gone
-    assert "24 hours" in jobs.passenger_list_export_run(export.pk)
+    assert "24 hours" in export_job("passenger_list_export", export.pk)
     export.refresh_from_db()
     assert export.state == ExportState.EXPIRED and not export.file
 
 
 def test_export_history_shows_exports_started_elsewhere(expedition, sandbox_company, client, accountant):
-    export_id = client_for(sandbox_company).passenger_lists.export({})
-    assert jobs.export_history_sync(sandbox_company.pk) == "1 new export in the history."
+    export_id = client_for(sandbox_company, PassengerListClient).export({})
+    assert export_history_job("passenger_list_export", sandbox_company.pk) == "1 new export in the history."
     export = PassengerListExport.objects.get(export_id=export_id)
     assert export.state == ExportState.AVAILABLE
-    services.export_fetch_request(export=export)
-    jobs.passenger_list_export_run(export.pk)
+    LIST_EXPORTS.fetch_request(export=export)
+    export_job("passenger_list_export", export.pk)
     export.refresh_from_db()
     assert export.state == ExportState.READY
     login(client, accountant, sandbox_company)
@@ -305,10 +309,10 @@ def test_export_history_shows_exports_started_elsewhere(expedition, sandbox_comp
     assert download.status_code == 200 and b"".join(download.streaming_content)[:2] == b"PK"
     old = PassengerListExport.objects.create(company=sandbox_company, state=ExportState.AVAILABLE, export_id="x",
                                              platform_created=timezone.now() - timedelta(hours=25))
-    assert jobs.exports_expire() == 1
+    assert LIST_EXPORTS.expire() == 1
     old.refresh_from_db()
-    with pytest.raises(services.PassengerListError, match="older than 24 hours|Only an export waiting"):
-        services.export_fetch_request(export=old)
+    with pytest.raises(ExportError, match="older than 24 hours|Only an export waiting"):
+        LIST_EXPORTS.fetch_request(export=old)
 
 
 # --- the by-date report --------------------------------------------------------------------------------------
@@ -320,9 +324,9 @@ def test_report_walks_every_page_and_marks_the_lists_it_names_reported(expeditio
     day = timezone.localdate()
     sandbox.add_report_items("passenger_list", day, 1001, customer_unique_id=str(sandbox_company.customer_unique_id))
     report_now(sandbox, sandbox_company)
-    run = services.report_request(company=sandbox_company, report_date=day)
-    assert services.report_request(company=sandbox_company, report_date=day) == run  # one fetch at a time
-    assert jobs.report_sync(run.pk) == "1002 items stored."
+    run = LIST_REPORTS.request(company=sandbox_company, report_date=day)
+    assert LIST_REPORTS.request(company=sandbox_company, report_date=day) == run  # one fetch at a time
+    assert report_job("passenger_list_report_sync", run.pk) == "1002 items stored."
     run.refresh_from_db()
     assert (run.state, run.pages_done, run.total_pages, run.total_count, run.is_current) == (
         ReportState.DONE, 3, 3, 1002, True)
@@ -332,8 +336,8 @@ def test_report_walks_every_page_and_marks_the_lists_it_names_reported(expeditio
     plist.refresh_from_db()
     assert plist.state == ListState.REPORTED
 
-    again = services.report_request(company=sandbox_company, report_date=day)
-    jobs.report_sync(again.pk)
+    again = LIST_REPORTS.request(company=sandbox_company, report_date=day)
+    report_job("passenger_list_report_sync", again.pk)
     assert PassengerListReportItem.objects.count() == 1002
     assert list(PassengerListReportRun.objects.values_list("pk", flat=True)) == [again.pk]
 
@@ -348,8 +352,8 @@ def test_report_walks_every_page_and_marks_the_lists_it_names_reported(expeditio
 
 
 def test_an_empty_report_is_not_an_error(slow, sandbox_company):
-    run = services.report_request(company=sandbox_company, report_date=date(2026, 1, 2))
-    assert jobs.report_sync(run.pk) == "0 items stored."
+    run = LIST_REPORTS.request(company=sandbox_company, report_date=date(2026, 1, 2))
+    assert report_job("passenger_list_report_sync", run.pk) == "0 items stored."
     run.refresh_from_db()
     assert (run.state, run.total_count) == (ReportState.DONE, 0)
 
@@ -359,7 +363,7 @@ def test_cron_fetches_todays_report_only_for_companies_with_lists_not_known_as_r
                                  vehicle_plate="34ABC123", remote_id="e-1", sync_state=SyncState.SYNCED)
     PassengerList.objects.create(company=other_company, expedition_number="S", expedition_time=EXPEDITION,
                                  vehicle_plate="34ABC123", remote_id="e-2", state=ListState.REPORTED)
-    assert jobs.reports_sync_today() == 1
+    assert reports_sync_today() == 1
     assert list(PassengerListReportRun.objects.values_list("company", "report_date")) == [
         (company.pk, timezone.localdate())]
-    assert jobs.reports_sync_yesterday() == 2
+    assert reports_nightly_job("passenger_list_report_sync") == 2

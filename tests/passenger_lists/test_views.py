@@ -212,7 +212,7 @@ def test_export_start_and_report_fetch_views(client, accountant, company):
     bad = client.post(reverse("passenger_lists:passengerlistexport_start"), {"startDate": "2026-05-31T00:00",
                                                                              "endDate": "2026-05-01T00:00"})
     assert bad.status_code == 200 and "The end is before the start." in bad.content.decode()
-    response = client.post(reverse("passenger_lists:report_fetch"), {"date": "2026-03-14"})
+    response = client.post(reverse("passenger_lists:passengerlistreportitem_fetch"), {"date": "2026-03-14"})
     assert response["Location"].endswith("?date=2026-03-14")
     assert JobRun.objects.filter(name="passenger_list_report_sync").count() == 1
 

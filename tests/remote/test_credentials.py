@@ -11,7 +11,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 
 from backoffice.core.models import RemoteCall
-from backoffice.core.platform import client_for
+from backoffice.core.platform import client_for, transport_for
 from backoffice.remote import connection
 from backoffice.remote.errors import (
     CREDENTIALS,
@@ -24,6 +24,7 @@ from backoffice.remote.errors import (
     NoAnswer,
     RemoteError,
 )
+from backoffice.remote.tickets import EventTicketClient
 from backoffice.remote.transport import printable_ascii
 
 TODAY = datetime.date(2026, 11, 24)
@@ -34,7 +35,7 @@ def requests_seen(sandbox):
 
 
 def check(company):
-    return {row.service: row for row in connection.check_connection(client_for(company, interactive=True).transport,
+    return {row.service: row for row in connection.check_connection(transport_for(company, interactive=True),
                                                                     today=TODAY)}
 
 
@@ -89,7 +90,7 @@ def test_printable_ascii(value, ok):
 def test_non_ascii_api_key_is_our_own_clear_error_and_nothing_is_sent(sandbox, sandbox_company):
     sandbox_company.api_key = "sbx-anahtarş"
     with pytest.raises(CredentialsUnsendable) as caught:
-        client_for(sandbox_company).event_tickets.report(TODAY, 1, 1)
+        client_for(sandbox_company, EventTicketClient).report(TODAY, 1, 1)
     error = caught.value
     assert error.permanent and error.source == LOCAL and error.field == "api_key" and error.status is None
     assert "API key contains characters that cannot be sent" in error.user_message()
@@ -101,7 +102,7 @@ def test_non_ascii_api_key_is_our_own_clear_error_and_nothing_is_sent(sandbox, s
 def test_non_ascii_service_password_is_refused_before_asking_for_a_token(sandbox, sandbox_service_user_company):
     sandbox_service_user_company.service_password = "parola-ğüş"
     with pytest.raises(CredentialsUnsendable) as caught:
-        client_for(sandbox_service_user_company).event_tickets.report(TODAY, 1, 1)
+        client_for(sandbox_service_user_company, EventTicketClient).report(TODAY, 1, 1)
     assert caught.value.field == "service_password" and caught.value.source == LOCAL
     assert sandbox.stats()["tokens_issued"] == 0 and requests_seen(sandbox) == 0
 
@@ -111,25 +112,25 @@ def test_non_ascii_service_password_is_refused_before_asking_for_a_token(sandbox
 def test_wrong_api_key_is_a_refusal_of_the_credentials(sandbox, sandbox_company):
     sandbox_company.api_key = "sbx-wrong-key"
     with pytest.raises(AuthenticationFailed) as caught:
-        client_for(sandbox_company).event_tickets.report(TODAY, 1, 1)
+        client_for(sandbox_company, EventTicketClient).report(TODAY, 1, 1)
     assert caught.value.source == CREDENTIALS and caught.value.status == 401 and caught.value.permanent
 
 
 def test_wrong_service_password_is_a_refusal_of_the_credentials(sandbox, sandbox_service_user_company):
     sandbox_service_user_company.service_password = "not-the-password"
     with pytest.raises(AuthenticationFailed) as caught:
-        client_for(sandbox_service_user_company).event_tickets.report(TODAY, 1, 1)
+        client_for(sandbox_service_user_company, EventTicketClient).report(TODAY, 1, 1)
     assert caught.value.source == CREDENTIALS and caught.value.operation == "auth.token"
 
 
 def test_other_refusals_are_the_platforms_and_no_answer_is_the_networks(sandbox, sandbox_company, settings):
     sandbox.add_fault(path="/ticket/*", error_status=422, error_rate=1, remaining=1)
     with pytest.raises(RemoteError) as caught:
-        client_for(sandbox_company, interactive=True).event_tickets.report(TODAY, 1, 1)
+        client_for(sandbox_company, EventTicketClient, interactive=True).report(TODAY, 1, 1)
     assert caught.value.source == PLATFORM and caught.value.status == 422
     point(settings, "ticket", dead_url())
     with pytest.raises(RemoteError) as caught:
-        client_for(sandbox_company, interactive=True).event_tickets.report(TODAY, 1, 1)
+        client_for(sandbox_company, EventTicketClient, interactive=True).report(TODAY, 1, 1)
     assert caught.value.source == NETWORK and "cannot reach" in str(caught.value)
 
 
@@ -137,7 +138,7 @@ def test_403_is_a_missing_permission(db, sandbox_company, settings, stranger):
     stranger.update(status=403, content_type="application/json", body=b'{"title": "Forbidden", "detail": "no"}')
     point(settings, "ticket", stranger["url"] + "/ticket")
     with pytest.raises(RemoteError) as caught:
-        client_for(sandbox_company, interactive=True).event_tickets.report(TODAY, 1, 1)
+        client_for(sandbox_company, EventTicketClient, interactive=True).report(TODAY, 1, 1)
     assert caught.value.source == PERMISSION and caught.value.permanent
 
 
@@ -169,7 +170,7 @@ def test_check_with_a_non_ascii_api_key_sends_nothing(sandbox, sandbox_company):
 
 
 def test_check_with_a_service_user_asks_for_a_new_token(sandbox, sandbox_service_user_company):
-    client_for(sandbox_service_user_company).event_tickets.report(TODAY, 1, 1)  # a token is cached now
+    client_for(sandbox_service_user_company, EventTicketClient).report(TODAY, 1, 1)  # a token is cached now
     rows = check(sandbox_service_user_company)
     assert [row.outcome for row in rows.values()] == ["ok", "ok", "ok"]
     assert sandbox.stats()["tokens_issued"] == 2  # the cached one was not trusted

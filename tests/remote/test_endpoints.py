@@ -1,6 +1,6 @@
 import pytest
 
-from backoffice.core.platform import client_for
+from backoffice.core.platform import transport_for
 from backoffice.remote import endpoints, ratelimit
 from backoffice.remote.endpoints import ENDPOINTS, fill_path, resolve
 
@@ -66,7 +66,7 @@ def test_unknown_operation_is_refused():
 
 def test_settings_override_reaches_the_client(company, settings):
     settings.PLATFORM_ENDPOINTS = {"crm.add_products": ("put", "/v9/products/{customerUniqueId}")}
-    transport = client_for(company).transport
+    transport = transport_for(company)
     endpoint = resolve("crm.add_products", transport.config.endpoints)
     assert (endpoint.method, endpoint.path, endpoint.source) == ("PUT", "/v9/products/{customerUniqueId}", "settings")
     assert resolve("crm.add_credit", transport.config.endpoints).source == "document"

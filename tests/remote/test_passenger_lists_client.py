@@ -1,4 +1,4 @@
-"""The passenger-list client through the sandbox with the real transport (client_for(company))."""
+"""The passenger-list client through the sandbox with the real transport (services_for(company))."""
 
 import datetime
 import io
@@ -10,6 +10,7 @@ import pytest
 from backoffice.core.platform import client_for
 from backoffice.remote.errors import MaybeSent, RemoteError
 from backoffice.remote.passenger_lists import PassengerListClient
+from tests.remote.bundle import services_for
 from tests.sandbox.test_tickets import passenger_ticket
 
 ISTANBUL = ZoneInfo("Europe/Istanbul")
@@ -25,7 +26,7 @@ def a_list(**fields):
 @pytest.fixture
 def client(sandbox, sandbox_company):
     sandbox.configure(ticket_processing_seconds=600, export_ready_seconds=0)
-    platform = client_for(sandbox_company)
+    platform = services_for(sandbox_company)
     for counter in (1, 2):
         platform.passenger_tickets.create(passenger_ticket(counter, status=20,
                                                            expeditionTime="2025-06-01T08:00:00+03:00"))
@@ -57,7 +58,7 @@ def test_refusals_carry_the_platforms_title_and_detail(client):
 
 def test_find_reconciles_a_create_that_timed_out_after_it_was_sent(client, sandbox, sandbox_company, settings):
     settings.PLATFORM_TIMEOUT = (5, 0.5)
-    lists = client_for(sandbox_company).passenger_lists
+    lists = client_for(sandbox_company, PassengerListClient)
     sandbox.add_fault(path="/ticket/v1/passenger-list", method="POST", timeout_seconds=2, timeout_after=True,
                       remaining=1)
     assert lists.find(expedition_number="S100", expedition_time="2025-06-01T08:00:00+03:00") is None

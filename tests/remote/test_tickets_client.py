@@ -1,4 +1,4 @@
-"""The ticket client through the sandbox with the real transport (client_for(company))."""
+"""The ticket client through the sandbox with the real transport (services_for(company))."""
 
 import datetime
 import io
@@ -11,8 +11,11 @@ import pytest
 from openpyxl import load_workbook
 
 from backoffice.core.platform import client_for
+from backoffice.remote.common import jsonable
 from backoffice.remote.errors import MaybeSent, RemoteError
-from backoffice.remote.tickets import ExportsAndReports, TicketClient, jsonable
+from backoffice.remote.exports import ExportsAndReports
+from backoffice.remote.tickets import PassengerTicketClient, TicketClient
+from tests.remote.bundle import services_for
 from tests.sandbox.test_tickets import event_ticket, passenger_ticket
 
 
@@ -22,7 +25,7 @@ def today():
 
 @pytest.fixture
 def client(sandbox, sandbox_company):
-    return client_for(sandbox_company)
+    return services_for(sandbox_company)
 
 
 def test_the_platform_client_has_both_ticket_kinds_and_the_cities(client):
@@ -59,7 +62,7 @@ def test_find_by_number_reconciles_a_create_that_timed_out_after_it_was_sent(san
     settings.PLATFORM_TIMEOUT = (5, 0.5)
     sandbox.add_fault(path="/ticket/v1/passenger-ticket", method="POST", timeout_seconds=2, timeout_after=True,
                       remaining=1)
-    tickets = client_for(sandbox_company).passenger_tickets
+    tickets = client_for(sandbox_company, PassengerTicketClient)
     assert tickets.find_by_number("YLC2025000000001") is None
     with pytest.raises(MaybeSent):
         tickets.create(passenger_ticket(1))
@@ -191,7 +194,7 @@ def test_export_filters_are_checked_by_the_platform(sandbox, client):
 
 
 def test_report_pages(sandbox, sandbox_company):
-    client = client_for(sandbox_company)
+    client = services_for(sandbox_company)
     sandbox.add_report_items("passenger_ticket", "2025-03-10", 1001,
                              customer_unique_id=str(sandbox_company.customer_unique_id))
     first = client.passenger_tickets.report(datetime.date(2025, 3, 10), 1)
@@ -235,6 +238,6 @@ def test_cities(sandbox, client):
 
 
 def test_jsonable():
-    value = {"a": Decimal("2"), "b": Decimal("2.50"), "c": [datetime.date(2025, 1, 2)],
-             "d": datetime.datetime(2025, 1, 2, 3, 4, 5, tzinfo=datetime.timezone.utc)}
+    value = {"a": Decimal(2), "b": Decimal("2.50"), "c": [datetime.date(2025, 1, 2)],
+             "d": datetime.datetime(2025, 1, 2, 3, 4, 5, tzinfo=datetime.UTC)}
     assert jsonable(value) == {"a": 2, "b": 2.5, "c": ["2025-01-02"], "d": "2025-01-02T03:04:05+00:00"}

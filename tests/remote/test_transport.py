@@ -9,8 +9,9 @@ import pytest
 
 from backoffice.core.models import RemoteCall
 from backoffice.core.platform import client_for
-from backoffice.remote import transport as transport_module
 from backoffice.remote.errors import AuthenticationFailed, MaybeSent, RateLimited, RemoteError
+from backoffice.remote.invoices import InvoicesClient
+from tests.remote.bundle import services_for
 
 INVOICE_ID = "6f1c0a4e-0000-4000-8000-000000000001"
 STATUS_PATH = f"/invoice/v2/outboxinvoice/{INVOICE_ID}/status"
@@ -34,7 +35,7 @@ def rows(company, operation=None):
 
 
 def test_api_key_flow(sandbox, sandbox_company):
-    client = client_for(sandbox_company)
+    client = services_for(sandbox_company)
     status = client.invoices.outbox_status(INVOICE_ID)
     report = client.companies.usage_report()
     pdf, content_type = client.invoices.outbox_pdf(INVOICE_ID)
@@ -52,11 +53,11 @@ def test_api_key_flow(sandbox, sandbox_company):
 
 
 def test_bearer_flow_fetches_one_token_for_many_calls(sandbox, sandbox_service_user_company):
-    client = client_for(sandbox_service_user_company)
+    client = services_for(sandbox_service_user_company)
     for _ in range(10):
         assert client.invoices.outbox_status(INVOICE_ID)["id"] == INVOICE_ID
     # A second client of the same company (another job) reuses the process's token.
-    client_for(sandbox_service_user_company).invoices.inbox_status(INVOICE_ID)
+    client_for(sandbox_service_user_company, InvoicesClient).inbox_status(INVOICE_ID)
 
     assert sandbox.stats()["tokens_issued"] == 1
     assert seen(sandbox, STATUS_PATH) == {200: 10}
@@ -66,7 +67,7 @@ def test_bearer_flow_fetches_one_token_for_many_calls(sandbox, sandbox_service_u
 
 
 def test_expired_token_is_renewed_once_and_the_call_succeeds(sandbox, sandbox_service_user_company):
-    client = client_for(sandbox_service_user_company)
+    client = services_for(sandbox_service_user_company)
     client.invoices.outbox_status(INVOICE_ID)
     sandbox.add_fault(path="/invoice/*", expire_tokens=True, remaining=1)
 
@@ -78,7 +79,7 @@ def test_expired_token_is_renewed_once_and_the_call_succeeds(sandbox, sandbox_se
 
 def test_short_token_lifetime_renews_before_expiry(sandbox, sandbox_service_user_company):
     sandbox.configure(token_lifetime_seconds=2)  # we keep it 1 s (half of a short lifetime)
-    client = client_for(sandbox_service_user_company)
+    client = services_for(sandbox_service_user_company)
     client.invoices.outbox_status(INVOICE_ID)
     time.sleep(1.2)
     client.invoices.outbox_status(INVOICE_ID)
@@ -88,7 +89,7 @@ def test_short_token_lifetime_renews_before_expiry(sandbox, sandbox_service_user
 
 def test_persisting_401_fails_clearly_after_one_renewal(sandbox, sandbox_service_user_company):
     sandbox.add_fault(path="/invoice/*", expire_tokens=True)
-    client = client_for(sandbox_service_user_company)
+    client = services_for(sandbox_service_user_company)
     with pytest.raises(AuthenticationFailed) as caught:
         client.invoices.outbox_status(INVOICE_ID)
     assert caught.value.status == 401 and caught.value.permanent
@@ -100,7 +101,7 @@ def test_persisting_401_fails_clearly_after_one_renewal(sandbox, sandbox_service
 def test_wrong_api_key_fails_clearly_without_retry(sandbox, sandbox_company):
     sandbox_company.api_key = "sbx-not-the-right-key"
     with pytest.raises(AuthenticationFailed, match="API key") as caught:
-        client_for(sandbox_company).invoices.outbox_status(INVOICE_ID)
+        client_for(sandbox_company, InvoicesClient).outbox_status(INVOICE_ID)
     assert caught.value.detail == "The API key is not valid." and caught.value.correlation_id
     assert seen(sandbox, STATUS_PATH) == {401: 1}
 
@@ -108,14 +109,14 @@ def test_wrong_api_key_fails_clearly_without_retry(sandbox, sandbox_company):
 def test_wrong_service_password_fails_at_the_token_issuer(sandbox, sandbox_service_user_company):
     sandbox_service_user_company.service_password = "not-the-password"
     with pytest.raises(AuthenticationFailed, match="token issuer refused"):
-        client_for(sandbox_service_user_company).invoices.outbox_status(INVOICE_ID)
+        client_for(sandbox_service_user_company, InvoicesClient).outbox_status(INVOICE_ID)
     assert seen(sandbox, STATUS_PATH) == {}
     assert [(r.operation, r.status) for r in rows(sandbox_service_user_company)] == [("auth.token", 401)]
 
 
 def test_5xx_on_get_is_retried(sandbox, sandbox_company):
     sandbox.add_fault(path="/invoice/*", method="GET", error_rate=1.0, error_status=503, remaining=1)
-    assert fast(client_for(sandbox_company)).invoices.outbox_status(INVOICE_ID)["id"] == INVOICE_ID
+    assert fast(services_for(sandbox_company)).invoices.outbox_status(INVOICE_ID)["id"] == INVOICE_ID
     assert seen(sandbox, STATUS_PATH) == {503: 1, 200: 1}
     assert [r.status for r in rows(sandbox_company)] == [503, 200]
 
@@ -123,7 +124,7 @@ def test_5xx_on_get_is_retried(sandbox, sandbox_company):
 def test_5xx_on_get_gives_up_after_max_retries(sandbox, sandbox_company):
     sandbox.add_fault(path="/invoice/*", error_rate=1.0, error_status=502)
     with pytest.raises(RemoteError) as caught:
-        fast(client_for(sandbox_company)).invoices.outbox_status(INVOICE_ID)
+        fast(services_for(sandbox_company)).invoices.outbox_status(INVOICE_ID)
     assert caught.value.status == 502 and not caught.value.permanent
     assert caught.value.title == "Injected fault"
     assert seen(sandbox, STATUS_PATH) == {502: 4}  # the first try and 3 retries
@@ -133,7 +134,7 @@ def test_5xx_on_get_gives_up_after_max_retries(sandbox, sandbox_company):
 def test_5xx_on_post_is_not_retried(sandbox, sandbox_company):
     sandbox.add_fault(path="/invoice/*", method="POST", error_rate=1.0, error_status=503, remaining=1)
     with pytest.raises(RemoteError) as caught:
-        fast(client_for(sandbox_company)).invoices.outbox_status_list([INVOICE_ID])
+        fast(services_for(sandbox_company)).invoices.outbox_status_list([INVOICE_ID])
     assert type(caught.value) is RemoteError
     assert caught.value.status == 503 and not caught.value.permanent
     assert seen(sandbox, "/invoice/v2/outboxinvoice/status", "POST") == {503: 1}
@@ -141,7 +142,7 @@ def test_5xx_on_post_is_not_retried(sandbox, sandbox_company):
 
 def test_post_read_timeout_is_maybe_sent(sandbox, sandbox_company):
     sandbox.add_fault(path="/invoice/*", method="POST", timeout_seconds=1.5, remaining=1)
-    client = client_for(sandbox_company)
+    client = services_for(sandbox_company)
     client.transport.config.timeout = (2, 0.5)
     with pytest.raises(MaybeSent) as caught:
         client.invoices.outbox_status_list([INVOICE_ID])
@@ -152,7 +153,7 @@ def test_post_read_timeout_is_maybe_sent(sandbox, sandbox_company):
 
 def test_get_read_timeout_is_retried(sandbox, sandbox_company):
     sandbox.add_fault(path="/invoice/*", method="GET", timeout_seconds=1.5, remaining=1)
-    client = fast(client_for(sandbox_company))
+    client = fast(services_for(sandbox_company))
     client.transport.config.timeout = (2, 0.5)
     assert client.invoices.outbox_status(INVOICE_ID)["id"] == INVOICE_ID
     assert [r.status for r in rows(sandbox_company)] == [None, 200]
@@ -171,7 +172,7 @@ def dead_invoice_service(settings):
 def test_post_that_never_connected_is_a_plain_transient_error(db, sandbox_company, settings):
     dead_invoice_service(settings)
     with pytest.raises(RemoteError) as caught:
-        client_for(sandbox_company).invoices.outbox_status_list([INVOICE_ID])
+        client_for(sandbox_company, InvoicesClient).outbox_status_list([INVOICE_ID])
     assert type(caught.value) is RemoteError and not caught.value.permanent
     assert "cannot reach" in str(caught.value)
     assert "ConnectionError" in rows(sandbox_company)[0].error
@@ -180,7 +181,7 @@ def test_post_that_never_connected_is_a_plain_transient_error(db, sandbox_compan
 def test_get_that_cannot_connect_is_retried_then_transient(db, sandbox_company, settings):
     dead_invoice_service(settings)
     with pytest.raises(RemoteError, match="cannot reach") as caught:
-        fast(client_for(sandbox_company)).invoices.outbox_status(INVOICE_ID)
+        fast(services_for(sandbox_company)).invoices.outbox_status(INVOICE_ID)
     assert not caught.value.permanent
     assert len(rows(sandbox_company)) == 4
 
@@ -188,13 +189,13 @@ def test_get_that_cannot_connect_is_retried_then_transient(db, sandbox_company, 
 def test_429_from_the_platform_carries_retry_after(sandbox, sandbox_company):
     sandbox.add_fault(path="/invoice/*", storm_429=True, retry_after=7, remaining=1)
     with pytest.raises(RateLimited) as caught:
-        client_for(sandbox_company).invoices.outbox_status(INVOICE_ID)
+        client_for(sandbox_company, InvoicesClient).outbox_status(INVOICE_ID)
     assert caught.value.wait == 7 and not caught.value.local and caught.value.status == 429
     assert seen(sandbox, STATUS_PATH) == {429: 1}  # a 429 is not retried
 
 
 def test_local_limiter_holds_the_call_back_without_sending(sandbox, sandbox_company):
-    client = client_for(sandbox_company)
+    client = services_for(sandbox_company)
     client.companies.usage_report()
     with pytest.raises(RateLimited) as caught:
         client.companies.usage_report()  # 1 per 15 minutes
@@ -204,7 +205,7 @@ def test_local_limiter_holds_the_call_back_without_sending(sandbox, sandbox_comp
 
 
 def test_4xx_is_permanent_with_the_platforms_message(sandbox, sandbox_company):
-    client = client_for(sandbox_company)
+    client = services_for(sandbox_company)
     with pytest.raises(RemoteError) as caught:
         client.invoices.inbox_list(pageIndex=0, pageSize=10)
     assert caught.value.status == 422 and caught.value.permanent
@@ -216,8 +217,8 @@ def test_no_secret_in_audit_rows_or_log_lines(sandbox, sandbox_company, sandbox_
     caplog.set_level(logging.DEBUG)
     for name in ("urllib3", "requests", "backoffice"):
         caplog.set_level(logging.DEBUG, logger=name)
-    api_client = fast(client_for(sandbox_company))
-    bearer_client = fast(client_for(sandbox_service_user_company))
+    api_client = fast(services_for(sandbox_company))
+    bearer_client = fast(services_for(sandbox_service_user_company))
     api_client.invoices.outbox_status(INVOICE_ID)
     bearer_client.invoices.outbox_status(INVOICE_ID)
     bearer_client.invoices.inbox_list(pageIndex=1, pageSize=5)
@@ -225,13 +226,12 @@ def test_no_secret_in_audit_rows_or_log_lines(sandbox, sandbox_company, sandbox_
     bearer_client.invoices.outbox_status(INVOICE_ID)  # 401, new token, retry
     sandbox.add_fault(path="/invoice/*", error_rate=1.0, error_status=500, remaining=1)
     api_client.invoices.outbox_status(INVOICE_ID)
-    wrong = client_for(sandbox_company)
+    wrong = services_for(sandbox_company)
     wrong.transport.config.api_key = "sbx-wrong-key-123456"
     with pytest.raises(AuthenticationFailed):
         wrong.invoices.outbox_status(INVOICE_ID)
 
-    tokens = [token for token, _ in transport_module._tokens.values()]
-    tokens.append(bearer_client.transport._token)
+    tokens = list(bearer_client.transport._seen_tokens)  # the expired one and its renewal
     secrets = {sandbox_company.api_key, sandbox_service_user_company.service_password, "sbx-wrong-key-123456",
                *tokens}
     assert len(tokens) >= 2 and all(len(s) >= 8 for s in secrets)

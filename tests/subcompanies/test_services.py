@@ -11,7 +11,9 @@ from backoffice.core import jobs
 from backoffice.core.choices import JobStatus, SyncState
 from backoffice.core.models import Company, JobRun, RemoteCall
 from backoffice.core.platform import client_for
+from backoffice.remote.companies import CompaniesClient
 from backoffice.remote.errors import RemoteError
+from backoffice.subcompanies import jobs as sub_jobs
 from backoffice.subcompanies import services
 from backoffice.subcompanies.choices import OperationKind, Origin, SubCompanyState
 from backoffice.subcompanies.models import ReportCustomer, SubCompany, SubCompanyOperation, UsageSnapshot
@@ -136,7 +138,7 @@ def test_rule_1_the_last_active_offer_is_refused_locally_and_by_the_platform(crm
     assert not SubCompanyOperation.objects.exists() and not calls("crm.cancel_credit").exists()
     # the platform enforces the rule too
     with pytest.raises(RemoteError) as refused:
-        client_for(crm_company).companies.cancel_credit(sub.remote_id, first.application_credit_id)
+        client_for(crm_company, CompaniesClient).cancel_credit(sub.remote_id, first.application_credit_id)
     assert refused.value.status == 409 and "rule 1" in refused.value.detail
 
     # with a second offer (accepted since the report), the first one may go
@@ -180,7 +182,7 @@ def test_rule_4_products_are_refused_locally_with_the_reason(crm_company, sandbo
     assert not SubCompanyOperation.objects.exists()
     # the platform enforces the rule too
     with pytest.raises(RemoteError) as platform:
-        client_for(crm_company).companies.add_products(no_pool.remote_id, [2])
+        client_for(crm_company, CompaniesClient).add_products(no_pool.remote_id, [2])
     assert platform.value.status == 409 and "rule 4" in platform.value.detail
 
     op = on_commit(services.products_add, company=crm_company, subcompany=ready, product_types=[5, 2])
@@ -214,7 +216,7 @@ def test_the_report_window_defers_our_job_and_never_earns_a_429(sandbox, sandbox
     with translation.override("en"), pytest.raises(services.Refused, match="15 minutes"):
         services.usage_report_request(company=sandbox_company)  # the button: nothing queued
     # the periodic job comes round anyway: it waits for the window instead of calling
-    again = on_commit(jobs.enqueue_per_company, func=services.REFRESH_JOB_PATH, name=services.REFRESH_JOB)
+    again = on_commit(jobs.enqueue_per_company, func=sub_jobs.usage_report_refresh, name=services.REFRESH_JOB)
     assert again == 1
     run_jobs()
     deferred = JobRun.objects.filter(name=services.REFRESH_JOB).latest("pk")

@@ -1,6 +1,7 @@
 """Push of a Probe: to the sandbox over HTTP, or to a stand-in platform kept in the test database."""
 
 from backoffice.core.platform import client_for
+from backoffice.remote.invoices import InvoicesClient
 from backoffice.remote.errors import MaybeSent, RateLimited, RemoteError
 
 from .models import LocalCall
@@ -48,13 +49,13 @@ def _platform_fields(answer):
 
 
 def _platform_send(probe):
-    [answer] = client_for(probe.company).invoices.outbox_status_list([probe.uuid])
+    [answer] = client_for(probe.company, InvoicesClient).outbox_status_list([probe.uuid])
     return _platform_fields(answer)
 
 
 def _platform_reconcile(probe):
     try:
-        answer = client_for(probe.company).invoices.outbox_status(str(probe.uuid))
+        answer = client_for(probe.company, InvoicesClient).outbox_status(str(probe.uuid))
     except RemoteError as exc:
         if exc.status == 404:
             return None

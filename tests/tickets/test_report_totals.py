@@ -15,7 +15,7 @@ from django.utils import timezone
 from backoffice.core.reports import ReportState
 from backoffice.tickets.choices import TicketKind
 from backoffice.tickets.models import EventTicketReportItem, PassengerTicketReportItem, ReportRun
-from backoffice.tickets.views import ReportListView
+from backoffice.tickets.views import split_totals
 
 from .conftest import login
 
@@ -44,7 +44,7 @@ def store(company, kind, items=ITEMS, current=True):
 
 def test_the_aggregate_splits_issued_cancelled_and_net(company):
     run = store(company, TicketKind.PASSENGER)
-    totals = ReportListView.split_totals(PassengerTicketReportItem.objects.filter(run=run),
+    totals = split_totals(PassengerTicketReportItem.objects.filter(run=run),
                                          ("total_amount", "total_vat", "payable_amount"))
     assert totals["issued"] == {"count": 3, "total_amount": Decimal("390.50"), "total_vat": Decimal("70.29"),
                                 "payable_amount": Decimal("460.79")}
@@ -57,14 +57,14 @@ def test_the_aggregate_splits_issued_cancelled_and_net(company):
 
 
 def test_an_empty_report_totals_zero_everywhere(company):
-    totals = ReportListView.split_totals(EventTicketReportItem.objects.none())
+    totals = split_totals(EventTicketReportItem.objects.none())
     for part in ("issued", "cancelled", "net"):
         assert totals[part] == {"count": 0, "total_amount": Decimal(0), "total_vat": Decimal(0)}
 
 
 def test_nothing_cancelled_makes_net_equal_issued(company):
     run = store(company, TicketKind.EVENT, items=ITEMS[:2])
-    totals = ReportListView.split_totals(EventTicketReportItem.objects.filter(run=run))
+    totals = split_totals(EventTicketReportItem.objects.filter(run=run))
     assert totals["cancelled"]["count"] == 0 and totals["cancelled"]["total_amount"] == 0
     assert totals["net"] == totals["issued"] == {"count": 2, "total_amount": Decimal("350.50"),
                                                   "total_vat": Decimal("63.09")}

@@ -13,8 +13,14 @@ from django.utils import timezone, translation
 from backoffice.core.choices import SyncState
 from backoffice.core.models import RemoteCall
 from backoffice.core.platform import client_for
+from backoffice.remote.tickets import CitiesClient
+from backoffice.remote.tickets import EventTicketClient
 from backoffice.remote.errors import RemoteError
+from backoffice.core import actions
+from backoffice.core.exports import ExportError
+from backoffice.core.families import export_job, report_job, reports_nightly_job
 from backoffice.tickets import jobs, services
+from backoffice.tickets.families import TICKET_EXPORTS, TICKET_REPORTS
 from backoffice.tickets.choices import PROVINCES, ExportState, ReportState, TicketKind, TicketStatus
 from backoffice.tickets.models import (
     EventTicket,
@@ -92,7 +98,7 @@ def test_create_as_draft(fast, sandbox_company):
     ticket = new_event(sandbox_company)
     assert push(ticket) == "Sent to the platform."
     assert ticket.sync_state == SyncState.SYNCED and ticket.remote_status == TicketStatus.DRAFT
-    remote = client_for(sandbox_company).event_tickets.get(ticket.remote_id)
+    remote = client_for(sandbox_company, EventTicketClient).get(ticket.remote_id)
     assert remote["status"] == 0 and remote["ticketNumber"] == ticket.ticket_number
     assert remote["prefix"] == "ETK" and remote["currencyCode"] == "TRY" and remote["eventCityId"] == 34
     [line] = remote["ticketLines"]
@@ -144,7 +150,7 @@ def test_a_push_that_times_out_after_the_platform_received_it_is_not_sent_twice(
     assert ticket.sync_state == SyncState.QUEUED and ticket.remote_id == ""  # waits for the retry
     assert push(ticket) == "Found on the platform; not sent again."
     assert ticket.sync_state == SyncState.SYNCED and ticket.remote_id
-    page = client_for(sandbox_company).event_tickets.list(1, 50)
+    page = client_for(sandbox_company, EventTicketClient).list(1, 50)
     assert [item["ticketNumber"] for item in page["items"]] == [ticket.ticket_number]
     wait_for(lambda: creates(fast) == 1, timeout=10, message="the slow create to be logged")  # logged when answered
     assert creates(fast) == 1
@@ -158,7 +164,7 @@ def test_a_lost_create_is_sent_again_after_asking(fast, sandbox_company):
     with pytest.raises(RemoteError):
         push(ticket)
     assert push(ticket) == "Sent to the platform."
-    assert len(client_for(sandbox_company).event_tickets.list(1, 50)["items"]) == 1
+    assert len(client_for(sandbox_company, EventTicketClient).list(1, 50)["items"]) == 1
 
 
 def test_a_refused_create_fails_with_the_platforms_words(fast, sandbox_company):
@@ -183,7 +189,7 @@ def test_update_in_draft_and_in_error(fast, sandbox_company):
                            requested_status=TicketStatus.DRAFT)
     push(ticket)
     assert ticket.sync_state == SyncState.SYNCED and ticket.remote_status == TicketStatus.DRAFT
-    remote = client_for(sandbox_company).event_tickets.get(ticket.remote_id)
+    remote = client_for(sandbox_company, EventTicketClient).get(ticket.remote_id)
     assert remote["eventName"] == "Yaz Konseri" and remote["status"] == 0 and remote["seatNumber"] == "B-12"
     assert remote["ticketLines"][0]["vatAmount"] == 20
 
@@ -206,12 +212,12 @@ def test_cancel_one_and_many(fast, sandbox_company):
     poll(sandbox_company)
     run = services.tickets_cancel_request(tickets=EventTicket.objects.filter(pk=tickets[0].pk))
     assert run.name == "tickets_cancel"
-    jobs.tickets_cancel("event", [tickets[0].pk])
+    actions.action_job("tickets.eventticket", "cancel", [tickets[0].pk])
     services.tickets_cancel_request(tickets=EventTicket.objects.filter(pk__in=[t.pk for t in tickets[1:]]))
-    assert jobs.tickets_cancel("event", [t.pk for t in tickets[1:]]) == "2 tickets cancelled."
+    assert actions.action_job("tickets.eventticket", "cancel", [t.pk for t in tickets[1:]]) == "2 tickets cancelled."
     assert list(EventTicket.objects.order_by().values_list("remote_status", "pending_action").distinct()) == [
         (TicketStatus.CANCELLED, "")]
-    remote = client_for(sandbox_company).event_tickets.statuses([t.remote_id for t in tickets])
+    remote = client_for(sandbox_company, EventTicketClient).statuses([t.remote_id for t in tickets])
     assert {item["status"] for item in remote} == {100}
 
 
@@ -222,7 +228,7 @@ def test_cancel_refused_by_the_platform_keeps_title_and_detail(fast, sandbox_com
     EventTicket.objects.filter(pk=ticket.pk).update(remote_status=TicketStatus.APPROVED)  # we think it is done
     services.tickets_cancel_request(tickets=[EventTicket.objects.get(pk=ticket.pk)])
     with pytest.raises(RemoteError) as info:
-        jobs.tickets_cancel("event", [ticket.pk])
+        actions.action_job("tickets.eventticket", "cancel", [ticket.pk])
     assert info.value.title == "Cancel refused"
     ticket.refresh_from_db()
     assert ticket.pending_action == ""
@@ -244,12 +250,12 @@ def test_status_change_error_to_draft_and_draft_to_queued(fast, sandbox_company)
     ticket.refresh_from_db()
     assert ticket.remote_status == TicketStatus.ERROR
     services.tickets_status_change_request(tickets=[ticket], status=TicketStatus.DRAFT)
-    jobs.tickets_update_status("event", [ticket.pk], 0)
+    actions.action_job("tickets.eventticket", "draft", [ticket.pk])
     ticket.refresh_from_db()
     assert (ticket.remote_status, ticket.pending_action, ticket.status_message) == (TicketStatus.DRAFT, "", "")
     fast.configure(ticket_error_rate=0)
     services.tickets_status_change_request(tickets=[ticket], status=TicketStatus.QUEUED)
-    jobs.tickets_update_status("event", [ticket.pk], 20)
+    actions.action_job("tickets.eventticket", "send", [ticket.pk])
     poll(sandbox_company)
     ticket.refresh_from_db()
     assert ticket.remote_status == TicketStatus.APPROVED
@@ -275,7 +281,7 @@ def test_status_change_refused_by_the_platform_shows_title_and_detail(fast, sand
     ticket.refresh_from_db()
     services.tickets_status_change_request(tickets=[ticket], status=TicketStatus.QUEUED)
     with pytest.raises(RemoteError) as info:
-        jobs.tickets_update_status("event", [ticket.pk], 20)
+        actions.action_job("tickets.eventticket", "send", [ticket.pk])
     assert info.value.title == "Status change refused" and "only draft (0) tickets" in info.value.detail
     ticket.refresh_from_db()
     assert ticket.last_error == f"Status change refused: {info.value.detail}"
@@ -335,13 +341,13 @@ def test_html_of_a_ticket_the_platform_does_not_know_shows_the_error(fast, sandb
 # --- exports ----------------------------------------------------------------------------------------------
 
 def run_export(export):
-    return jobs.ticket_export_run(export.pk)
+    return export_job("ticket_export", export.pk)
 
 
 def test_export_is_fetched_and_kept(fast, sandbox_company):
     for _ in range(2):
         push(new_event(sandbox_company))
-    export = services.export_start(company=sandbox_company, kind=TicketKind.EVENT,
+    export = TICKET_EXPORTS.start(company=sandbox_company, kind=TicketKind.EVENT,
                                    filters={"status": 0, "generateSummaryReport": True})
     assert run_export(export).startswith("Export downloaded")
     export.refresh_from_db()
@@ -356,7 +362,7 @@ def test_an_export_not_ready_yet_is_asked_again_later(fast, sandbox_company):
     from backoffice.core.jobs import TryLater
 
     fast.configure(export_ready_seconds=3600)
-    export = services.export_start(company=sandbox_company, kind=TicketKind.PASSENGER, filters={})
+    export = TICKET_EXPORTS.start(company=sandbox_company, kind=TicketKind.PASSENGER, filters={})
     with pytest.raises(TryLater):
         run_export(export)
     export.refresh_from_db()
@@ -373,7 +379,7 @@ def test_an_export_past_its_24_hours_is_shown_expired(fast, sandbox_company):
     from backoffice.core.jobs import TryLater
 
     fast.configure(export_ready_seconds=3600)
-    export = services.export_start(company=sandbox_company, kind=TicketKind.EVENT, filters={})
+    export = TICKET_EXPORTS.start(company=sandbox_company, kind=TicketKind.EVENT, filters={})
     with pytest.raises(TryLater):
         run_export(export)  # started on the platform, not ready
     fast.configure(clock_offset_seconds=25 * 3600)  # the platform's clock: a day later, the file is gone
@@ -383,12 +389,12 @@ def test_an_export_past_its_24_hours_is_shown_expired(fast, sandbox_company):
 
 
 def test_export_history_shows_exports_started_elsewhere(fast, sandbox_company, client, accountant):
-    export_id = client_for(sandbox_company).event_tickets.export({})
-    assert services.export_history_sync(company=sandbox_company, kind=TicketKind.EVENT) == 1
+    export_id = client_for(sandbox_company, EventTicketClient).export({})
+    assert TICKET_EXPORTS.history_sync(company=sandbox_company, kind=TicketKind.EVENT) == 1
     export = TicketExport.objects.get(export_id=export_id)
     assert export.state == ExportState.AVAILABLE and export.platform_created
-    assert services.export_history_sync(company=sandbox_company, kind=TicketKind.EVENT) == 0
-    services.export_fetch_request(export=export)
+    assert TICKET_EXPORTS.history_sync(company=sandbox_company, kind=TicketKind.EVENT) == 0
+    TICKET_EXPORTS.fetch_request(export=export)
     run_export(export)
     export.refresh_from_db()
     assert export.state == ExportState.READY
@@ -404,14 +410,14 @@ def test_old_exports_expire_without_asking(company):
                                       export_id="x", platform_created=timezone.now() - timedelta(hours=25))
     fresh = TicketExport.objects.create(company=company, kind=TicketKind.EVENT, state=ExportState.AVAILABLE,
                                         export_id="y", platform_created=timezone.now())
-    assert services.exports_expire() == 1
+    assert TICKET_EXPORTS.expire() == 1
     old.refresh_from_db()
     fresh.refresh_from_db()
     assert (old.state, fresh.state) == (ExportState.EXPIRED, ExportState.AVAILABLE)
-    with pytest.raises(services.TicketError, match="older than 24 hours"):
+    with pytest.raises(ExportError, match="older than 24 hours"):
         TicketExport.objects.filter(pk=old.pk).update(state=ExportState.AVAILABLE)
         old.refresh_from_db()
-        services.export_fetch_request(export=old)
+        TICKET_EXPORTS.fetch_request(export=old)
 
 
 def test_export_start_view(client, accountant, company):
@@ -433,8 +439,8 @@ def test_export_start_view(client, accountant, company):
 def test_report_walks_every_page_and_replaces_the_previous_fetch(fast, sandbox_company, client, accountant):
     day = date(2026, 3, 14)
     fast.add_report_items("passenger_ticket", day, 1201, customer_unique_id=str(sandbox_company.customer_unique_id))
-    run = services.report_request(company=sandbox_company, kind=TicketKind.PASSENGER, report_date=day)
-    assert jobs.report_sync(run.pk) == "1201 items stored."
+    run = TICKET_REPORTS.request(company=sandbox_company, kind=TicketKind.PASSENGER, report_date=day)
+    assert report_job("ticket_report_sync", run.pk) == "1201 items stored."
     run.refresh_from_db()
     assert (run.state, run.pages_done, run.total_pages, run.total_count, run.item_count, run.is_current) == (
         ReportState.DONE, 3, 3, 1201, 1201, True)
@@ -444,8 +450,8 @@ def test_report_walks_every_page_and_replaces_the_previous_fetch(fast, sandbox_c
     assert item.ticket_number == "BNC2026000000001" and item.total_amount == Decimal("100.00")
     assert item.expedition_number == "S0000" and item.report_date == day
 
-    again = services.report_request(company=sandbox_company, kind=TicketKind.PASSENGER, report_date=day)
-    jobs.report_sync(again.pk)
+    again = TICKET_REPORTS.request(company=sandbox_company, kind=TicketKind.PASSENGER, report_date=day)
+    report_job("ticket_report_sync", again.pk)
     assert PassengerTicketReportItem.objects.count() == 1201
     assert list(ReportRun.objects.values_list("pk", flat=True)) == [again.pk]
 
@@ -461,8 +467,8 @@ def test_report_walks_every_page_and_replaces_the_previous_fetch(fast, sandbox_c
 
 
 def test_an_empty_report_is_not_an_error(fast, sandbox_company):
-    run = services.report_request(company=sandbox_company, kind=TicketKind.EVENT, report_date=date(2026, 1, 2))
-    assert jobs.report_sync(run.pk) == "0 items stored."
+    run = TICKET_REPORTS.request(company=sandbox_company, kind=TicketKind.EVENT, report_date=date(2026, 1, 2))
+    assert report_job("ticket_report_sync", run.pk) == "0 items stored."
     run.refresh_from_db()
     assert (run.state, run.total_count, run.item_count) == (ReportState.DONE, 0, 0)
 
@@ -470,13 +476,13 @@ def test_an_empty_report_is_not_an_error(fast, sandbox_company):
 def test_a_report_walk_that_stopped_resumes_at_the_next_page(fast, sandbox_company):
     day = date(2026, 3, 15)
     fast.add_report_items("event_ticket", day, 1100, customer_unique_id=str(sandbox_company.customer_unique_id))
-    run = services.report_request(company=sandbox_company, kind=TicketKind.EVENT, report_date=day)
+    run = TICKET_REPORTS.request(company=sandbox_company, kind=TicketKind.EVENT, report_date=day)
     # A first walk stored page 1 and stopped (worker gone): its progress was saved with the page.
-    first = client_for(sandbox_company).event_tickets.report(day, 1, 500)
-    services.report_store_page(run=run, page_index=1, envelope=first)
+    first = client_for(sandbox_company, EventTicketClient).report(day, 1, 500)
+    TICKET_REPORTS.store_page(run=run, page_index=1, envelope=first)
     run = ReportRun.objects.get(pk=run.pk)
     assert (run.pages_done, run.item_count, run.state) == (1, 500, ReportState.QUEUED)
-    jobs.report_sync(run.pk)
+    report_job("ticket_report_sync", run.pk)
     run.refresh_from_db()
     assert (run.pages_done, run.item_count, run.state) == (3, 1100, ReportState.DONE)
     numbers = list(EventTicketReportItem.objects.values_list("ticket_number", flat=True))
@@ -487,17 +493,17 @@ def test_a_report_walk_that_stopped_resumes_at_the_next_page(fast, sandbox_compa
 
 def test_report_fetch_view_enqueues(client, accountant, company):
     login(client, accountant, company)
-    response = client.post(reverse("tickets:report_fetch", args=["event"]), {"date": "2026-03-14"})
+    response = client.post(reverse("tickets:eventticketreportitem_fetch"), {"date": "2026-03-14"})
     assert response.status_code == 302 and response["Location"].endswith("?date=2026-03-14")
     run = ReportRun.objects.get()
     assert (run.kind, run.report_date, run.state) == ("event", date(2026, 3, 14), ReportState.QUEUED)
     future = (timezone.localdate() + timedelta(days=2)).isoformat()
-    client.post(reverse("tickets:report_fetch", args=["event"]), {"date": future})
+    client.post(reverse("tickets:eventticketreportitem_fetch"), {"date": future})
     assert ReportRun.objects.count() == 1
 
 
 def test_cities_match_the_local_province_list(fast, sandbox_company):
-    cities = client_for(sandbox_company).cities.list()
+    cities = client_for(sandbox_company, CitiesClient).list()
     assert {city["id"]: city["name"] for city in cities} == PROVINCES
     assert EventTicketReportItem.objects.count() == 0
 
@@ -509,9 +515,10 @@ def test_cron_polls_only_companies_with_queued_tickets_and_fetches_yesterdays_re
 
     scheduler = DjangoCronScheduler()
     scheduler.load_config_from_file("backoffice.cron")
-    registered = {job.func_name: (job.interval, job.cron) for job in scheduler.get_jobs()}
-    assert registered["backoffice.tickets.jobs.tickets_poll_all"] == (60, None)
-    assert registered["backoffice.tickets.jobs.reports_sync_yesterday"] == (None, "30 2 * * *")
+    registered = {job.name: (job.func_name, job.args, job.interval, job.cron) for job in scheduler.get_jobs()}
+    assert registered["tickets_poll"] == ("backoffice.tickets.jobs.tickets_poll_all", (), 60, None)
+    assert registered["ticket_report_sync_nightly"] == ("backoffice.core.families.reports_nightly_job",
+                                                        ("ticket_report_sync",), None, "30 2 * * *")
 
     ticket = new_event(company)
     EventTicket.objects.filter(pk=ticket.pk).update(sync_state=SyncState.SYNCED, remote_id="e-1",
@@ -521,7 +528,7 @@ def test_cron_polls_only_companies_with_queued_tickets_and_fetches_yesterdays_re
     from backoffice.core.models import JobRun
 
     assert list(JobRun.objects.filter(name="tickets_poll").values_list("company", flat=True)) == [company.pk]
-    assert jobs.reports_sync_yesterday() == 4
+    assert reports_nightly_job("ticket_report_sync") == 4
     yesterday = timezone.localdate() - timedelta(days=1)
     assert set(ReportRun.objects.values_list("company", "kind", "report_date")) == {
         (c.pk, k, yesterday) for c in (company, other_company) for k in ("event", "passenger")}
@@ -559,4 +566,4 @@ def test_a_batch_stops_at_a_transient_error_and_the_rest_waits(fast, sandbox_com
     jobs.tickets_push_batch("event", [t.pk for t in tickets])  # the runner's retry
     assert set(EventTicket.objects.values_list("sync_state", flat=True)) == {SyncState.SYNCED}
     wait_for(lambda: creates(fast) == 3, timeout=10, message="the slow create to be logged")
-    assert len(client_for(sandbox_company).event_tickets.list(1, 50)["items"]) == 3
+    assert len(client_for(sandbox_company, EventTicketClient).list(1, 50)["items"]) == 3

@@ -262,7 +262,7 @@ def test_update_keeps_untouched_lines_and_drops_deleted_ones(accountant_client):
 
 
 def test_a_long_list_counts_up_to_a_cap_and_every_page_stays_reachable(accountant_client, company, monkeypatch):
-    from backoffice.tickets.tables import CappedCountPaginator
+    from backoffice.core.generic.tables import CappedCountPaginator
 
     for seat in range(5):
         post_event(accountant_client, seat_number=f"A-{seat}")

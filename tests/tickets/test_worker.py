@@ -10,6 +10,7 @@ from django.utils import timezone
 from backoffice.core.choices import JobStatus, SyncState
 from backoffice.core.models import JobRun
 from backoffice.tickets import services
+from backoffice.tickets.families import TICKET_EXPORTS
 from backoffice.tickets.choices import ExportState, TicketKind, TicketStatus
 from backoffice.tickets.models import EventTicket, TicketExport
 from tests.testapp.testing import output, wait_for
@@ -75,7 +76,7 @@ def test_cancel_through_the_worker(worker, sandbox, sandbox_company):
 
 def test_an_export_waits_for_the_platform_then_is_kept(worker, sandbox, sandbox_company):
     sandbox.configure(export_ready_seconds=2)
-    export = services.export_start(company=sandbox_company, kind=TicketKind.EVENT, filters={})
+    export = TICKET_EXPORTS.start(company=sandbox_company, kind=TicketKind.EVENT, filters={})
     wait(worker, lambda: JobRun.objects.filter(name="ticket_export", status=JobStatus.DEFERRED).exists()
          or TicketExport.objects.filter(pk=export.pk, state=ExportState.READY).exists(), "the export job to wait")
     wait(worker, lambda: TicketExport.objects.filter(pk=export.pk, state=ExportState.READY).exists(),

@@ -1,12 +1,17 @@
-"""A registry of the generic views of each model, so that an app's urls.py stays two lines per model.
+"""A registry of the views of each model (NetBox's register_model_view), so that an app's urls.py stays one
+line per model.
 
     # views.py
     register_model_views(Company, prefix="companies", list=CompanyListView, detail=CompanyDetailView,
                          edit=CompanyEditView)
+    # any other named view: an object action, a detail tab, a child list, a page of the model's family
+    @register_model_view(EventTicket, "html", path="<id:pk>/html/")
+    class TicketHtmlView(...): ...
     # urls.py
     urlpatterns = [*get_model_urls("core", "company")]
 
-URL names are "<app_label>:<model_name>_<action>": the app's urls.py sets app_name = app_label.
+URL names are "<app_label>:<model_name>_<name>": the app's urls.py sets app_name = app_label. A view's
+roles are its `required_roles` (a role set of core/roles.py).
 """
 
 from django.urls import NoReverseMatch, path, reverse
@@ -24,6 +29,8 @@ ROUTES = {
 }
 
 _views: dict[tuple[str, str], dict[str, type]] = {}
+# Routes of the named views beyond ROUTES, per model: name -> route below the prefix.
+_routes: dict[tuple[str, str], dict[str, str]] = {}
 _prefixes: dict[tuple[str, str], str] = {}
 # Bulk actions another app adds to a model's list; each posts the selection to its own URL (url_name).
 _extra_bulk_actions: dict[tuple[str, str], dict] = {}
@@ -33,23 +40,34 @@ def _key(model):
     return model._meta.app_label, model._meta.model_name
 
 
-def register_model_view(model, action, *, prefix=None):
-    """Decorator: register a view class for one action of a model."""
+def register_model_view(model, action, *, prefix=None, path=None):
+    """Decorator: register a view class for one action of a model; `path` (below the model's prefix) for a
+    named view that is not one of ROUTES, e.g. "<id:pk>/html/" or "history/"."""
 
     def decorator(view_class):
+        if path is not None:
+            _routes.setdefault(_key(model), {})[action] = path
         register_model_views(model, prefix=prefix, **{action: view_class})
         return view_class
 
     return decorator
 
 
+def _route(key, action):
+    """(route below the prefix, whether it takes a pk) of a registered action."""
+    if action in ROUTES:
+        return ROUTES[action]
+    route = _routes.get(key, {})[action]
+    return route, "<id:pk>" in route
+
+
 def register_model_views(model, *, prefix=None, **views):
     """Register views by action (list, detail, edit, add, delete, bulk). `edit` also serves `add`
     unless `add` is given."""
-    unknown = set(views) - set(ROUTES)
-    if unknown:
-        raise ValueError(f"unknown generic view action(s): {', '.join(sorted(unknown))}")
     key = _key(model)
+    unknown = set(views) - set(ROUTES) - set(_routes.get(key, {}))
+    if unknown:
+        raise ValueError(f"unknown generic view action(s) (give a path): {', '.join(sorted(unknown))}")
     if "edit" in views and "add" not in views and "add" not in _views.get(key, {}):
         views["add"] = views["edit"]
     for view_class in views.values():
@@ -81,10 +99,13 @@ def get_model_urls(app_label, model_name):
         raise LookupError(f"no view is registered for {app_label}.{model_name}")
     prefix = _prefixes[key]
     patterns = []
-    for action, (route, _with_pk) in ROUTES.items():
+    # Named views first: "history/" must not be taken for a pk of "<id:pk>/".
+    for action in [*_routes.get(key, {}), *ROUTES]:
         view_class = _views[key].get(action)
         if view_class is not None:
-            patterns.append(path(f"{prefix}/{route}", view_class.as_view(), name=f"{model_name}_{action}"))
+            route = _route(key, action)[0]
+            patterns.append(path(f"{prefix}/{route}".replace("//", "/"), view_class.as_view(),
+                                 name=f"{model_name}_{action}"))
     return patterns
 
 
@@ -107,7 +128,7 @@ def model_url(model_or_instance, action, /, **kwargs):
     if get_model_view(model, action) is None:
         return None
     app_label, model_name = _key(model)
-    if ROUTES[action][1]:
+    if _route((app_label, model_name), action)[1]:
         kwargs.setdefault("pk", model_or_instance.pk)
     try:
         return reverse(f"{app_label}:{model_name}_{action}", kwargs=kwargs)

@@ -2,12 +2,16 @@
 links to the detail page, a selection column for bulk actions, Excel-friendly values."""
 
 import django_tables2 as tables
-from django.utils.text import capfirst as django_capfirst
+from django.core.paginator import EmptyPage, Paginator
+from django.db.models import QuerySet
 from django.utils import timezone
-from django.utils.formats import date_format
+from django.utils.formats import date_format, number_format
+from django.utils.functional import cached_property
 from django.utils.html import format_html
+from django.utils.text import capfirst as django_capfirst
 from django.utils.translation import gettext_lazy as _
 
+from ..exports import ExportState
 from .registry import model_url
 from .text import capfirst
 
@@ -145,3 +149,115 @@ class BaseTable(tables.Table):
             column for column in self.columns.iterall()
             if column.visible and not column.column.exclude_from_export
         ]
+
+
+# --- columns, paginator and tables every domain's lists share ---------------------------------------
+
+RIGHT = {"td": {"class": "text-end text-nowrap"}, "th": {"class": "text-end"}}
+
+
+class MoneyColumn(tables.Column):
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("attrs", RIGHT)
+        super().__init__(*args, **kwargs)
+
+    def render(self, value):
+        return number_format(value, 2, force_grouping=True)
+
+    def value(self, value):
+        return value
+
+
+class RemoteStatusColumn(ChoiceBadgeColumn):
+    """The platform status; a record the platform does not have yet says so."""
+
+    def __init__(self, choices, *args, **kwargs):
+        kwargs.setdefault("empty_values", ())
+        super().__init__(choices, *args, **kwargs)
+
+    def render(self, value, record, bound_column):
+        if record.remote_status is None:
+            return format_html('<span class="badge text-bg-light border">{}</span>', _("not on the platform"))
+        return super().render(value, record, bound_column)
+
+
+class CappedCountPaginator(Paginator):
+    """Counts at most `cap` + 1 rows (one cheap query, whatever the table's size), so that a list of a
+    million tickets costs what a list of a thousand does. Past the cap the page says "≥ cap" and the
+    pages after the last numbered one are still reachable (an empty page is the end)."""
+
+    cap = 10_000
+
+    @cached_property
+    def count(self):
+        # django-tables2 hands over its BoundRows, whose .data (TableQuerysetData) holds the queryset in .data.
+        queryset = self.object_list
+        for _level in range(2):
+            if not isinstance(queryset, QuerySet):
+                queryset = getattr(queryset, "data", None)
+        if not isinstance(queryset, QuerySet):
+            return len(self.object_list)
+        if queryset.query.is_sliced:
+            return queryset.count()
+        # COUNT(*) over a LIMIT subquery: the index stops after cap + 1 entries.
+        counted = queryset.order_by()[: self.cap + 1].count()
+        self.count_is_capped = counted > self.cap
+        return min(counted, self.cap)
+
+    count_is_capped = False
+
+    def validate_number(self, number):
+        try:
+            return super().validate_number(number)
+        except EmptyPage:
+            if self.count_is_capped and int(number) > 0:
+                return int(number)
+            raise
+
+    def page(self, number):
+        number = self.validate_number(number)
+        if not self.count_is_capped or number <= self.num_pages:
+            return super().page(number)
+        bottom = (number - 1) * self.per_page
+        objects = list(self.object_list[bottom:bottom + self.per_page])
+        if not objects:
+            raise EmptyPage("That page contains no results")
+        return self._get_page(objects, number, self)
+
+
+class OrderedTable(BaseTable):
+    """Columns in Meta.sequence, also when the list view puts its selection column first ("pk", "...")."""
+
+    def __init__(self, *args, **kwargs):
+        sequence, wanted = kwargs.get("sequence"), getattr(type(self)._meta, "sequence", None)
+        if sequence and sequence[-1] == "..." and wanted:
+            kwargs["sequence"] = (*sequence[:-1], *[name for name in wanted if name not in sequence])
+        super().__init__(*args, **kwargs)
+
+    def paginate(self, paginator_class=CappedCountPaginator, *args, **kwargs):
+        return super().paginate(paginator_class, *args, **kwargs)
+
+
+class ExportTable(OrderedTable):
+    """A family's platform exports (core.exports.PlatformExport)."""
+
+    id = LinkedColumn(verbose_name=_("export"))
+    state = ChoiceBadgeColumn(ExportState)
+    created_at = DateTimeColumn()
+    platform_created = DateTimeColumn()
+    fetched_at = DateTimeColumn()
+    size = tables.Column(attrs=RIGHT)
+
+    secondary_columns = ("file_name", "created_at", "size")
+    tertiary_columns = ("platform_created", "fetched_at")
+
+    class Meta(BaseTable.Meta):
+        fields = ("id", "state", "file_name", "created_at", "platform_created", "fetched_at", "size")
+        sequence = fields
+        empty_text = _("No exports yet.")
+
+    def render_id(self, record):
+        return format_html('<a href="{}">{}</a>', model_url(record, "detail"), record)
+
+    def render_size(self, value):
+        return number_format(value, 0, force_grouping=True)

@@ -11,7 +11,6 @@ Every view:
 
 import uuid
 from dataclasses import dataclass
-from datetime import timedelta
 from typing import Callable
 
 from django.contrib import messages
@@ -32,9 +31,9 @@ from django.views import View
 from django_tables2 import RequestConfig
 
 from ..crypto import EncryptedTextField
+from ..models import FormSubmission
 from ..roles import CompanyScopedMixin, RoleRequiredMixin, has_role
 from ..security import parse_ids
-from ..models import FormSubmission
 from ..submissions import AlreadySubmitted, SubmissionGuard, replay_message, submitted_object
 from .export import export_xlsx
 from .registry import extra_bulk_actions, get_model_view, model_url, user_may
@@ -303,17 +302,41 @@ class SubmissionGuardMixin:
         return obj, None
 
     def check_guard(self, guard, form):
-        """Before validation: a replay is answered at once; a refusal is put on the form. Returns a response
-        or None."""
+        """Before validation: a replay is answered at once; a refusal is put on the form (or shown as a
+        message when there is no form). Returns a response, or None."""
         if guard is None:
             return None
         earlier = guard.earlier()
         if earlier is not None:
             return self.replayed(earlier)
         refusal = guard.refusal()
-        if refusal:
+        if refusal and form is not None:
             form.add_error(None, refusal)
+        elif refusal:
+            messages.error(self.request, refusal)
+            return False
         return None
+
+    def guarded_submit(self, guard, form, save, *, invalid, valid=None, note=None, refused=()):
+        """The steps of every form that creates something: a replay answered at once, a refusal of the
+        key put on the form, validation (valid(), else form.is_valid()), then save() with the key's claim.
+        An exception of `refused` raised by save() goes on the form (its `field` when it has one).
+        Returns (record, None), or (None, the response to send: invalid() or the replay)."""
+        answered = self.check_guard(guard, form)
+        if answered is False:
+            return None, invalid()
+        if answered is not None:
+            return None, answered
+        if not (valid() if valid is not None else form.is_valid()):
+            return None, invalid()
+        try:
+            return self.guarded_save(guard, form, save, note=note() if note else "")
+        except refused as exc:
+            if str(exc) and form is not None:
+                form.add_error(getattr(exc, "field", None), str(exc))
+            elif str(exc):
+                messages.error(self.request, str(exc))
+            return None, invalid()
 
     def guard_target(self, context):
         """What the rendered form creates something about (None: no key on this page)."""
@@ -379,14 +402,9 @@ class ObjectEditView(SubmissionGuardMixin, BaseObjectView):
     def post(self, request, *args, **kwargs):
         obj = self.get_object()
         is_new = obj.pk is None
-        guard = self.guard_for(obj)
         form = self.form(data=request.POST, files=request.FILES, instance=obj, **self.get_form_kwargs())
-        answered = self.check_guard(guard, form)
-        if answered is not None:
-            return answered
-        if not form.is_valid():
-            return self.render_form(obj, form)
-        obj, answered = self.guarded_save(guard, form, lambda: self.save_form(form))
+        obj, answered = self.guarded_submit(self.guard_for(obj), form, lambda: self.save_form(form),
+                                            invalid=lambda: self.render_form(obj, form))
         if answered is not None:
             return answered
         message = _("Created %(name)s “%(object)s”.") if is_new else _("Saved %(name)s “%(object)s”.")
@@ -480,102 +498,3 @@ class BulkActionView(BaseObjectView):
         messages.success(request, ngettext("%(action)s: %(count)s record.", "%(action)s: %(count)s records.", count)
                          % {"action": bulk_action.label, "count": count})
         return redirect(return_url)
-
-
-# ---------------------------------------------------------------------------------------------------
-# A family's platform exports (core/exports.py): the detail page's context, the download and the fetch
-
-
-def export_detail_context(export) -> dict:
-    """The export detail page's context: its job, whether it still works, its window, its two actions
-    (URL names <app>:<model>_download / _fetch)."""
-    from ..exports import EXPORT_PENDING, ExportState, export_expired, export_expires_at
-    from ..models import JobRun
-
-    meta = export._meta
-    run = JobRun.objects.filter(company=export.company_id, target=f"{meta.label_lower}:{export.pk}").first()
-    return {
-        "run": run,
-        "pending": export.state in EXPORT_PENDING,
-        "expires_at": export_expires_at(export),
-        "download_url": reverse(f"{meta.app_label}:{meta.model_name}_download", args=[export.pk])
-        if export.state == ExportState.READY and export.file else None,
-        "fetch_url": reverse(f"{meta.app_label}:{meta.model_name}_fetch", args=[export.pk])
-        if export.state == ExportState.AVAILABLE and not export_expired(export) else None,
-    }
-
-
-class ExportDownloadMixin:
-    """GET: the kept ZIP of a ready export of the view's queryset."""
-
-    def get(self, request, pk):
-        from django.http import FileResponse
-
-        from ..exports import ExportState
-
-        export = get_object_or_404(self.get_queryset(), pk=pk)
-        if export.state != ExportState.READY or not export.file:
-            raise Http404
-        return FileResponse(export.file.open("rb"), as_attachment=True, filename=export.download_name(),
-                            content_type="application/zip")
-
-
-class ExportFetchMixin:
-    """POST: fetch an export waiting on the platform; the family's fetch_error is shown as a message."""
-
-    fetch_error = ()  # the family's error class
-
-    def fetch(self, export):
-        raise NotImplementedError
-
-    def post(self, request, pk):
-        export = get_object_or_404(self.get_queryset(), pk=pk)
-        try:
-            self.fetch(export)
-        except self.fetch_error as exc:
-            messages.error(request, str(exc))
-        return redirect(model_url(export, "detail"))
-
-
-# ---------------------------------------------------------------------------------------------------
-# A family's by-date report pages (core/reports.py)
-
-
-class ReportPageMixin:
-    """The report list page: the picked date (yesterday unless given), refreshing while a fetch of that
-    day runs, and the Excel's name. Subclasses give date_form_class, report_name and report_runs(day)."""
-
-    date_form_class = None  # a form with a `date` field
-    report_name = ""  # the Excel file is <report_name>-report-<date>.xlsx
-
-    def report_runs(self, day):
-        """This company's runs of the report of `day`, newest first."""
-        raise NotImplementedError
-
-    def report_date(self):
-        form = self.date_form_class(self.request.GET or None)
-        if form.is_bound and form.is_valid():
-            return form.cleaned_data["date"], form
-        day = timezone.localdate() - timedelta(days=1)
-        return day, self.date_form_class(initial={"date": day})
-
-    def needs_refresh(self, queryset):
-        from ..reports import REPORT_ACTIVE
-
-        day, _form = self.report_date()
-        return self.report_runs(day).filter(state__in=REPORT_ACTIVE).exists()
-
-    def export_filename(self):
-        day, _form = self.report_date()
-        return f"{self.report_name}-report-{day:%Y-%m-%d}.xlsx"
-
-
-def report_fetch(request, *, form, list_url, request_report):
-    """The report page's fetch button: request_report(day) for a valid date, back to that day's page."""
-    if not form.is_valid():
-        messages.error(request, "; ".join(str(e) for errors in form.errors.values() for e in errors))
-        return redirect(list_url)
-    day = form.cleaned_data["date"]
-    request_report(day)
-    messages.info(request, _("Fetching the report of %(date)s from the platform.") % {"date": day.strftime("%d.%m.%Y")})
-    return redirect(f"{list_url}?date={day:%Y-%m-%d}")

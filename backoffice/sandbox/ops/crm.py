@@ -36,7 +36,7 @@ PRODUCT_TYPES = (1, 2, 3, 4, 5, 7, 8, 11, 12, 13)  # document 1, section 2.4
 PHONE_RE = re.compile(r"^5[0-9]{9}$")
 EMAIL_RE = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
 # Seconds a creation takes before the company appears in the report; per distributor via the control API.
-DEFAULT_CREATION_DELAY = float(os.environ.get("SANDBOX_CRM_CREATION_DELAY", 60))
+DEFAULT_CREATION_DELAY = float(os.environ.get("SANDBOX_CRM_CREATION_DELAY", "60"))
 CREDIT_ID_BASE = 600_000
 
 

@@ -1,7 +1,8 @@
 """Invoice service: the status, listing, PDF and UBL operations that document 1, section 8 rate-limits."""
 
 from .. import fakes
-from ..api import Call, invalid, operation, page_params, paged
+from ..api import Call, invalid, operation
+from .common import listed
 
 
 def status_of(customer, kind: str, document_id: str) -> dict:
@@ -69,11 +70,7 @@ def incoming_invoices(customer) -> list[dict]:
 
 @operation("invoice", "GET", "/v1/inboxinvoice/list")
 def inbox_list(call: Call):
-    page_index, page_size = page_params(call)
-    items = incoming_invoices(call.customer)
-    if call.query.get("isDesc", "").lower() == "true":
-        items.reverse()
-    return paged(items, page_index, page_size)
+    return listed(call, incoming_invoices(call.customer))
 
 
 def pdf(call: Call, id, isStandartXslt=None):

@@ -3,7 +3,8 @@
 import calendar
 
 from .. import fakes
-from ..api import Call, operation, page_params, paged
+from ..api import Call, operation
+from .common import listed
 
 
 def periods(customer) -> list[dict]:
@@ -32,9 +33,5 @@ def periods(customer) -> list[dict]:
 
 @operation("ledger", "GET", "/v1/period/getperiodlist")
 def period_list(call: Call):
-    page_index, page_size = page_params(call)
-    items = periods(call.customer)
     # isDesc with no column sorts by creation date, newest first (document 3).
-    if call.query.get("isDesc", "").lower() == "true":
-        items.reverse()
-    return paged(items, page_index, page_size, capitalised=True)
+    return listed(call, periods(call.customer), capitalised=True)

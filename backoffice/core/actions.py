@@ -1,0 +1,234 @@
+"""Record actions: a state change of records the platform holds (cancel, a status change), declared once.
+
+A domain declares its actions on a model (in its actions module, registered from AppConfig.ready()):
+
+    register_actions(EventTicket, ActionSet(
+        client=lambda company, model: client_for(company, EventTicketClient),
+        number="ticket_number", error=TicketError, empty=_("Select at least one ticket."), ...,
+        actions=[RecordAction("cancel", label=_("Cancel tickets"), call=lambda client, ids: client.cancel(ids),
+                              leads_to=CANCELLED, refused=..., undoable=False, ...)]))
+
+and gets from it: the request service (rule check, claim by `pending_action`, one job), the job body (the
+client call, the platform's refusal kept on each record, the new state, a status refresh), the list's bulk
+actions and the detail page's buttons (`buttons(record, user)`). One job name per action, so labels and
+duplicate protection never collide between domains.
+"""
+
+import hashlib
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from django.apps import apps
+from django.contrib import messages
+from django.db import transaction
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from backoffice.remote.errors import RemoteError
+
+from . import jobs, sync
+from .choices import SyncState
+from .joblabels import register_job_labels
+from .roles import EDITORS, has_role
+
+logger = logging.getLogger("backoffice.actions")
+
+
+class ActionRefused(Exception):
+    """An action the records' state does not allow; the message is for the user."""
+
+
+@dataclass(frozen=True)
+class RecordAction:
+    name: str  # also the value of pending_action while it runs
+    label: str  # the list's bulk action and the job's label
+    call: Callable  # call(client, remote_ids): the platform call; raises RemoteError when refused
+    leads_to: int  # the remote_status the records have once the platform accepted
+    refused: str  # "... cannot ...: %(numbers)s" (also %(source)s / %(target)s labels of the statuses)
+    done: Callable  # done(count) -> the job's message
+    sources: tuple | None = None  # remote statuses it starts from; None: any but `excluded`
+    excluded: tuple = ()
+    button: str = ""  # the detail page's button label (the bulk label when empty)
+    confirm: str = ""
+    style: str = "primary"
+    icon: str = ""
+    undoable: bool = True  # False: the confirmation says it cannot be undone (the text is in `confirm`)
+    sets_requested: bool = False  # the record's requested_status follows (a status change)
+    refresh: bool = False  # read the platform's statuses afterwards (best effort)
+    after: Callable | None = None  # after(records): e.g. poll the statuses soon
+
+    def allowed(self, record) -> bool:
+        """Whether the record's platform state allows this action (the platform decides the rest)."""
+        if not record.remote_id:
+            return False
+        if self.sources is not None:
+            return record.remote_status in self.sources
+        return record.remote_status not in self.excluded
+
+
+@dataclass
+class ActionSet:
+    """The actions of one model, with what they share: the client, how records are named in messages."""
+
+    client: Callable  # client(company, model) -> the service client with the actions' calls and statuses()
+    actions: list
+    number: str = "remote_id"  # the field naming a record in a refusal
+    error: type = ActionRefused  # raised to the caller (a domain's own error class, a subclass is fine)
+    empty: str = ""
+    busy: str = ""
+    status_label: Callable = str  # status code -> label, for %(source)s / %(target)s
+    roles: tuple = EDITORS
+    by_name: dict = field(init=False)
+
+    def __post_init__(self):
+        self.by_name = {action.name: action for action in self.actions}
+
+
+_sets: dict = {}
+
+
+def register_actions(model, action_set: ActionSet) -> None:
+    """Make the actions of `model` known (call from AppConfig.ready()); each gets its job label."""
+    _sets[model] = action_set
+    register_job_labels({job_name(model, action): action.label for action in action_set.actions})
+
+
+def actions_of(model) -> ActionSet | None:
+    return _sets.get(model)
+
+
+def job_name(model, action) -> str:
+    return f"{model._meta.app_label}_{action.name}"
+
+
+def selection_target(model, pks) -> str:
+    """The JobRun target of a selection: 'app.model:pk' for one, 'app.model:first+more:digest' for many."""
+    digest = hashlib.sha1(",".join(str(pk) for pk in sorted(pks)).encode()).hexdigest()[:10]
+    label, first = model._meta.label_lower, min(pks)
+    return f"{label}:{first}" if len(pks) == 1 else f"{label}:{first}+{len(pks) - 1}:{digest}"
+
+
+def is_idle(record) -> bool:
+    return not record.pending_action and record.sync_state not in (SyncState.QUEUED, SyncState.SENDING)
+
+
+# --- the request (views call it) -------------------------------------------------------------------------
+
+def action_request(model, name, records) -> "jobs.JobRun":
+    """Check the rule for every record, claim them for the action (pending_action) and enqueue one job."""
+    action_set = _sets[model]
+    action = action_set.by_name[name]
+    records = list(records)
+    if not records:
+        raise action_set.error(action_set.empty or _("Select at least one record."))
+    refused = [str(getattr(r, action_set.number)) for r in records if not action.allowed(r)]
+    if refused:
+        source = action.sources[0] if action.sources else None
+        raise action_set.error(action.refused % {
+            "numbers": ", ".join(refused), "target": action_set.status_label(action.leads_to),
+            "source": action_set.status_label(source) if source is not None else ""})
+    pks = [r.pk for r in records]
+    with transaction.atomic():
+        claimed = model.objects.filter(pk__in=pks, pending_action="").update(
+            pending_action=name, last_error="", updated_at=timezone.now())
+        if claimed != len(pks):
+            raise action_set.error(action_set.busy or _("Another action on these records is still running; wait "
+                                                        "for it to finish."))
+        return jobs.enqueue(action_job, name=job_name(model, action), company=records[0].company_id,
+                            target=selection_target(model, pks), args=[model._meta.label_lower, name, pks])
+
+
+# --- the job -------------------------------------------------------------------------------------------
+
+def action_job(model_label, name, pks):
+    """Job entry point of every record action."""
+    return action_run(apps.get_model(model_label), name, pks)
+
+
+def action_run(model, name, pks):
+    """Make the platform call for the claimed records, keep its refusal on each, or record the new state."""
+    action_set = _sets[model]
+    action = action_set.by_name[name]
+    records = list(model.objects.filter(pk__in=pks, pending_action=name).exclude(remote_id=""))
+    if not records:
+        return _("Nothing to do.")
+    client = action_set.client(records[0].company, model)
+    claimed = [r.pk for r in records]
+    try:
+        action.call(client, [r.remote_id for r in records])
+    except RemoteError as exc:
+        keep_refusal(model, claimed, exc)
+        raise
+    fields = {"pending_action": "", "last_error": "", "last_error_source": "", "remote_status": action.leads_to}
+    if action.sets_requested:
+        fields.update(requested_status=action.leads_to, status_message="")
+    model.objects.filter(pk__in=claimed).update(**fields, updated_at=timezone.now())
+    if action.refresh:
+        statuses_refresh(client, model, records)
+    if action.after:
+        action.after(records)
+    return action.done(len(records))
+
+
+def keep_refusal(model, pks, exc: RemoteError) -> None:
+    """The platform's refusal (title and detail) on each record, and the claim given back; nothing when the
+    runner will try again (the claim stays, so no other action starts meanwhile)."""
+    if jobs.will_run_again(exc):
+        return
+    message, source = sync.failure(exc)
+    model.objects.filter(pk__in=pks).update(pending_action="", last_error=message[:2000], last_error_source=source,
+                                            updated_at=timezone.now())
+
+
+def statuses_refresh(client, model, records) -> None:
+    """Best effort: the platform's own word on the records' statuses (the action succeeded either way)."""
+    try:
+        answers = {str(a.get("id")): a for a in client.statuses([r.remote_id for r in records]) or []}
+    except RemoteError as exc:
+        logger.info("statuses after an action not read: %s", exc)
+        return
+    for record in records:
+        answer = answers.get(record.remote_id)
+        if answer and answer.get("status") is not None:
+            model.objects.filter(pk=record.pk).update(remote_status=int(answer["status"]),
+                                                      status_message=answer.get("message") or "")
+
+
+# --- pages: bulk actions of the list, buttons of the detail page ------------------------------------------
+
+def bulk_actions(model) -> dict:
+    """The list's bulk actions of a model's declared record actions (core.generic BulkAction)."""
+    from .generic.views import BulkAction
+
+    action_set = _sets.get(model)
+    if action_set is None:
+        return {}
+    return {action.name: BulkAction(action.label, bulk_runner(model, action.name, action_set.error),
+                                    confirm=action.confirm, style=action.style, required_roles=action_set.roles)
+            for action in action_set.actions}
+
+
+def bulk_runner(model, name, error):
+    def run(request, queryset):
+        try:
+            action_request(model, name, queryset.order_by("pk"))
+        except error as exc:
+            messages.error(request, str(exc))
+            return 0
+        return queryset.count()
+
+    return run
+
+
+def buttons(record, user) -> list:
+    """(name, bulk URL, label, style, icon) of each action the user may start on this record now."""
+    from .generic.registry import model_url
+
+    model = type(record)
+    action_set = _sets.get(model)
+    if action_set is None or not has_role(user, *action_set.roles) or not is_idle(record):
+        return []
+    return [(action.name, model_url(model, "bulk", action=action.name), action.button or action.label,
+             action.style, action.icon)
+            for action in action_set.actions if action.allowed(record)]

@@ -1,0 +1,223 @@
+"""Export and report families, declared once per domain; services, jobs, cron entries and labels follow.
+
+A family of Excel exports (core/exports.py) or by-date reports (core/reports.py) is one declaration in the
+domain's `families` module, registered when the app is ready:
+
+    TICKET_EXPORTS = ExportFamily(name="ticket_export", model=TicketExport, client=ticket_client,
+                                  form=TicketExportForm, kinds=TicketKind, label=_("Ticket Excel export"),
+                                  poll_every=lambda: conf.get("TICKET_EXPORT_POLL_SECONDS"))
+    register_family(TICKET_EXPORTS)
+
+Its services are the declaration's methods (start, fetch_request, history_request, ...); its jobs are the
+functions at the end of this module, taking the family's name; core.generic.families gives its pages.
+A family with `kinds` keeps a `kind` field on its models (event or passenger tickets); `client(company,
+kind)` returns the service client of that kind (kind None for a family without kinds).
+"""
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import timedelta
+
+from django.db import transaction
+from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
+from django.utils.translation import ngettext
+
+from . import exports, jobs, reports, schedule
+from .batch import relaxed_commits
+from .joblabels import register_job_labels
+from .models import Company
+
+_families: dict = {}
+
+
+def register_family(family) -> None:
+    """Make a family's jobs, labels and cron entries known (call from AppConfig.ready())."""
+    _families[family.name] = family
+    register_job_labels(family.job_labels())
+    for entry in family.cron_entries():
+        schedule.register(**entry)
+
+
+def family(name):
+    return _families[name]
+
+
+def families_of(model) -> list:
+    return [f for f in _families.values() if model in f.models()]
+
+
+def requester(user):
+    return user if user is not None and user.is_authenticated else None
+
+
+@dataclass
+class ExportFamily:
+    name: str  # the export job's name; "<name>_history" reads the platform's export history
+    model: type  # a core.exports.PlatformExport subclass
+    client: Callable  # client(company, kind) -> export(filters), export_history(), export_download(id)
+    form: type  # the export form: form(data, kind=...) when kinds, its export_filters() is the body
+    label: str
+    kinds: type | None = None  # TextChoices of the model's `kind` field
+    poll_every: Callable = field(default=lambda: 30)
+    expire_every: int = 900  # seconds between cron runs marking exports past their 24 hours expired
+
+    def models(self):
+        return [self.model]
+
+    def identity(self, kind) -> dict:
+        return {"kind": kind} if self.kinds else {}
+
+    def kind_list(self) -> list:
+        return list(self.kinds) if self.kinds else [None]
+
+    def job_labels(self) -> dict:
+        return {self.name: self.label, f"{self.name}_history": _("Read the export history")}
+
+    def cron_entries(self) -> list:
+        return [{"func": exports_expire_job, "args": (self.name,), "interval": self.expire_every,
+                 "name": f"{self.name}s_expire"}]
+
+    # --- services ----------------------------------------------------------------------------------------
+    def start(self, *, company, filters: dict, user=None, kind=None):
+        """Record the export the user asked for and start it in the background."""
+        with transaction.atomic():
+            export = self.model.objects.create(company=company, filters=filters, requested_by=requester(user),
+                                               **self.identity(kind))
+            self.enqueue(export)
+        return export
+
+    def enqueue(self, export):
+        return jobs.enqueue(export_job, name=self.name, company=export.company_id,
+                            target=f"{self.model._meta.label_lower}:{export.pk}", args=[self.name, export.pk])
+
+    def run(self, *, export):
+        """Start on the platform (once), watch its history, download the ZIP within 24 hours."""
+        return exports.export_run(export=export, client=self.client(export.company, getattr(export, "kind", None)),
+                                  poll_every=self.poll_every())
+
+    def failed(self, *, export_pk, message):
+        exports.export_failed(model=self.model, pk=export_pk, message=message)
+
+    def fetch_request(self, *, export) -> None:
+        """Fetch an export seen in the platform's history while its window is open (ExportError if not)."""
+        exports.export_fetch_request(export=export, enqueue=self.enqueue)
+
+    def history_sync(self, *, company, kind=None) -> int:
+        return exports.export_history_sync(model=self.model, client=self.client(company, kind), company=company,
+                                           **self.identity(kind))
+
+    def history_request(self, *, company) -> list:
+        """Read the platform's export history (of every kind) in the background."""
+        return [jobs.enqueue(export_history_job, name=f"{self.name}_history", company=company,
+                             target=kind.value if kind is not None else "",
+                             args=[self.name, company.pk, kind.value if kind is not None else None])
+                for kind in self.kind_list()]
+
+    def expire(self, *, company=None) -> int:
+        """Exports not downloaded within their 24 hours are shown as expired (no platform call)."""
+        queryset = self.model.objects.all()
+        return exports.exports_expire(queryset if company is None else queryset.filter(company=company))
+
+
+@dataclass
+class ReportFamily:
+    name: str  # the report job's name
+    run_model: type  # a core.reports.ReportRunBase subclass
+    item_models: dict  # kind (None without kinds) -> item model
+    client: Callable  # client(company, kind) -> report(day, page_index, page_size=)
+    fields: Callable  # fields(kind) -> ((model field, platform name, converter), ...)
+    label: str
+    text_limits: dict = field(default_factory=dict)
+    kinds: type | None = None
+    nightly: str = ""  # cron of the nightly fetch of yesterday's report for every active company
+    after_store: Callable | None = None  # after_store(run, rows): what the items tell the domain
+    builders: dict = field(default_factory=dict, init=False)
+
+    def models(self):
+        return [self.run_model, *self.item_models.values()]
+
+    def identity(self, kind) -> dict:
+        return {"kind": kind} if self.kinds else {}
+
+    def job_labels(self) -> dict:
+        return {self.name: self.label}
+
+    def cron_entries(self) -> list:
+        if not self.nightly:
+            return []
+        return [{"func": reports_nightly_job, "args": (self.name,), "cron": self.nightly, "name": f"{self.name}_nightly"}]
+
+    def request(self, *, company, report_date, kind=None):
+        """Fetch the report of one day in the background (a new run; the current one stays until done)."""
+        return reports.report_request(model=self.run_model, job=report_job, name=self.name, company=company,
+                                      report_date=report_date, job_args=[self.name], **self.identity(kind))
+
+    def request_all(self, *, report_date, companies=None) -> int:
+        """One fetch per active company (and kind); `companies` narrows the companies."""
+        count = 0
+        for company in companies if companies is not None else Company.objects.filter(is_active=True):
+            for kind in list(self.kinds) if self.kinds else [None]:
+                self.request(company=company, report_date=report_date, kind=kind)
+                count += 1
+        return count
+
+    def store_page(self, *, run, page_index, envelope) -> int:
+        """One page's items with the run's progress, in one transaction (a stopped walk resumes after it)."""
+        kind = getattr(run, "kind", None)
+        build = self.builders.get(kind) or self.builders.setdefault(kind, self.row_builder(kind))
+        rows = [build(run, raw) for raw in envelope.get("items") or []]
+        stored = reports.report_store_page(run=run, page_index=page_index, envelope=envelope, rows=rows,
+                                           item_model=self.item_models[kind])
+        if self.after_store:
+            self.after_store(run, rows)
+        return stored
+
+    def row_builder(self, kind):
+        return reports.row_builder(self.item_models[kind], self.fields(kind), self.text_limits)
+
+    def sync(self, *, run):
+        """Walk every page of the run's report (pageIndex from 1) and store the items. Commits are relaxed on
+        PostgreSQL: a crash loses at most the last pages, never one in the middle, and the walk resumes
+        after the last page it finds stored."""
+        client = self.client(run.company, getattr(run, "kind", None))
+        with relaxed_commits():
+            return reports.report_walk(
+                run=run, fetch_page=lambda index: client.report(run.report_date, index, page_size=run.page_size),
+                store_page=lambda index, envelope: self.store_page(run=run, page_index=index, envelope=envelope))
+
+    def failed(self, *, run_pk, message):
+        reports.report_failed(model=self.run_model, run_pk=run_pk, message=message)
+
+    def current_run(self, *, company, report_date, kind=None):
+        return self.run_model.objects.filter(company=company, report_date=report_date, is_current=True,
+                                             **self.identity(kind)).first()
+
+
+# --- jobs: every family's, named by the family ------------------------------------------------------------
+
+def export_job(name, export_pk):
+    fam = family(name)
+    return exports.export_job(model=fam.model, pk=export_pk, run=fam.run, failed=fam.failed)
+
+
+def export_history_job(name, company_id, kind=None):
+    fam = family(name)
+    kind = fam.kinds(kind) if fam.kinds and kind is not None else None
+    new = fam.history_sync(company=Company.objects.get(pk=company_id), kind=kind)
+    return ngettext("%(count)s new export in the history.", "%(count)s new exports in the history.", new) % {
+        "count": new}
+
+
+def exports_expire_job(name):
+    return family(name).expire()
+
+
+def report_job(name, run_pk):
+    fam = family(name)
+    return reports.report_job(model=fam.run_model, pk=run_pk, run=fam.sync, failed=fam.failed)
+
+
+def reports_nightly_job(name):
+    """Cron (nightly): yesterday's report of every active company."""
+    return family(name).request_all(report_date=timezone.localdate() - timedelta(days=1))

@@ -1,0 +1,310 @@
+"""The pages of an export or report family (core/families.py), registered from its declaration.
+
+    register_export_pages(TICKET_EXPORTS, prefix="exports", section="tickets", tab="exports",
+                          title=_("Ticket exports"), start_links=..., table=..., filterset=...)
+    register_report_pages(TICKET_REPORTS, kind=TicketKind.EVENT, view=EventReportListView, prefix="reports/event")
+
+An export family gets its list (with "read the history" and a start button per kind), detail, start form,
+download and fetch; a report family a page per kind with a date picker and a fetch button. URL names are
+the model's: <app>:<model>_list, _detail, _start, _history, _download, _fetch.
+"""
+
+from datetime import timedelta
+
+from django.contrib import messages
+from django.core.exceptions import PermissionDenied
+from django.http import Http404
+from django.shortcuts import get_object_or_404, redirect
+from django.urls import reverse
+from django.utils import timezone
+from django.utils.decorators import method_decorator
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_POST
+
+from ..exports import EXPORT_PENDING, ExportError
+from ..roles import EVERYONE
+from .registry import model_url, register_model_view, register_model_views
+from .sections import SectionMixin
+from .views import BaseObjectView, ObjectDetailView, ObjectListView
+
+EXPORT_FIELDS = ("state", "export_id", "file_name", "filters", "created_at", "platform_created", "fetched_at", "size",
+                 "requested_by", "message")
+
+
+def active_company(request):
+    if request.company is None:
+        raise PermissionDenied(_("Choose a company first."))
+    return request.company
+
+
+# ---------------------------------------------------------------------------------------------------
+# A family's platform exports (core/exports.py): the detail page's context, the download and the fetch
+
+
+def export_detail_context(export) -> dict:
+    """The export detail page's context: its job, whether it still works, its window, its two actions
+    (URL names <app>:<model>_download / _fetch)."""
+    from ..exports import EXPORT_PENDING, ExportState, export_expired, export_expires_at
+    from ..models import JobRun
+
+    meta = export._meta
+    run = JobRun.objects.filter(company=export.company_id, target=f"{meta.label_lower}:{export.pk}").first()
+    return {
+        "run": run,
+        "pending": export.state in EXPORT_PENDING,
+        "expires_at": export_expires_at(export),
+        "download_url": reverse(f"{meta.app_label}:{meta.model_name}_download", args=[export.pk])
+        if export.state == ExportState.READY and export.file else None,
+        "fetch_url": reverse(f"{meta.app_label}:{meta.model_name}_fetch", args=[export.pk])
+        if export.state == ExportState.AVAILABLE and not export_expired(export) else None,
+    }
+
+
+class ExportDownloadMixin:
+    """GET: the kept ZIP of a ready export of the view's queryset."""
+
+    def get(self, request, pk):
+        from django.http import FileResponse
+
+        from ..exports import ExportState
+
+        export = get_object_or_404(self.get_queryset(), pk=pk)
+        if export.state != ExportState.READY or not export.file:
+            raise Http404
+        return FileResponse(export.file.open("rb"), as_attachment=True, filename=export.download_name(),
+                            content_type="application/zip")
+
+
+# ---------------------------------------------------------------------------------------------------
+# A family's by-date report pages (core/reports.py)
+
+
+class ReportPageMixin:
+    """The report list page: the picked date (yesterday unless given), refreshing while a fetch of that
+    day runs, and the Excel's name. Subclasses give date_form_class, report_name and report_runs(day)."""
+
+    date_form_class = None  # a form with a `date` field
+    report_name = ""  # the Excel file is <report_name>-report-<date>.xlsx
+
+    def report_runs(self, day):
+        """This company's runs of the report of `day`, newest first."""
+        raise NotImplementedError
+
+    def report_date(self):
+        form = self.date_form_class(self.request.GET or None)
+        if form.is_bound and form.is_valid():
+            return form.cleaned_data["date"], form
+        day = timezone.localdate() - timedelta(days=1)
+        return day, self.date_form_class(initial={"date": day})
+
+    def needs_refresh(self, queryset):
+        from ..reports import REPORT_ACTIVE
+
+        day, _form = self.report_date()
+        return self.report_runs(day).filter(state__in=REPORT_ACTIVE).exists()
+
+    def export_filename(self):
+        day, _form = self.report_date()
+        return f"{self.report_name}-report-{day:%Y-%m-%d}.xlsx"
+
+
+def report_fetch(request, *, form, list_url, request_report):
+    """The report page's fetch button: request_report(day) for a valid date, back to that day's page."""
+    if not form.is_valid():
+        messages.error(request, "; ".join(str(e) for errors in form.errors.values() for e in errors))
+        return redirect(list_url)
+    day = form.cleaned_data["date"]
+    request_report(day)
+    messages.info(request, _("Fetching the report of %(date)s from the platform.") % {"date": day.strftime("%d.%m.%Y")})
+    return redirect(f"{list_url}?date={day:%Y-%m-%d}")
+
+
+class FamilyPage(SectionMixin, BaseObjectView):
+    family = None
+    required_roles = EVERYONE
+
+
+class ExportListView(SectionMixin, ObjectListView):
+    family = None
+    required_roles = EVERYONE
+    refresh_interval = 3
+    start_links = ()  # ((kind or None, button label), ...)
+
+    def needs_refresh(self, queryset):
+        return queryset.filter(state__in=EXPORT_PENDING).exists()
+
+    def get_template_names(self):
+        return ["generic/exports/export_list.html"]
+
+    def render(self, context, status=200):
+        model = self.get_model()
+        context["history_url"] = model_url(model, "history")
+        context["start_links"] = [(model_url(model, "start", **({"kind": kind} if kind else {})), label)
+                                  for kind, label in self.start_links]
+        return super().render(context, status)
+
+
+class ExportDetailView(SectionMixin, ObjectDetailView):
+    family = None
+    required_roles = EVERYONE
+
+    def base_queryset(self):
+        return super().base_queryset().select_related("requested_by")
+
+    def get_template_names(self):
+        return ["generic/exports/export_detail.html"]
+
+    def get_extra_context(self, export):
+        return export_detail_context(export)
+
+
+class ExportStartView(FamilyPage):
+    """The family's export form (of one kind when the family has kinds); managers may export too."""
+
+    action = "start"
+    heading = None  # heading(kind) -> the page's heading (kind None without kinds)
+    subtitle = ""
+    home = None  # home(kind) -> where Cancel goes
+
+    def kind(self):
+        if not self.family.kinds:
+            return None
+        try:
+            return self.family.kinds(self.kwargs["kind"])
+        except ValueError:
+            raise Http404 from None
+
+    def form(self, data=None):
+        kind = self.kind()
+        return self.family.form(data=data, **({"kind": kind} if kind is not None else {}))
+
+    def get_template_names(self):
+        return ["generic/exports/export_start.html"]
+
+    def show(self, form):
+        kind = self.kind()
+        return self.render({"form": form, "kind": kind, "heading": self.heading(kind),
+                            "subtitle": self.subtitle, "cancel_url": self.home(kind)})
+
+    def get(self, request, **kwargs):
+        return self.show(self.form())
+
+    def post(self, request, **kwargs):
+        company = active_company(request)
+        form = self.form(request.POST)
+        if not form.is_valid():
+            return self.show(form)
+        export = self.family.start(company=company, filters=form.export_filters(), user=request.user,
+                                   kind=self.kind())
+        messages.success(request, _("The export was started; the file appears here when the platform has "
+                                    "prepared it."))
+        return redirect(model_url(export, "detail"))
+
+
+class ExportDownloadView(ExportDownloadMixin, FamilyPage):
+    pass
+
+
+@method_decorator(require_POST, name="dispatch")
+class ExportFetchView(FamilyPage):
+    """Fetch an export waiting on the platform (started elsewhere) while its window is open."""
+
+    def post(self, request, pk):
+        export = get_object_or_404(self.get_queryset(), pk=pk)
+        try:
+            self.family.fetch_request(export=export)
+        except ExportError as exc:
+            messages.error(request, str(exc))
+        return redirect(model_url(export, "detail"))
+
+
+@method_decorator(require_POST, name="dispatch")
+class ExportHistoryView(FamilyPage):
+    """Read the platform's export history (exports started elsewhere appear) in the background."""
+
+    def post(self, request):
+        self.family.history_request(company=active_company(request))
+        messages.info(request, _("Reading the platform's export history; new exports appear in a moment."))
+        return redirect(model_url(self.get_model(), "list"))
+
+
+def register_export_pages(family, *, prefix, section, tab, title, table, filterset, start_links, heading, home,
+                          subtitle="", detail_fields=EXPORT_FIELDS):
+    """Register the pages of an export family under `prefix` of its app's URLs."""
+    common = {"family": family, "model": family.model, "section": section, "tab": tab}
+    name = family.model.__name__
+    register_model_views(
+        family.model, prefix=prefix,
+        list=type(f"{name}ListView", (ExportListView,), {**common, "title": title, "table": table,
+                                                          "filterset": filterset, "start_links": start_links}),
+        detail=type(f"{name}DetailView", (ExportDetailView,), {**common, "fields": detail_fields}))
+    start_path = "new/<slug:kind>/" if family.kinds else "new/"
+    pages = {"start": (start_path, ExportStartView, {"heading": staticmethod(heading), "home": staticmethod(home),
+                                                     "subtitle": subtitle}),
+             "history": ("history/", ExportHistoryView, {}),
+             "download": ("<id:pk>/download/", ExportDownloadView, {}),
+             "fetch": ("<id:pk>/fetch/", ExportFetchView, {})}
+    for action, (path, base, extra) in pages.items():
+        view = type(f"{name}{action.title()}View", (base,), {**common, **extra})
+        register_model_view(family.model, action, path=path)(view)
+
+
+# --- reports ---------------------------------------------------------------------------------------------
+
+class ReportListView(ReportPageMixin, SectionMixin, ObjectListView):
+    """A report page of one kind: a date picker, the stored items of the current run, totals and Excel.
+    Subclasses give totals(queryset) and a template with the totals block."""
+
+    family = None
+    kind = None
+    required_roles = EVERYONE
+    refresh_interval = 3
+
+    @property
+    def date_form_class(self):
+        from .forms import ReportDateForm
+
+        return ReportDateForm
+
+    def report_runs(self, day):
+        return self.family.run_model.objects.filter(company=self.request.company, report_date=day,
+                                                    **self.family.identity(self.kind))
+
+    def base_queryset(self):
+        day, _form = self.report_date()
+        run = self.family.current_run(company=self.request.company, report_date=day, kind=self.kind)
+        queryset = super().base_queryset()
+        return queryset.filter(run=run) if run is not None else queryset.none()
+
+    def totals(self, queryset) -> dict:
+        return {}
+
+    def render(self, context, status=200):
+        day, form = self.report_date()
+        context.update({"report_date": day, "date_form": form, "totals": self.totals(self.get_queryset()),
+                        "latest_run": self.report_runs(day).first(), "kind": self.kind,
+                        "fetch_url": model_url(self.get_model(), "fetch")})
+        return super().render(context, status)
+
+
+@method_decorator(require_POST, name="dispatch")
+class ReportFetchView(FamilyPage):
+    kind = None
+
+    def post(self, request):
+        from .forms import ReportDateForm
+
+        company = active_company(request)
+        return report_fetch(request, form=ReportDateForm(request.POST), list_url=model_url(self.get_model(), "list"),
+                            request_report=lambda day: self.family.request(company=company, report_date=day,
+                                                                          kind=self.kind))
+
+
+def register_report_pages(family, *, kind=None, view, prefix):
+    """Register the report page of one kind (view: a ReportListView subclass) and its fetch button."""
+    model = family.item_models[kind]
+    view.family, view.kind, view.model = family, kind, model
+    register_model_views(model, prefix=prefix, list=view)
+    fetch = type(f"{model.__name__}FetchView", (ReportFetchView,), {"family": family, "kind": kind, "model": model,
+                                                                   "section": view.section, "tab": view.tab})
+    register_model_view(model, "fetch", path="fetch/")(fetch)

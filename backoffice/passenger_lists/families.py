@@ -1,0 +1,60 @@
+"""Passenger-list exports and the by-date report of lists (document 2, 4.3), declared for core.families."""
+
+from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
+
+from backoffice.core.families import ExportFamily, ReportFamily
+from backoffice.core.reports import date_time, decimal_or_none, int_or_none
+
+from . import conf
+from .choices import ListState
+from .forms import PassengerListExportForm
+from .models import PassengerList, PassengerListExport, PassengerListReportItem, PassengerListReportRun
+from .services import list_client
+
+LIST_EXPORTS = ExportFamily(
+    name="passenger_list_export", model=PassengerListExport, client=lambda company, kind: list_client(company),
+    form=PassengerListExportForm, label=_("Passenger list Excel export"),
+    poll_every=lambda: conf.get("PASSENGER_LIST_EXPORT_POLL_SECONDS"))
+
+REPORT_FIELDS = (
+    ("passenger_list_number", "passengerListNumber", str), ("expedition_number", "expeditionNumber", str),
+    ("vehicle_plate", "vehiclePlate", str), ("expedition_time", "expeditionTime", date_time),
+    ("total_payable_amount", "totalPayableAmount", decimal_or_none),
+    ("total_commission_amount", "totalCommissionAmount", decimal_or_none),
+    ("total_commission_tax_amount", "totalCommissionTaxAmount", decimal_or_none),
+    ("part_index", "partIndex", int_or_none), ("created_date", "createdDate", date_time),
+)
+
+
+def lists_reported(run, items) -> int:
+    """The lists named in report items were reported to the tax authority: keep when, and refuse updates."""
+    moments = {item.passenger_list_number: item.created_date for item in items if item.passenger_list_number}
+    if not moments:
+        return 0
+    changed = 0
+    for plist in PassengerList.objects.filter(company_id=run.company_id, passenger_list_number__in=list(moments),
+                                              reported_at__isnull=True).only("pk", "state", "passenger_list_number"):
+        fields = {"reported_at": moments[plist.passenger_list_number] or timezone.now(), "updated_at": timezone.now()}
+        if plist.state == ListState.SAVED:
+            fields["state"] = ListState.REPORTED
+        changed += PassengerList.objects.filter(pk=plist.pk).update(**fields)
+    return changed
+
+
+LIST_REPORTS = ReportFamily(
+    name="passenger_list_report_sync", run_model=PassengerListReportRun, item_models={None: PassengerListReportItem},
+    client=lambda company, kind: list_client(company), fields=lambda kind: REPORT_FIELDS,
+    text_limits={"passenger_list_number": 40, "expedition_number": 50, "vehicle_plate": 20},
+    label=_("Fetch the by-date passenger list report"), nightly="45 2 * * *", after_store=lists_reported)
+
+
+def reports_sync_today():
+    """Cron: today's report of lists for the companies that have lists not known as reported yet, so that a
+    list reported meanwhile is refused an update here rather than by the platform."""
+    from backoffice.core.models import Company
+
+    companies = PassengerList.objects.filter(state=ListState.SAVED).exclude(remote_id="").values_list(
+        "company_id", flat=True).distinct()
+    return LIST_REPORTS.request_all(report_date=timezone.localdate(),
+                                    companies=Company.objects.filter(is_active=True, pk__in=companies))

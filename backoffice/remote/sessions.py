@@ -1,0 +1,95 @@
+"""One requests.Session per company and process, and the company's transports over it.
+
+A Session keeps the company's connections open between calls (TLS handshakes are the slow part of a call),
+so it lives as long as the process: every job, lane (thread) and service client of a company in one process
+uses the same one. Entries are keyed with the process id and dropped in a forked child, so that an RQ
+work-horse never shares the pooled sockets of the worker it was forked from.
+
+A transport is rebuilt when the company's configuration changes (credentials, base URLs, tier, typed URLs,
+or anything else its TransportConfig or the caller's `extra` holds) and when someone changed the config of
+the cached one in place (tests do); its Session is kept unless the guards of typed URLs changed.
+
+Plain Python, like all of remote/: the caller hands in the config and how to build a Transport.
+"""
+
+import copy
+import http.cookiejar
+import os
+import threading
+import weakref
+
+import requests
+
+from .netguard import guard_session
+
+_pools = weakref.WeakSet()
+
+
+def new_session(guarded_urls=(), allowed_hosts=()) -> requests.Session:
+    """A Session for one company: typed URLs behind netguard's adapter, and no cookies (every call carries
+    its own credentials; a shared, long-lived Session must not carry state of one call into the next)."""
+    session = requests.Session()
+    session.cookies.set_policy(http.cookiejar.DefaultCookiePolicy(allowed_domains=[]))
+    return guard_session(session, guarded_urls, allowed_hosts)
+
+
+class TransportPool:
+    """The Sessions and transports of this process, per company (thread-safe)."""
+
+    def __init__(self):
+        self.reset()
+        _pools.add(self)
+
+    def reset(self) -> None:
+        """Forget everything (a forked child starts here)."""
+        self._lock = threading.Lock()
+        # (pid, company key) -> ((guarded URLs, allowed hosts), Session)
+        self._sessions: dict[tuple, tuple[tuple, requests.Session]] = {}
+        # (pid, company key, variant) -> ((config as built, extra), transport)
+        self._transports: dict[tuple, tuple[tuple, object]] = {}
+
+    def transport(self, company_key: str, config, build, *, variant: str = "", extra=()):
+        """The company's transport of this variant (e.g. "interactive") for this config: the cached one
+        while config and extra are unchanged, else build(session) over the company's Session."""
+        pid = os.getpid()
+        key = (pid, company_key, variant)
+        with self._lock:
+            cached = self._transports.get(key)
+            # Compared with the live config too: a config changed in place is no longer what was built.
+            if cached and cached[0] == (config, extra) and cached[1].config == config:
+                return cached[1]
+            session = self._session(pid, company_key, tuple(config.guarded_urls), tuple(config.allowed_hosts))
+            transport = build(session)
+            self._transports[key] = ((_copy(config), extra), transport)
+            return transport
+
+    def session(self, company_key: str) -> requests.Session | None:
+        """The company's Session in this process, if one was made."""
+        cached = self._sessions.get((os.getpid(), company_key))
+        return cached[1] if cached else None
+
+    def _session(self, pid, company_key, guarded_urls, allowed_hosts) -> requests.Session:
+        guards = (guarded_urls, allowed_hosts)
+        cached = self._sessions.get((pid, company_key))
+        if cached and cached[0] == guards:
+            return cached[1]
+        # Other guards: a new Session rather than remounting one that other threads may be using. The old
+        # one is left to those threads (closing it would cut their calls) and to the garbage collector.
+        session = new_session(guarded_urls, allowed_hosts)
+        self._sessions[(pid, company_key)] = (guards, session)
+        return session
+
+
+def _copy(config):
+    """A snapshot of the config as built, not shared with the live one (its dicts could change in place)."""
+    return copy.deepcopy(config)
+
+
+def _after_fork_in_child() -> None:
+    # The parent's entries (keyed with its pid) are never used here; a lock another thread of the parent
+    # held at fork time would never be released here: start afresh.
+    for pool in list(_pools):
+        pool.reset()
+
+
+os.register_at_fork(after_in_child=_after_fork_in_child)

@@ -1,0 +1,229 @@
+"""What every simulated service of the platform's document APIs shares: reading the request body and its
+fields, parsing blanks, numbers, moments and GUIDs, collecting validation problems into one 400, the
+sandbox clock, paging and the paged envelope, id lists, the per-customer lock and the customer a control
+action names.
+
+Refusals answer 400 {"title", "detail"}; the details name the field first ("<field>: <message>").
+"""
+
+import json
+import uuid
+from datetime import datetime, time, timedelta
+from decimal import Decimal, InvalidOperation
+
+from django.utils import timezone
+from django.utils.dateparse import parse_date, parse_datetime
+
+from ..api import ApiError, Call, page_params, paged, problem
+from ..control import BadRequest
+from ..models import ApiKey, Customer, SandboxSetting
+
+# --- clock and refusals ------------------------------------------------------------------------------
+
+
+def now(call: Call | None = None) -> datetime:
+    """The sandbox's "now": the real clock plus clock_offset_seconds (tests jump ahead)."""
+    settings = call.settings if call is not None else SandboxSetting.load()
+    return timezone.now() + timedelta(seconds=settings.clock_offset_seconds)
+
+
+def refused(title: str, detail: str, status: int = 400) -> ApiError:
+    return problem(status, title, detail)
+
+
+class Problems:
+    """Validation failures collected over the whole body, answered at once."""
+
+    def __init__(self):
+        self.items: list[tuple[str, str]] = []
+
+    def add(self, field: str, message: str) -> None:
+        self.items.append((field, message))
+
+    def raise_any(self) -> None:
+        if self.items:
+            raise refused("Validation failed",
+                          "; ".join(f"{field}: {message.rstrip('.')}" for field, message in self.items) + ".")
+
+
+class Checks(Problems):
+    """Problems of one body, with the checks the document services repeat field after field."""
+
+    def __init__(self, body: dict):
+        super().__init__()
+        self.body = body
+
+    def required(self, name: str, label: str | None = None) -> bool:
+        if blank(self.body.get(name)):
+            self.add(name, f"The {label or name} field is required.")
+            return False
+        return True
+
+    def text(self, name: str) -> bool:
+        value = self.body.get(name)
+        if value is not None and not isinstance(value, str):
+            self.add(name, f"{name} must be a string.")
+            return False
+        return True
+
+    def number(self, name: str, value, where: str | None = None):
+        """The Decimal of value (None when it is none); a problem when it is given but not a number."""
+        number = decimal(value)
+        if value is not None and number is None:
+            self.add(where or name, f"{where or name} must be a number.")
+        return number
+
+    def objects(self, value, where: str, name: str, what: str):
+        """(place, item) of each object of an array value, in order; a problem for a value that is given but
+        not an array, and one for each item that is not an object (added as the iteration passes it)."""
+        if value is None:
+            return
+        if not isinstance(value, list):
+            self.add(where, f"{name} must be an array.")
+            return
+        for index, item in enumerate(value):
+            if isinstance(item, dict):
+                yield f"{where}[{index}]", item
+            else:
+                self.add(f"{where}[{index}]", f"Each {what} must be an object.")
+
+    def moment(self, name: str):
+        """The field as an aware datetime (None when blank); a problem when it is given but not one."""
+        value = self.body.get(name)
+        if blank(value):
+            return None
+        parsed = moment(value)
+        if parsed is None:
+            self.add(name, f"The value '{value}' of {name} is not a valid date and time.")
+        return parsed
+
+
+# --- the request body and its values --------------------------------------------------------------------
+
+def read_body(call: Call):
+    try:
+        return json.loads(call.request.body or b"null")
+    except ValueError:
+        raise refused("Validation failed", "body: The request body is not valid JSON.") from None
+
+
+def field(body: dict, name: str):
+    """A body field whatever its capitalisation (the documents write Ids / Status as well as ids / status)."""
+    if name in body:
+        return body[name]
+    lowered = name.lower()
+    return next((value for key, value in body.items() if str(key).lower() == lowered), None)
+
+
+def blank(value) -> bool:
+    return value is None or (isinstance(value, str) and not value.strip())
+
+
+def decimal(value):
+    """Decimal of a JSON number or numeric string; None when it is neither."""
+    if isinstance(value, bool) or value is None:
+        return None
+    if isinstance(value, (int, float)):
+        return Decimal(str(value))
+    if isinstance(value, str):
+        try:
+            number = Decimal(value.strip())
+        except InvalidOperation:
+            return None
+        return number if number.is_finite() else None
+    return None
+
+
+def moment(value):
+    """An aware datetime from an ISO date or date-time (naive ones in the platform's time zone); None if bad."""
+    if not isinstance(value, str):
+        return None
+    text = value.strip()
+    try:
+        parsed = parse_datetime(text)
+    except ValueError:
+        return None
+    if parsed is None:
+        try:
+            day = parse_date(text)
+        except ValueError:
+            return None
+        if day is None:
+            return None
+        parsed = datetime.combine(day, time.min)
+    if timezone.is_naive(parsed):
+        parsed = timezone.make_aware(parsed)
+    return parsed
+
+
+def is_guid(value) -> bool:
+    try:
+        uuid.UUID(str(value))
+    except ValueError:
+        return False
+    return True
+
+
+def iso(moment) -> str | None:
+    return timezone.localtime(moment).isoformat() if moment else None
+
+
+def id_list(body, noun: str, name: str = "ids") -> list[str]:
+    """The non-empty list of document ids (ettn) of the body, each once, in the order given."""
+    ids = field(body, name) if isinstance(body, dict) else None
+    if not isinstance(ids, list) or not ids or not all(isinstance(item, str) and item for item in ids):
+        raise refused("Bad Request", f"{name}: must be a non-empty array of {noun} ids (ettn).")
+    return list(dict.fromkeys(ids))
+
+
+# --- paging ----------------------------------------------------------------------------------------------
+
+def page(call: Call) -> tuple[int, int]:
+    """(pageIndex, pageSize) of the query, refused as this family of services refuses (400 Bad Request)."""
+    try:
+        return page_params(call)
+    except ApiError as error:  # the shared helper answers 422 {field: [message]}; these services use Error
+        field_name, messages = next(iter(error.body.items()))
+        raise refused("Bad Request", f"{field_name}: {messages[0]}") from None
+
+
+def envelope(items: list, total: int, page_index: int, page_size: int) -> dict:
+    """The paged envelope of document 2, 2.5, over one page already cut by the database."""
+    pages = -(-total // page_size) if total else 0
+    return {"pageIndex": page_index, "pageSize": page_size, "totalCount": total, "totalPages": pages,
+            "hasNextPage": page_index < pages, "hasPreviousPage": page_index > 1, "items": items}
+
+
+def paged_query(rows, page_index: int, page_size: int, item=None) -> dict:
+    """The envelope of one page of a query, counted and cut by the database; item(row) shapes each row."""
+    total = rows.count()
+    start = (page_index - 1) * page_size
+    chosen = rows[start:start + page_size]
+    return envelope([item(row) for row in chosen] if item else list(chosen), total, page_index, page_size)
+
+
+def listed(call: Call, items: list, capitalised: bool = False) -> dict:
+    """One page of a list built in memory (422 on bad paging), reversed when isDesc is true."""
+    page_index, page_size = page_params(call)
+    if call.query.get("isDesc", "").lower() == "true":
+        items.reverse()
+    return paged(items, page_index, page_size, capitalised=capitalised)
+
+
+# --- writes and control ----------------------------------------------------------------------------------
+
+def lock(customer) -> None:
+    """Serialise a customer's writes that read first (SQLite's IMMEDIATE transactions already do)."""
+    Customer.objects.select_for_update().filter(pk=customer.pk).first()
+
+
+def control_customer(body: dict) -> Customer:
+    """The customer a control action names by customer_unique_id or api_key."""
+    if body.get("customer_unique_id"):
+        customer = Customer.objects.filter(customer_unique_id=body["customer_unique_id"]).first()
+    else:
+        key = ApiKey.objects.select_related("customer").filter(key=body.get("api_key") or "").first()
+        customer = key.customer if key else None
+    if customer is None:
+        raise BadRequest("no customer with that customer_unique_id or api_key")
+    return customer

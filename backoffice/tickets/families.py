@@ -1,0 +1,45 @@
+"""The ticket service's Excel exports and by-date reports (document 2, sections 4.1 and 4.2), declared for
+core.families: its services, jobs, cron entries and pages come from these two declarations."""
+
+from django.utils.translation import gettext_lazy as _
+
+from backoffice.core.families import ExportFamily, ReportFamily
+from backoffice.core.reports import date_time, decimal_or_none, int_or_none
+
+from . import conf
+from .choices import TicketKind
+from .forms import TicketExportForm
+from .models import REPORT_ITEM_MODELS, ReportRun, TicketExport
+from .services import ticket_client
+
+TICKET_EXPORTS = ExportFamily(
+    name="ticket_export", model=TicketExport, client=ticket_client, form=TicketExportForm, kinds=TicketKind,
+    label=_("Ticket Excel export"), poll_every=lambda: conf.get("TICKET_EXPORT_POLL_SECONDS"))
+
+COMMON_REPORT_FIELDS = (
+    ("ticket_number", "ticketNumber", str), ("execution_date", "executionDate", date_time),
+    ("payment_type", "paymentType", str), ("total_amount", "totalAmount", decimal_or_none),
+    ("total_vat", "totalVat", decimal_or_none), ("canceled_date", "canceledDate", date_time),
+    ("canceled", "canceled", bool), ("part_index", "partIndex", int_or_none), ("create_date", "createDate", date_time),
+)
+KIND_REPORT_FIELDS = {
+    TicketKind.EVENT: (
+        ("event_date", "eventDate", date_time), ("location_city_code", "locationCityCode", str),
+        ("location_municipality", "locationMunicipality", str),
+        ("location_description", "locationDescription", str),
+    ),
+    TicketKind.PASSENGER: (
+        ("departure_date", "departureDate", date_time), ("departure_location", "departureLocation", str),
+        ("destination", "destination", str), ("expedition_time", "expeditionTime", date_time),
+        ("expedition_number", "expeditionNumber", str), ("vehicle_plate", "vehiclePlate", str),
+        ("payable_amount", "payableAmount", decimal_or_none),
+    ),
+}
+TEXT_LIMITS = {"ticket_number": 20, "payment_type": 20, "location_city_code": 10, "location_municipality": 100,
+               "location_description": 300, "departure_location": 200, "destination": 200,
+               "expedition_number": 50, "vehicle_plate": 20}
+
+TICKET_REPORTS = ReportFamily(
+    name="ticket_report_sync", run_model=ReportRun, item_models=REPORT_ITEM_MODELS, client=ticket_client,
+    fields=lambda kind: (*COMMON_REPORT_FIELDS, *KIND_REPORT_FIELDS[kind]), text_limits=TEXT_LIMITS,
+    kinds=TicketKind, label=_("Fetch the by-date ticket report"), nightly="30 2 * * *")
