@@ -97,9 +97,24 @@ class PlatformExport(models.Model):
         name = get_valid_filename(self.file_name or self.default_file_name())
         return name if name.lower().endswith(".zip") else name + ".zip"
 
+    file_prefix = "export"
+
     def default_file_name(self) -> str:
-        """The kept file's name when the platform gave none."""
-        return f"export-{self.export_id}.zip"
+        """The kept file's name when the platform gave none: <kind or family>-export-<id>.zip."""
+        return f"{getattr(self, 'kind', '') or self.file_prefix}-export-{self.export_id}.zip"
+
+    def get_absolute_url(self):
+        from .generic.registry import model_url
+
+        return model_url(self, "detail")
+
+
+def export_rules(unique_name, index_name, *identity):
+    """A family's Meta (constraints, indexes): one row per export id the platform gave, per company (and
+    identity fields); the company's exports newest first."""
+    return ([models.UniqueConstraint(fields=["company", *identity, "export_id"], condition=~Q(export_id=""),
+                                     name=unique_name)],
+            [models.Index(fields=["company", "-created_at"], name=index_name)])
 
 
 def parse_when(value):

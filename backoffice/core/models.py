@@ -162,6 +162,11 @@ class RemoteRecord(models.Model):
     def sync_state_color(self):
         return SyncState.color(self.sync_state)
 
+    def get_absolute_url(self):
+        from .generic.registry import model_url
+
+        return model_url(self, "detail")
+
     @property
     def last_error_heading(self) -> str:
         """The heading of the record's error alert: "The platform refused" only when it did."""

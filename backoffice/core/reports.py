@@ -74,6 +74,23 @@ class ReportRunBase(models.Model):
         return min(100, round(100 * self.pages_done / self.total_pages))
 
 
+class ReportItemBase(models.Model):
+    """Fields every report item has; a family's item model adds `run = run_link(ItsRun)` and its own fields.
+    No single-column indexes: every query goes by run (a (run, id) index); fewer indexes, faster stores."""
+
+    company = models.ForeignKey(Company, on_delete=models.CASCADE, related_name="+",
+                                verbose_name=gettext_lazy("company"), db_index=False)
+    report_date = models.DateField(gettext_lazy("report date"))
+
+    class Meta:
+        abstract = True
+        ordering = ["id"]
+
+
+def run_link(run_model):
+    return models.ForeignKey(run_model, on_delete=models.CASCADE, related_name="+", db_index=False)
+
+
 # --- the platform's values as model values ------------------------------------------------------------
 
 def decimal_or_none(value):
@@ -108,13 +125,12 @@ def item_fields(spec, raw: dict, text_limits: dict) -> dict:
 def row_builder(model, spec, text_limits: dict):
     """A function making an unsaved report item from (run, raw item), with positional arguments in the
     model's field order: Model(*values) skips the keyword handling that costs more than the insert.
-    The model's first fields are id, company, run and report_date; spec names the others."""
+    Besides id, company, run and report_date, spec names every field of the model."""
     by_name = {name: (key, convert) for name, key, convert in spec}
     names = [f.name for f in model._meta.concrete_fields]
     fixed = ("id", "company", "run", "report_date")
-    if names[:4] != list(fixed) or set(names[4:]) != set(by_name):
+    if set(names) != set(fixed) | set(by_name):
         raise ValueError(f"{model.__name__}: fields {names} do not match the report spec")
-    converters = [(name, *by_name[name]) for name in names[4:]]
 
     def value(name, key, convert, raw):
         item = raw.get(key)
@@ -123,8 +139,8 @@ def row_builder(model, spec, text_limits: dict):
         return convert(item) if item is not None else (False if convert is bool else None)
 
     def build(run, raw):
-        return model(None, run.company_id, run.pk, run.report_date,
-                     *[value(name, key, convert, raw) for name, key, convert in converters])
+        known = {"id": None, "company": run.company_id, "run": run.pk, "report_date": run.report_date}
+        return model(*[known[name] if name in known else value(name, *by_name[name], raw) for name in names])
 
     return build
 

@@ -6,11 +6,9 @@ class PassengerListsConfig(AppConfig):
     name = "backoffice.passenger_lists"
     label = "passenger_lists"
     verbose_name = _("Passenger lists")
-    default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self):
         from backoffice.core import families, schedule
-        from backoffice.core.generic.sections import Tab, register_tabs
         from backoffice.core.sync import register_pushable
 
         from . import jobs
@@ -23,9 +21,3 @@ class PassengerListsConfig(AppConfig):
         # Today's report of lists every 15 minutes for companies with lists not known as reported (a reported
         # list cannot be updated); yesterday's comes with the family's nightly fetch.
         schedule.register(func=reports_sync_today, interval=900, name="passenger_list_reports_today")
-        register_tabs("passenger_lists", [
-            Tab("lists", _("Passenger lists"), "people", "passenger_lists:passengerlist_list"),
-            Tab("tickets", _("Passenger tickets"), "bus-front", "tickets:passengerticket_list"),
-            Tab("exports", _("Exports"), "file-earmark-zip", "passenger_lists:passengerlistexport_list"),
-            Tab("report", _("Report"), "calendar3", "passenger_lists:passengerlistreportitem_list"),
-        ], css="passenger-lists-tabs")

@@ -12,14 +12,13 @@ from django.utils.translation import gettext_lazy as _
 
 from backoffice.core.fields import (
     DATETIME_INPUT_FORMATS,
-    clean_vkn_or_tckn,
     datetime_widget,
     localized_formfield,
     money_field,
     validate_year_range,
 )
 from backoffice.core.generic.forms import PlatformExportForm
-from backoffice.tickets.forms import OPERATOR_RULE_FIELDS, check_operator_fields, clean_plate
+from backoffice.tickets.forms import OPERATOR_RULE_FIELDS, VehicleChecks
 
 from . import services
 from .choices import ListState
@@ -32,7 +31,7 @@ DETAIL_FIELDS = ("vehicle_operating_country", "vehicle_operating_city", "vehicle
                  "vehicle_operating_email")
 
 
-class PassengerListForm(forms.ModelForm):
+class PassengerListForm(VehicleChecks, forms.ModelForm):
     """Document 2, section 4.3: expedition number, date and plate required; isManualPlate; the vehicle
     operator's five fields all or none (section 2.3), its VKN/TCKN with check digits."""
 
@@ -72,15 +71,8 @@ class PassengerListForm(forms.ModelForm):
             raise ValidationError(_("Enter the expedition number."), code="required")
         return value
 
-    def clean_vehicle_plate(self):
-        return clean_plate(self.cleaned_data.get("vehicle_plate"))
-
-    def clean_vehicle_operating_vkn_tckn(self):
-        return clean_vkn_or_tckn(self.cleaned_data.get("vehicle_operating_vkn_tckn"))
-
     def clean(self):
-        data = super().clean()
-        check_operator_fields(self, data)
+        data = super().clean()  # VehicleChecks: the plate and the operator's fields
         if self.is_update and self.instance.state != ListState.SAVED:
             raise ValidationError(_("A list reported to the tax authority, or replaced, cannot be updated; build it "
                                     "again to replace it."), code="reported")

@@ -8,12 +8,11 @@ services.list_totals (through services._store_tickets).
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
-from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
 
-from backoffice.core.exports import PlatformExport
-from backoffice.core.models import Company, RemoteRecord
-from backoffice.core.reports import ReportRunBase
+from backoffice.core.exports import PlatformExport, export_rules
+from backoffice.core.models import RemoteRecord
+from backoffice.core.reports import ReportItemBase, ReportRunBase, run_link
 from backoffice.core.fields import MONEY
 from backoffice.tickets.models import PassengerTicket
 
@@ -99,8 +98,6 @@ class PassengerList(RemoteRecord):
         return self.passenger_list_number or str(_("list of expedition %(number)s") % {
             "number": self.expedition_number})
 
-    def get_absolute_url(self):
-        return reverse("passenger_lists:passengerlist_detail", args=[self.pk])
 
     @property
     def state_color(self):
@@ -133,19 +130,12 @@ class PassengerListExport(PlatformExport):
     file = models.FileField(_("file"), upload_to="passenger-list-exports/%Y/%m/", blank=True)
 
     class Meta(PlatformExport.Meta):
-        constraints = [
-            models.UniqueConstraint(fields=["company", "export_id"], condition=~Q(export_id=""),
-                                    name="passenger_lists_export_unique_id"),
-        ]
-        indexes = [models.Index(fields=["company", "-created_at"], name="passenger_lists_export_new")]
+        constraints, indexes = export_rules("passenger_lists_export_unique_id", "passenger_lists_export_new")
         verbose_name = _("passenger list export")
         verbose_name_plural = _("passenger list exports")
 
-    def default_file_name(self):
-        return f"passenger-lists-export-{self.export_id}.zip"
+    file_prefix = "passenger-lists"
 
-    def get_absolute_url(self):
-        return reverse("passenger_lists:passengerlistexport_detail", args=[self.pk])
 
 
 class PassengerListReportRun(ReportRunBase):
@@ -160,14 +150,10 @@ class PassengerListReportRun(ReportRunBase):
         return f"{_('Passenger list report')} {self.report_date:%Y-%m-%d}"
 
 
-class PassengerListReportItem(models.Model):
+class PassengerListReportItem(ReportItemBase):
     """Document 2, section 2.5: the report item of one expedition's list."""
 
-    # Every query goes by run (the (run, id) index): fewer indexes, faster stores.
-    company = models.ForeignKey(Company, on_delete=models.CASCADE, related_name="+", verbose_name=_("company"),
-                                db_index=False)
-    run = models.ForeignKey(PassengerListReportRun, on_delete=models.CASCADE, related_name="+", db_index=False)
-    report_date = models.DateField(_("report date"))
+    run = run_link(PassengerListReportRun)
     passenger_list_number = models.CharField(_("passenger list number"), max_length=40)
     expedition_number = models.CharField(_("expedition number"), max_length=50, blank=True)
     vehicle_plate = models.CharField(_("vehicle plate"), max_length=20, blank=True)

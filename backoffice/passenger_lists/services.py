@@ -23,6 +23,7 @@ from backoffice.core.platform import client_for
 from backoffice.remote.passenger_lists import PassengerListClient
 from backoffice.tickets.choices import TicketStatus
 from backoffice.tickets.models import PassengerTicket
+from backoffice.tickets.services import OPERATOR_PAYLOAD
 
 from . import conf
 from .choices import CURRENT_STATES, ISSUED_STATUSES, ListState
@@ -33,17 +34,6 @@ logger = logging.getLogger(__name__)
 CENT = Decimal("0.01")
 OPERATOR_FIELDS = ("vehicle_operating_vkn_tckn", "vehicle_operating_title", "vehicle_operating_tax_center",
                    "commission_amount", "commission_tax_amount")
-OPERATOR_PAYLOAD = {
-    "vehicleOperatingVknTckn": "vehicle_operating_vkn_tckn", "vehicleOperatingTitle": "vehicle_operating_title",
-    "vehicleOperatingTaxCenter": "vehicle_operating_tax_center", "vehicleOperatingCountry": "vehicle_operating_country",
-    "vehicleOperatingCity": "vehicle_operating_city", "vehicleOperatingDistrict": "vehicle_operating_district",
-    "vehicleOperatingTown": "vehicle_operating_town", "vehicleOperatingStreet": "vehicle_operating_street",
-    "vehicleOperatingBuildingName": "vehicle_operating_building_name",
-    "vehicleOperatingBuildingNo": "vehicle_operating_building_no", "vehicleOperatingDoorNo": "vehicle_operating_door_no",
-    "vehicleOperatingPostCode": "vehicle_operating_post_code", "vehicleOperatingMersisNo": "vehicle_operating_mersis_no",
-    "vehicleOperatingRegisterNo": "vehicle_operating_register_no",
-    "vehicleOperatingTelephone": "vehicle_operating_telephone", "vehicleOperatingEmail": "vehicle_operating_email",
-}
 # The operator fields a list takes over from its tickets when they all agree (the commissions are summed).
 COPIED_FROM_TICKETS = tuple(OPERATOR_PAYLOAD.values())
 

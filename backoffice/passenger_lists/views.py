@@ -17,17 +17,9 @@ from django_tables2 import RequestConfig
 
 from backoffice.core import batch
 from backoffice.core.choices import SyncState
-from backoffice.core.generic import (
-    BulkAction,
-    BulkActionView,
-    ObjectDetailView,
-    ObjectEditView,
-    ObjectListView,
-    model_url,
-    register_bulk_action,
-    register_model_view,
-    register_model_views,
-)
+from backoffice.core.generic.registry import model_url, register_bulk_action, register_model_view, register_model_views
+from backoffice.core.generic.views import BaseObjectView, BulkAction, BulkActionView, ObjectDetailView, ObjectEditView
+from backoffice.core.generic.views import ObjectListView, SubmissionGuardMixin, describe_fields, safe_return_url
 from backoffice.core.generic.families import (
     ReportListView,
     active_company,
@@ -35,7 +27,6 @@ from backoffice.core.generic.families import (
     register_report_pages,
 )
 from backoffice.core.generic.sections import SectionMixin
-from backoffice.core.generic.views import BaseObjectView, SubmissionGuardMixin, describe_fields, safe_return_url
 from backoffice.core.models import JobRun
 from backoffice.core.roles import EDITORS, EVERYONE, has_role
 from backoffice.core.security import parse_ids
@@ -58,15 +49,8 @@ OPERATOR_DETAIL_FIELDS = ("vehicle_operating_vkn_tckn", "vehicle_operating_title
 
 
 class ListsSection(SectionMixin):
-    """The section's tabs; whether the user may build and send."""
-
     section = "passenger_lists"
     tab = "lists"
-
-    def base_context(self):
-        context = super().base_context()
-        context["may_edit"] = has_role(self.request.user, *EDITORS)
-        return context
 
 
 # ---------------------------------------------------------------------------------------------------

@@ -9,7 +9,6 @@ class SubcompaniesConfig(AppConfig):
 
     def ready(self):
         from backoffice.core import schedule, sync
-        from backoffice.core.generic.sections import Tab, register_tabs
         from backoffice.core.platform import register_connection_keeper
 
         from . import jobs, services
@@ -25,9 +24,3 @@ class SubcompaniesConfig(AppConfig):
         # read the entry's name and interval back to say when the next report comes.
         schedule.register(func=jobs.usage_reports_enqueue, interval=services.USAGE_REPORT_INTERVAL,
                           name=services.USAGE_REPORT_CRON)
-        register_tabs("subcompanies", [
-            Tab("dashboard", _("Usage dashboard"), "bar-chart-line", "subcompanies:usage_dashboard"),
-            Tab("subcompanies", _("Sub-companies"), "buildings", "subcompanies:subcompany_list"),
-            Tab("requests", _("Credit and product requests"), "send", "subcompanies:subcompanyoperation_list"),
-            Tab("reports", _("Usage reports"), "clock-history", "subcompanies:usagesnapshot_list"),
-        ], css="subcompanies-tabs")

@@ -22,16 +22,9 @@ from django.views.generic import TemplateView
 
 from backoffice.core.choices import JobStatus, SyncState
 from backoffice.core.models import JobRun
-from backoffice.core.generic import (
-    BulkAction,
-    BulkActionView,
-    ObjectDetailView,
-    ObjectEditView,
-    ObjectListView,
-    model_url,
-    register_model_views,
-)
-from backoffice.core.generic.views import BaseObjectView, SubmissionGuardMixin, describe_fields, safe_return_url
+from backoffice.core.generic.registry import model_url, register_model_views
+from backoffice.core.generic.views import BaseObjectView, BulkAction, BulkActionView, ObjectDetailView, ObjectEditView
+from backoffice.core.generic.views import ObjectListView, SubmissionGuardMixin, describe_fields, safe_return_url
 from backoffice.core.generic.sections import SectionMixin as CoreSectionMixin
 from backoffice.core.generic.sections import section_tabs
 from backoffice.core.roles import ADMINISTRATORS, MANAGERS, RoleRequiredMixin, has_role

@@ -6,11 +6,9 @@ class TicketsConfig(AppConfig):
     name = "backoffice.tickets"
     label = "tickets"
     verbose_name = _("Tickets")
-    default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self):
         from backoffice.core import actions, families, schedule, sync
-        from backoffice.core.generic.sections import Tab, register_tabs
 
         from . import jobs, services
         from .families import TICKET_EXPORTS, TICKET_REPORTS
@@ -23,10 +21,3 @@ class TicketsConfig(AppConfig):
         families.register_family(TICKET_REPORTS)
         # Poll the statuses of queued tickets: a job per company that has some.
         schedule.register(func=jobs.tickets_poll_all, interval=60, name="tickets_poll", job_timeout=120)
-        register_tabs("tickets", [
-            Tab("event", _("Event tickets"), "ticket-perforated", "tickets:eventticket_list"),
-            Tab("passenger", _("Passenger tickets"), "bus-front", "tickets:passengerticket_list"),
-            Tab("exports", _("Exports"), "file-earmark-zip", "tickets:ticketexport_list"),
-            Tab("event_report", _("Event report"), "calendar3", "tickets:eventticketreportitem_list"),
-            Tab("passenger_report", _("Passenger report"), "calendar3", "tickets:passengerticketreportitem_list"),
-        ])

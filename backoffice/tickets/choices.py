@@ -52,23 +52,26 @@ class TicketType(models.TextChoices):
     ETKINLIK = "ETKINLIK", _("Event ticket")
 
 
+class PaymentType(models.TextChoices):
+    """The paymentType codes of document 2, 2.1 (labels in the "payment type" context: short words such as
+    "Points" or "Other" read differently elsewhere)."""
+
+    BANKAKARTI = "BANKAKARTI", pgettext_lazy("payment type", "Bank card")
+    KREDIKARTI = "KREDIKARTI", pgettext_lazy("payment type", "Credit card")
+    BEDELSIZ = "BEDELSIZ", pgettext_lazy("payment type", "Free of charge")
+    COKLU = "COKLU", pgettext_lazy("payment type", "Multiple")
+    PUAN = "PUAN", pgettext_lazy("payment type", "Points")
+    NAKIT = "NAKIT", pgettext_lazy("payment type", "Cash")
+    PROMOSYON = "PROMOSYON", pgettext_lazy("payment type", "Promotion")
+    ULASIMKARTI = "ULASIMKARTI", pgettext_lazy("payment type", "Transport card")
+    DIGER = "DIGER", pgettext_lazy("payment type", "Other")
+
+
 class TicketKind(models.TextChoices):
     """Our name of the two kinds, used by exports and reports."""
 
     EVENT = "event", _("Event tickets")
     PASSENGER = "passenger", _("Passenger tickets")
-
-
-class PaymentType(models.TextChoices):
-    BANKAKARTI = "BANKAKARTI", _("Bank card")
-    KREDIKARTI = "KREDIKARTI", _("Credit card")
-    BEDELSIZ = "BEDELSIZ", _("Free of charge")
-    COKLU = "COKLU", _("Multiple")
-    PUAN = "PUAN", _("Points")
-    NAKIT = "NAKIT", _("Cash")
-    PROMOSYON = "PROMOSYON", _("Promotion")
-    ULASIMKARTI = "ULASIMKARTI", _("Transport card")
-    DIGER = "DIGER", _("Other")
 
 
 # Provinces of Türkiye by plate code (eventCityId is the plate code, 1 to 81). Proper names: not translated.

@@ -350,7 +350,23 @@ def check_operator_fields(form, data):
                       "VAT are given together."), code="operator_fields"))
 
 
-class PassengerTicketForm(TicketForm):
+class VehicleChecks:
+    """The plate and the vehicle operator's fields (document 2, 2.3) of passenger tickets and lists: a plate
+    without spaces, the operator's VKN/TCKN with check digits, its five rule fields all or none."""
+
+    def clean_vehicle_plate(self):
+        return clean_plate(self.cleaned_data.get("vehicle_plate"))
+
+    def clean_vehicle_operating_vkn_tckn(self):
+        return clean_vkn_or_tckn(self.cleaned_data.get("vehicle_operating_vkn_tckn"))
+
+    def clean(self):
+        data = super().clean()
+        check_operator_fields(self, data)
+        return data
+
+
+class PassengerTicketForm(VehicleChecks, TicketForm):
     """Document 2, section 2.3."""
 
     identifier_required = True
@@ -384,17 +400,6 @@ class PassengerTicketForm(TicketForm):
         elif not PASSPORT_RE.match(value) or (value.isdigit() and len(value) == 10):
             raise ValidationError(_("Enter the passenger's national id (TCKN, 11 digits) or passport number "
                                     "(5 to 20 letters or digits)."), code="identifier")
-
-    def clean_vehicle_plate(self):
-        return clean_plate(self.cleaned_data.get("vehicle_plate"))
-
-    def clean_vehicle_operating_vkn_tckn(self):
-        return clean_vkn_or_tckn(self.cleaned_data.get("vehicle_operating_vkn_tckn"))
-
-    def clean(self):
-        data = super().clean()
-        check_operator_fields(self, data)
-        return data
 
     def kind_fieldsets(self):
         return [

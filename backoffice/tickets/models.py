@@ -10,13 +10,12 @@ from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import Q
-from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
 
-from backoffice.core.exports import PlatformExport
+from backoffice.core.exports import PlatformExport, export_rules
 from backoffice.core.fields import MONEY
-from backoffice.core.models import Company, RemoteRecord
-from backoffice.core.reports import ReportRunBase
+from backoffice.core.models import RemoteRecord
+from backoffice.core.reports import ReportItemBase, ReportRunBase, run_link
 from backoffice.core.validators import validate_document_number
 
 from .choices import EDITABLE_STATUSES, DocumentType, PaymentType, TicketKind, TicketStatus
@@ -143,8 +142,6 @@ class EventTicket(Ticket):
             models.Index(fields=["company", "event_name", "seat_number"], name="tickets_event_seat"),
         ]
 
-    def get_absolute_url(self):
-        return reverse("tickets:eventticket_detail", args=[self.pk])
 
 
 class PassengerTicket(Ticket):
@@ -194,8 +191,6 @@ class PassengerTicket(Ticket):
                          name="tickets_pass_expedition"),
         ]
 
-    def get_absolute_url(self):
-        return reverse("tickets:passengerticket_detail", args=[self.pk])
 
 
 def _one_ticket():
@@ -272,19 +267,10 @@ class TicketExport(PlatformExport):
     file = models.FileField(_("file"), upload_to="ticket-exports/%Y/%m/", blank=True)
 
     class Meta(PlatformExport.Meta):
-        constraints = [
-            models.UniqueConstraint(fields=["company", "kind", "export_id"], condition=~Q(export_id=""),
-                                    name="tickets_export_unique_id"),
-        ]
-        indexes = [models.Index(fields=["company", "-created_at"], name="tickets_export_co_new")]
+        constraints, indexes = export_rules("tickets_export_unique_id", "tickets_export_co_new", "kind")
         verbose_name = _("ticket export")
         verbose_name_plural = _("ticket exports")
 
-    def default_file_name(self):
-        return f"{self.kind}-export-{self.export_id}.zip"
-
-    def get_absolute_url(self):
-        return reverse("tickets:ticketexport_detail", args=[self.pk])
 
 
 class ReportRun(ReportRunBase):
@@ -305,14 +291,10 @@ class ReportRun(ReportRunBase):
         return {**super().report_key(), "kind": self.kind}
 
 
-class ReportItem(models.Model):
+class ReportItem(ReportItemBase):
     """Fields common to the event and passenger report items (document 2, section 2.5)."""
 
-    # No single-column indexes: every query goes by run (the (run, id) index); fewer indexes, faster stores.
-    company = models.ForeignKey(Company, on_delete=models.CASCADE, related_name="+", verbose_name=_("company"),
-                                db_index=False)
-    run = models.ForeignKey(ReportRun, on_delete=models.CASCADE, related_name="+", db_index=False)
-    report_date = models.DateField(_("report date"))
+    run = run_link(ReportRun)
     ticket_number = models.CharField(_("ticket number"), max_length=20)
     execution_date = models.DateTimeField(_("execution date"), null=True, blank=True)
     payment_type = models.CharField(_("payment type"), max_length=20, blank=True)
@@ -323,9 +305,8 @@ class ReportItem(models.Model):
     part_index = models.IntegerField(_("part"), null=True, blank=True)
     create_date = models.DateTimeField(_("created on the platform"), null=True, blank=True)
 
-    class Meta:
+    class Meta(ReportItemBase.Meta):
         abstract = True
-        ordering = ["id"]
 
 
 class EventTicketReportItem(ReportItem):

@@ -5,6 +5,7 @@ The only code of this app that changes sync state or calls the platform client. 
 the rule of document 2 it enforces.
 """
 
+import re
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
 
@@ -12,7 +13,7 @@ from django.db import transaction
 from django.db.models import Q, prefetch_related_objects
 from django.utils import timezone
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy as _lazy
+from django.utils.translation import gettext_lazy
 from django.utils.translation import ngettext
 
 from backoffice.core import actions, batch, jobs, sync
@@ -189,20 +190,15 @@ EVENT_FIELDS = {
     "eventCity": "event_city", "eventMunicipality": "event_municipality", "eventDescription": "event_description",
     "eventOrganizerVknTckn": "event_organizer_vkn_tckn",
 }
+# The vehicle operator's fields (document 2, 2.3), also a passenger list's: vehicleOperatingTaxCenter is
+# vehicle_operating_tax_center.
+OPERATOR_PARTS = ("VknTckn", "Title", "TaxCenter", "Country", "City", "District", "Town", "Street", "BuildingName",
+                  "BuildingNo", "DoorNo", "PostCode", "MersisNo", "RegisterNo", "Telephone", "Email")
+OPERATOR_PAYLOAD = {f"vehicleOperating{part}": "vehicle_operating_" + re.sub(r"(?<!^)(?=[A-Z])", "_", part).lower()
+                    for part in OPERATOR_PARTS}
 PASSENGER_FIELDS = {
-    "vehiclePlate": "vehicle_plate", "vehicleOperatingVknTckn": "vehicle_operating_vkn_tckn",
-    "vehicleOperatingTitle": "vehicle_operating_title", "vehicleOperatingTaxCenter": "vehicle_operating_tax_center",
-    "vehicleOperatingCountry": "vehicle_operating_country", "vehicleOperatingCity": "vehicle_operating_city",
-    "vehicleOperatingDistrict": "vehicle_operating_district", "vehicleOperatingTown": "vehicle_operating_town",
-    "vehicleOperatingStreet": "vehicle_operating_street",
-    "vehicleOperatingBuildingName": "vehicle_operating_building_name",
-    "vehicleOperatingBuildingNo": "vehicle_operating_building_no",
-    "vehicleOperatingDoorNo": "vehicle_operating_door_no", "vehicleOperatingPostCode": "vehicle_operating_post_code",
-    "vehicleOperatingMersisNo": "vehicle_operating_mersis_no",
-    "vehicleOperatingRegisterNo": "vehicle_operating_register_no",
-    "vehicleOperatingTelephone": "vehicle_operating_telephone", "vehicleOperatingEmail": "vehicle_operating_email",
-    "expeditionNumber": "expedition_number", "departureLocation": "departure_location",
-    "destination": "destination", "seatNumber": "seat_number",
+    "vehiclePlate": "vehicle_plate", **OPERATOR_PAYLOAD, "expeditionNumber": "expedition_number",
+    "departureLocation": "departure_location", "destination": "destination", "seatNumber": "seat_number",
 }
 
 
@@ -371,33 +367,33 @@ def changed_to(status):
 
 TICKET_ACTIONS = actions.ActionSet(
     client=lambda company, model: ticket_client(company, model.kind), number="ticket_number", error=TicketError,
-    empty=_lazy("Select at least one ticket."),
-    busy=_lazy("Another action on these tickets is still running; wait for it to finish."),
+    empty=gettext_lazy("Select at least one ticket."),
+    busy=gettext_lazy("Another action on these tickets is still running; wait for it to finish."),
     status_label=lambda status: TicketStatus(status).label,
     actions=[
         actions.RecordAction(
-            "send", _lazy("Send (draft → queued)"), button=_lazy("Send"), sources=(TicketStatus.DRAFT,),
+            "send", gettext_lazy("Send (draft → queued)"), button=gettext_lazy("Send"), sources=(TicketStatus.DRAFT,),
             call=lambda client, ids: client.update_status(ids, TicketStatus.QUEUED), leads_to=TicketStatus.QUEUED,
             sets_requested=True, after=poll_after, icon="send",
-            refused=_lazy("Only tickets in status “%(source)s” can be changed to “%(target)s”; these cannot: "
+            refused=gettext_lazy("Only tickets in status “%(source)s” can be changed to “%(target)s”; these cannot: "
                           "%(numbers)s"),
-            confirm=_lazy("The selected drafts will be sent to the platform's queue for processing."),
+            confirm=gettext_lazy("The selected drafts will be sent to the platform's queue for processing."),
             done=changed_to(TicketStatus.QUEUED)),
         actions.RecordAction(
-            "draft", _lazy("Back to draft (error → draft)"), button=_lazy("Back to draft"),
+            "draft", gettext_lazy("Back to draft (error → draft)"), button=gettext_lazy("Back to draft"),
             sources=(TicketStatus.ERROR,), call=lambda client, ids: client.update_status(ids, TicketStatus.DRAFT),
             leads_to=TicketStatus.DRAFT, sets_requested=True, style="secondary", icon="arrow-counterclockwise",
-            refused=_lazy("Only tickets in status “%(source)s” can be changed to “%(target)s”; these cannot: "
+            refused=gettext_lazy("Only tickets in status “%(source)s” can be changed to “%(target)s”; these cannot: "
                           "%(numbers)s"),
-            confirm=_lazy("The selected tickets in error will become drafts and can be edited."),
+            confirm=gettext_lazy("The selected tickets in error will become drafts and can be edited."),
             done=changed_to(TicketStatus.DRAFT)),
         actions.RecordAction(
-            "cancel", _lazy("Cancel tickets"), button=_lazy("Cancel ticket"),
+            "cancel", gettext_lazy("Cancel tickets"), button=gettext_lazy("Cancel ticket"),
             excluded=(TicketStatus.CANCELLED, TicketStatus.DELETED), call=lambda client, ids: client.cancel(ids),
             leads_to=TicketStatus.CANCELLED, undoable=False, refresh=True, style="danger", icon="x-octagon",
-            refused=_lazy("These tickets cannot be cancelled (not on the platform yet, or cancelled already): "
+            refused=gettext_lazy("These tickets cannot be cancelled (not on the platform yet, or cancelled already): "
                           "%(numbers)s"),
-            confirm=_lazy("The selected tickets will be cancelled on the platform. This cannot be undone."),
+            confirm=gettext_lazy("The selected tickets will be cancelled on the platform. This cannot be undone."),
             done=lambda count: ngettext("%(count)s ticket cancelled.", "%(count)s tickets cancelled.", count) % {
                 "count": count}),
     ])

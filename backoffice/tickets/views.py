@@ -15,20 +15,12 @@ from django.utils.translation import gettext_lazy
 
 from backoffice.core import actions, batch
 from backoffice.core.choices import SyncState
-from backoffice.core.generic import (
-    BulkAction,
-    BulkActionView,
-    ObjectDetailView,
-    ObjectEditView,
-    ObjectListView,
-    model_url,
-    register_model_view,
-    register_model_views,
-)
+from backoffice.core.generic.registry import model_url, register_model_view, register_model_views
+from backoffice.core.generic.views import BaseObjectView, BulkAction, BulkActionView, ObjectDetailView, ObjectEditView
+from backoffice.core.generic.views import ObjectListView, describe_fields
 from backoffice.core.generic.families import ReportListView, register_export_pages, register_report_pages
 from backoffice.core.generic.sections import SectionMixin
 from backoffice.core.generic.text import capfirst
-from backoffice.core.generic.views import BaseObjectView, describe_fields
 from backoffice.core.models import Company, JobRun
 from backoffice.core.roles import EDITORS, EVERYONE, has_role
 from backoffice.core.submissions import notes_for
@@ -53,11 +45,6 @@ class TicketsSection(SectionMixin):
         meta = self.get_model()._meta
         return [f"tickets/{meta.model_name}_{self.action}.html", f"tickets/ticket_{self.action}.html",
                 f"generic/object_{self.action}.html"]
-
-    def base_context(self):
-        context = super().base_context()
-        context["may_edit"] = has_role(self.request.user, *EDITORS)
-        return context
 
 
 # ---------------------------------------------------------------------------------------------------

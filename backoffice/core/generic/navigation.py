@@ -19,6 +19,16 @@ class MenuItem:
 
 
 @dataclass(frozen=True)
+class Tab:
+    """One tab of a section's pages (generic.sections); a tab whose URL does not exist yet is left out."""
+
+    name: str
+    label: str
+    icon: str
+    url_name: str
+
+
+@dataclass(frozen=True)
 class MenuGroup:
     label: str | None
     items: tuple
@@ -85,3 +95,27 @@ def menu_for(request):
         if entries:
             groups.append({"label": group.label, "entries": entries})
     return groups
+
+
+# The tabs above the pages of each section, by section name (a view's SectionMixin.section) and CSS class.
+SECTIONS = {
+    "tickets": ("tickets-tabs", (
+        Tab("event", _("Event tickets"), "ticket-perforated", "tickets:eventticket_list"),
+        Tab("passenger", _("Passenger tickets"), "bus-front", "tickets:passengerticket_list"),
+        Tab("exports", _("Exports"), "file-earmark-zip", "tickets:ticketexport_list"),
+        Tab("event_report", _("Event report"), "calendar3", "tickets:eventticketreportitem_list"),
+        Tab("passenger_report", _("Passenger report"), "calendar3", "tickets:passengerticketreportitem_list"),
+    )),
+    "passenger_lists": ("passenger-lists-tabs", (
+        Tab("lists", _("Passenger lists"), "people", "passenger_lists:passengerlist_list"),
+        Tab("tickets", _("Passenger tickets"), "bus-front", "tickets:passengerticket_list"),
+        Tab("exports", _("Exports"), "file-earmark-zip", "passenger_lists:passengerlistexport_list"),
+        Tab("report", _("Report"), "calendar3", "passenger_lists:passengerlistreportitem_list"),
+    )),
+    "subcompanies": ("subcompanies-tabs", (
+        Tab("dashboard", _("Usage dashboard"), "bar-chart-line", "subcompanies:usage_dashboard"),
+        Tab("subcompanies", _("Sub-companies"), "buildings", "subcompanies:subcompany_list"),
+        Tab("requests", _("Credit and product requests"), "send", "subcompanies:subcompanyoperation_list"),
+        Tab("reports", _("Usage reports"), "clock-history", "subcompanies:usagesnapshot_list"),
+    )),
+}
