@@ -28,7 +28,6 @@ from django.utils.translation import gettext as _
 from backoffice.remote.errors import RemoteError
 
 from . import jobs, sync
-from .choices import SyncState
 from .joblabels import register_job_labels
 from .roles import EDITORS, has_role
 
@@ -36,7 +35,12 @@ logger = logging.getLogger("backoffice.actions")
 
 
 class ActionRefused(Exception):
-    """An action the records' state does not allow; the message is for the user."""
+    """An action the records' state does not allow, or a rule it breaks; the message is for the user.
+    field: the form field the message belongs to, when there is one."""
+
+    def __init__(self, message, field=None):
+        super().__init__(message)
+        self.field = field
 
 
 @dataclass(frozen=True)
@@ -107,10 +111,6 @@ def selection_target(model, pks) -> str:
     digest = hashlib.sha1(",".join(str(pk) for pk in sorted(pks)).encode()).hexdigest()[:10]
     label, first = model._meta.label_lower, min(pks)
     return f"{label}:{first}" if len(pks) == 1 else f"{label}:{first}+{len(pks) - 1}:{digest}"
-
-
-def is_idle(record) -> bool:
-    return not record.pending_action and record.sync_state not in (SyncState.QUEUED, SyncState.SENDING)
 
 
 # --- the request (views call it) -------------------------------------------------------------------------
@@ -227,7 +227,7 @@ def buttons(record, user) -> list:
 
     model = type(record)
     action_set = _sets.get(model)
-    if action_set is None or not has_role(user, *action_set.roles) or not is_idle(record):
+    if action_set is None or not has_role(user, *action_set.roles) or record.is_busy:
         return []
     return [(action.name, model_url(model, "bulk", action=action.name), action.button or action.label,
              action.style, action.icon)

@@ -19,6 +19,28 @@ class ReadOnlyAdmin(admin.ModelAdmin):
         return False
 
 
+class RemoteRecordAdmin(admin.ModelAdmin):
+    """A mirrored record: what the platform said and the sync machinery wrote is shown, not edited."""
+
+    readonly_fields = ("remote_id", "remote_status", "sync_state", "pending_action", "attempts", "synced_at",
+                       "last_error", "last_error_source", "created_at", "updated_at")
+    list_filter = ("sync_state", "company")
+    raw_id_fields = ("created_by",)
+
+
+def register_family_admin(family) -> None:
+    """The export or report family's models in the operators' admin (core.families.register_family)."""
+    kinds = ("kind",) if family.kinds else ()
+    if hasattr(family, "model"):
+        admin.site.register(family.model, list_display=("__str__", "company", *kinds, "state", "created_at",
+                                                        "fetched_at"), list_filter=(*kinds, "state"))
+        return
+    admin.site.register(family.run_model, list_display=("__str__", "company", "state", "pages_done", "total_pages",
+                                                        "item_count", "is_current"), list_filter=(*kinds, "state"))
+    for item_model in family.item_models.values():
+        admin.site.register(item_model, list_display=("__str__", "company", "report_date"), raw_id_fields=("run",))
+
+
 class MembershipInline(admin.TabularInline):
     model = Membership
     extra = 1

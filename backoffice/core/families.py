@@ -33,8 +33,11 @@ _families: dict = {}
 
 def register_family(family) -> None:
     """Make a family's jobs, labels and cron entries known (call from AppConfig.ready())."""
+    from .admin import register_family_admin
+
     _families[family.name] = family
     register_job_labels(family.job_labels())
+    register_family_admin(family)
     for entry in family.cron_entries():
         schedule.register(**entry)
 
@@ -59,6 +62,7 @@ class ExportFamily:
     form: type  # the export form: form(data, kind=...) when kinds, its export_filters() is the body
     label: str
     kinds: type | None = None  # TextChoices of the model's `kind` field
+    kind_label: str = ""  # what the kind column and filter are called
     poll_every: Callable = field(default=lambda: 30)
     expire_every: int = 900  # seconds between cron runs marking exports past their 24 hours expired
 
@@ -131,6 +135,9 @@ class ReportFamily:
     text_limits: dict = field(default_factory=dict)
     kinds: type | None = None
     nightly: str = ""  # cron of the nightly fetch of yesterday's report for every active company
+    # Today's report every `today_every` seconds for the companies today_companies() gives (0: never).
+    today_every: int = 0
+    today_companies: Callable | None = None
     after_store: Callable | None = None  # after_store(run, rows): what the items tell the domain
     builders: dict = field(default_factory=dict, init=False)
 
@@ -144,9 +151,12 @@ class ReportFamily:
         return {self.name: self.label}
 
     def cron_entries(self) -> list:
-        if not self.nightly:
-            return []
-        return [{"func": reports_nightly_job, "args": (self.name,), "cron": self.nightly, "name": f"{self.name}_nightly"}]
+        entries = [{"func": reports_nightly_job, "args": (self.name,), "cron": self.nightly,
+                    "name": f"{self.name}_nightly"}] if self.nightly else []
+        if self.today_every:
+            entries.append({"func": reports_today_job, "args": (self.name,), "interval": self.today_every,
+                            "name": f"{self.name}_today"})
+        return entries
 
     def request(self, *, company, report_date, kind=None):
         """Fetch the report of one day in the background (a new run; the current one stays until done)."""
@@ -216,6 +226,13 @@ def exports_expire_job(name):
 def report_job(name, run_pk):
     fam = family(name)
     return reports.report_job(model=fam.run_model, pk=run_pk, run=fam.sync, failed=fam.failed)
+
+
+def reports_today_job(name):
+    """Cron: today's report of the companies the family names (e.g. with documents not known as reported)."""
+    fam = family(name)
+    companies = Company.objects.filter(is_active=True, pk__in=fam.today_companies())
+    return fam.request_all(report_date=timezone.localdate(), companies=companies)
 
 
 def reports_nightly_job(name):

@@ -236,6 +236,14 @@ def datetime_widget():
     return forms.DateTimeInput(attrs={"type": "datetime-local"}, format=DATETIME_FORMAT)
 
 
+def as_datetime_input(field, *, dates_too=False):
+    """A date-time form field as the browser's picker sends it, in the years 2000 to 2099."""
+    field.widget = datetime_widget()
+    field.input_formats = [*DATETIME_INPUT_FORMATS, *(["%Y-%m-%d"] if dates_too else [])]
+    field.validators.append(validate_year_range)
+    return field
+
+
 def validate_year_range(value):
     """Dates of the 2000s only: document numbers carry a year 20xx, and it keeps typos such as 0202 out."""
     if value is not None and not (2000 <= value.year <= 2099):

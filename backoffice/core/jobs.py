@@ -26,7 +26,7 @@ from functools import partial
 import django_rq
 from django.conf import settings
 from django.db import transaction
-from django.db.models import F
+from django.db.models import F, Q
 from django.utils import timezone
 from django.utils.module_loading import import_string
 from django.utils.translation import gettext as _
@@ -174,6 +174,13 @@ def enqueue(func, *, name: str = "", company=None, target: str = "", args=(), kw
                      description=f"{name} {target}".strip())
     transaction.on_commit(submit)
     return run
+
+
+def runs_of(record, limit: int = 10):
+    """The jobs that worked on a record, newest first: its own and those of selections it came first in."""
+    target = f"{record._meta.label_lower}:{record.pk}"
+    return JobRun.objects.filter(company=record.company_id).filter(
+        Q(target=target) | Q(target__startswith=f"{target}+"))[:limit]
 
 
 def enqueue_per_company(func, *, name: str) -> int:

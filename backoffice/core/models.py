@@ -168,6 +168,11 @@ class RemoteRecord(models.Model):
         return model_url(self, "detail")
 
     @property
+    def is_busy(self) -> bool:
+        """On its way to the platform, or an action on it not answered yet: not to be changed now."""
+        return self.sync_state in (SyncState.QUEUED, SyncState.SENDING) or bool(self.pending_action)
+
+    @property
     def last_error_heading(self) -> str:
         """The heading of the record's error alert: "The platform refused" only when it did."""
         from .platform import error_heading

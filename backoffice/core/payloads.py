@@ -1,6 +1,14 @@
 """Model values in the forms the platform's JSON bodies take."""
 
+import re
+
 from django.utils import timezone
+
+
+def camel_names(*names) -> dict:
+    """{platform name: model field} of fields whose platform name is the field's in camel case
+    (customer_tax_center is customerTaxCenter)."""
+    return {re.sub(r"_([a-z])", lambda match: match.group(1).upper(), name): name for name in names}
 
 
 def when(value):

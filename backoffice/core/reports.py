@@ -16,6 +16,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, ngettext
 
 from . import jobs
+from .generic.text import capfirst
 from .exports import parse_when
 from .models import Company
 
@@ -58,6 +59,10 @@ class ReportRunBase(models.Model):
     class Meta:
         abstract = True
         ordering = ["-created_at", "-id"]
+
+    def __str__(self):
+        kind = self.get_kind_display() if hasattr(self, "get_kind_display") else capfirst(self._meta.verbose_name)
+        return f"{kind} {self.report_date:%Y-%m-%d}"
 
     def report_key(self) -> dict:
         """The fields that make two runs fetches of the same report."""

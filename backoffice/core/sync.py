@@ -185,6 +185,23 @@ def records_poll(model, *, company, select, fetch_statuses, settle, key=attrgett
     return changed
 
 
+def mirror_walk(pages, store) -> int:
+    """Walk a list of the platform's page by page (progress shown on the job) and store(item) each item;
+    store returns 1 for a record new here. Returns how many were new."""
+    new = 0
+    for index, page in enumerate(pages, start=1):
+        jobs.set_progress(100 * index / max(page["totalPages"], 1),
+                          _("Page %(page)s of %(pages)s") % {"page": index, "pages": page["totalPages"]})
+        new += sum(store(item) for item in page["items"])
+    return new
+
+
+def fill_blanks(record, **values) -> int:
+    """What the platform says of a known record, kept where ours is still empty (a number, a date)."""
+    changes = {name: value for name, value in values.items() if value and not getattr(record, name)}
+    return type(record).objects.filter(pk=record.pk).update(**changes) if changes else 0
+
+
 def fetch_ready(*, fetch, deadline, every: float = 60):
     """Fetch a result the platform prepares in the background (an Excel export kept 24 h).
 

@@ -8,16 +8,13 @@ class PassengerListsConfig(AppConfig):
     verbose_name = _("Passenger lists")
 
     def ready(self):
-        from backoffice.core import families, schedule
+        from backoffice.core.families import register_family
         from backoffice.core.sync import register_pushable
 
         from . import jobs
-        from .families import LIST_EXPORTS, LIST_REPORTS, reports_sync_today
+        from .families import LIST_EXPORTS, LIST_REPORTS
         from .models import PassengerList
 
         register_pushable(PassengerList, jobs.passenger_list_push)
-        families.register_family(LIST_EXPORTS)
-        families.register_family(LIST_REPORTS)
-        # Today's report of lists every 15 minutes for companies with lists not known as reported (a reported
-        # list cannot be updated); yesterday's comes with the family's nightly fetch.
-        schedule.register(func=reports_sync_today, interval=900, name="passenger_list_reports_today")
+        register_family(LIST_EXPORTS)
+        register_family(LIST_REPORTS)

@@ -3,8 +3,6 @@
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
-from backoffice.core.exports import EXPORT_PENDING, ExportState  # noqa: F401
-from backoffice.core.reports import ReportState  # noqa: F401
 from backoffice.tickets.choices import TicketStatus
 
 

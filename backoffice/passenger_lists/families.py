@@ -3,10 +3,10 @@
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
+from backoffice.core.conf import tunable
 from backoffice.core.families import ExportFamily, ReportFamily
 from backoffice.core.reports import date_time, decimal_or_none, int_or_none
 
-from . import conf
 from .choices import ListState
 from .forms import PassengerListExportForm
 from .models import PassengerList, PassengerListExport, PassengerListReportItem, PassengerListReportRun
@@ -15,7 +15,7 @@ from .services import list_client
 LIST_EXPORTS = ExportFamily(
     name="passenger_list_export", model=PassengerListExport, client=lambda company, kind: list_client(company),
     form=PassengerListExportForm, label=_("Passenger list Excel export"),
-    poll_every=lambda: conf.get("PASSENGER_LIST_EXPORT_POLL_SECONDS"))
+    poll_every=lambda: tunable("PASSENGER_LIST_EXPORT_POLL_SECONDS", 30.0))
 
 REPORT_FIELDS = (
     ("passenger_list_number", "passengerListNumber", str), ("expedition_number", "expeditionNumber", str),
@@ -46,15 +46,8 @@ LIST_REPORTS = ReportFamily(
     name="passenger_list_report_sync", run_model=PassengerListReportRun, item_models={None: PassengerListReportItem},
     client=lambda company, kind: list_client(company), fields=lambda kind: REPORT_FIELDS,
     text_limits={"passenger_list_number": 40, "expedition_number": 50, "vehicle_plate": 20},
-    label=_("Fetch the by-date passenger list report"), nightly="45 2 * * *", after_store=lists_reported)
-
-
-def reports_sync_today():
-    """Cron: today's report of lists for the companies that have lists not known as reported yet, so that a
-    list reported meanwhile is refused an update here rather than by the platform."""
-    from backoffice.core.models import Company
-
-    companies = PassengerList.objects.filter(state=ListState.SAVED).exclude(remote_id="").values_list(
-        "company_id", flat=True).distinct()
-    return LIST_REPORTS.request_all(report_date=timezone.localdate(),
-                                    companies=Company.objects.filter(is_active=True, pk__in=companies))
+    label=_("Fetch the by-date passenger list report"), nightly="45 2 * * *", after_store=lists_reported,
+    # Today's too, every 15 minutes, for companies with lists not known as reported: a list reported meanwhile is
+    # refused an update here rather than by the platform.
+    today_every=900, today_companies=lambda: PassengerList.objects.filter(state=ListState.SAVED).exclude(
+        remote_id="").values("company_id"))

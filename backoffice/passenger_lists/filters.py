@@ -4,8 +4,8 @@ from django.utils.translation import gettext_lazy as _
 from backoffice.core.choices import SyncState
 from backoffice.core.generic import BaseFilterSet, DateFromFilter, DateToFilter
 
-from .choices import ExportState, ListState
-from .models import PassengerList, PassengerListExport
+from .choices import ListState
+from .models import PassengerList
 
 
 class PassengerListFilterSet(BaseFilterSet):
@@ -20,12 +20,3 @@ class PassengerListFilterSet(BaseFilterSet):
     class Meta:
         model = PassengerList
         fields = ("q", "state", "sync_state", "expedition_number", "date_from", "date_to")
-
-
-class PassengerListExportFilterSet(BaseFilterSet):
-    search_fields = ("file_name", "export_id")
-    state = django_filters.ChoiceFilter(choices=ExportState.choices, label=_("State"))
-
-    class Meta:
-        model = PassengerListExport
-        fields = ("q", "state")

@@ -10,25 +10,13 @@ from django.core.exceptions import ValidationError
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
-from backoffice.core.fields import (
-    DATETIME_INPUT_FORMATS,
-    datetime_widget,
-    localized_formfield,
-    money_field,
-    validate_year_range,
-)
+from backoffice.core.fields import as_datetime_input, localized_formfield, money_field
 from backoffice.core.generic.forms import PlatformExportForm
-from backoffice.tickets.forms import OPERATOR_RULE_FIELDS, VehicleChecks
+from backoffice.tickets.forms import OPERATOR_DETAIL_FIELDS, OPERATOR_RULE_FIELDS, VehicleChecks
 
 from . import services
 from .choices import ListState
 from .models import PassengerList
-
-DETAIL_FIELDS = ("vehicle_operating_country", "vehicle_operating_city", "vehicle_operating_district",
-                 "vehicle_operating_town", "vehicle_operating_street", "vehicle_operating_building_name",
-                 "vehicle_operating_building_no", "vehicle_operating_door_no", "vehicle_operating_post_code",
-                 "vehicle_operating_mersis_no", "vehicle_operating_register_no", "vehicle_operating_telephone",
-                 "vehicle_operating_email")
 
 
 class PassengerListForm(VehicleChecks, forms.ModelForm):
@@ -42,16 +30,13 @@ class PassengerListForm(VehicleChecks, forms.ModelForm):
         model = PassengerList
         formfield_callback = localized_formfield
         fields = ("expedition_number", "expedition_time", "vehicle_plate", "is_manual_plate", *OPERATOR_RULE_FIELDS,
-                  *DETAIL_FIELDS)
+                  *OPERATOR_DETAIL_FIELDS)
 
     def __init__(self, *args, company=None, **kwargs):
         super().__init__(*args, **kwargs)
         self.company = company or getattr(self.instance, "company", None)
         self.is_update = self.instance.pk is not None
-        field = self.fields["expedition_time"]
-        field.widget = datetime_widget()
-        field.input_formats = DATETIME_INPUT_FORMATS
-        field.validators.append(validate_year_range)
+        as_datetime_input(self.fields["expedition_time"])
         self.fields["vehicle_plate"].widget.attrs.update({"class": "text-uppercase"})
         self.fields["vehicle_plate"].help_text = _("Without the plate given by hand, only the tickets of this plate "
                                                    "are in the list.")
@@ -105,7 +90,7 @@ class PassengerListForm(VehicleChecks, forms.ModelForm):
         return [
             (_("Expedition"), ["expedition_number", "expedition_time", "vehicle_plate", "is_manual_plate"], False),
             (_("Vehicle operator"), list(OPERATOR_RULE_FIELDS), False),
-            (_("Vehicle operator details"), list(DETAIL_FIELDS), True),
+            (_("Vehicle operator details"), list(OPERATOR_DETAIL_FIELDS), True),
         ]
 
 

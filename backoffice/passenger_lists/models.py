@@ -11,20 +11,15 @@ from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 
 from backoffice.core.exports import PlatformExport, export_rules
+from backoffice.core.fields import MONEY
 from backoffice.core.models import RemoteRecord
 from backoffice.core.reports import ReportItemBase, ReportRunBase, run_link
-from backoffice.core.fields import MONEY
-from backoffice.tickets.models import PassengerTicket
+from backoffice.tickets.models import PassengerTicket, VehicleOperator
 
 from .choices import CURRENT_STATES, ListState
 
 
-def _operator_field(name):
-    """The vehicle-operator fields are those of the passenger ticket (document 2, 4.3: "of 2.3")."""
-    return PassengerTicket._meta.get_field(name).clone()
-
-
-class PassengerList(RemoteRecord):
+class PassengerList(VehicleOperator, RemoteRecord):
     """One expedition's list. remote_id is its ettn; the platform gives its passengerListNumber.
 
     is_new_list is what the next push asks (document 2, 4.3): True creates (isNewList true; a list of the
@@ -43,25 +38,6 @@ class PassengerList(RemoteRecord):
         _("plate given by hand"), default=False,
         help_text=_("On: the tickets are grouped by expedition number and date, and this plate is stored on the "
                     "list. Off: only the tickets of this plate are grouped."))
-
-    vehicle_operating_vkn_tckn = _operator_field("vehicle_operating_vkn_tckn")
-    vehicle_operating_title = _operator_field("vehicle_operating_title")
-    vehicle_operating_tax_center = _operator_field("vehicle_operating_tax_center")
-    commission_amount = _operator_field("commission_amount")
-    commission_tax_amount = _operator_field("commission_tax_amount")
-    vehicle_operating_country = _operator_field("vehicle_operating_country")
-    vehicle_operating_city = _operator_field("vehicle_operating_city")
-    vehicle_operating_district = _operator_field("vehicle_operating_district")
-    vehicle_operating_town = _operator_field("vehicle_operating_town")
-    vehicle_operating_street = _operator_field("vehicle_operating_street")
-    vehicle_operating_building_name = _operator_field("vehicle_operating_building_name")
-    vehicle_operating_building_no = _operator_field("vehicle_operating_building_no")
-    vehicle_operating_door_no = _operator_field("vehicle_operating_door_no")
-    vehicle_operating_post_code = _operator_field("vehicle_operating_post_code")
-    vehicle_operating_mersis_no = _operator_field("vehicle_operating_mersis_no")
-    vehicle_operating_register_no = _operator_field("vehicle_operating_register_no")
-    vehicle_operating_telephone = _operator_field("vehicle_operating_telephone")
-    vehicle_operating_email = _operator_field("vehicle_operating_email")
 
     tickets = models.ManyToManyField(PassengerTicket, related_name="passenger_lists", blank=True,
                                      verbose_name=_("tickets"))
@@ -108,12 +84,6 @@ class PassengerList(RemoteRecord):
         return self.state in CURRENT_STATES
 
     @property
-    def is_busy(self) -> bool:
-        from backoffice.core.choices import SyncState
-
-        return self.sync_state in (SyncState.QUEUED, SyncState.SENDING)
-
-    @property
     def is_editable(self) -> bool:
         """Document 2, section 3: a list reported to the tax authority cannot be updated (nor a replaced one)."""
         return self.state == ListState.SAVED and not self.is_busy
@@ -137,7 +107,6 @@ class PassengerListExport(PlatformExport):
     file_prefix = "passenger-lists"
 
 
-
 class PassengerListReportRun(ReportRunBase):
     """One walk through the pages of the by-date report of lists (document 2, 4.3)."""
 
@@ -145,9 +114,6 @@ class PassengerListReportRun(ReportRunBase):
         indexes = [models.Index(fields=["company", "report_date"], name="passenger_lists_run_lookup")]
         verbose_name = _("passenger list report fetch")
         verbose_name_plural = _("passenger list report fetches")
-
-    def __str__(self):
-        return f"{_('Passenger list report')} {self.report_date:%Y-%m-%d}"
 
 
 class PassengerListReportItem(ReportItemBase):
@@ -164,8 +130,7 @@ class PassengerListReportItem(ReportItemBase):
     part_index = models.IntegerField(_("part"), null=True, blank=True)
     created_date = models.DateTimeField(_("created on the platform"), null=True, blank=True)
 
-    class Meta:
-        ordering = ["id"]
+    class Meta(ReportItemBase.Meta):
         indexes = [models.Index(fields=["run", "id"], name="passenger_lists_report_run")]
         verbose_name = _("passenger list report item")
         verbose_name_plural = _("passenger list report")

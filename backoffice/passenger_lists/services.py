@@ -16,7 +16,9 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from backoffice.core import jobs, sync
+from backoffice.core.actions import ActionRefused
 from backoffice.core.choices import SyncState
+from backoffice.core.conf import tunable
 from backoffice.core.exports import parse_when
 from backoffice.core.payloads import num, when
 from backoffice.core.platform import client_for
@@ -25,26 +27,18 @@ from backoffice.tickets.choices import TicketStatus
 from backoffice.tickets.models import PassengerTicket
 from backoffice.tickets.services import OPERATOR_PAYLOAD
 
-from . import conf
 from .choices import CURRENT_STATES, ISSUED_STATUSES, ListState
 from .models import PassengerList
 
 logger = logging.getLogger(__name__)
 
 CENT = Decimal("0.01")
-OPERATOR_FIELDS = ("vehicle_operating_vkn_tckn", "vehicle_operating_title", "vehicle_operating_tax_center",
-                   "commission_amount", "commission_tax_amount")
 # The operator fields a list takes over from its tickets when they all agree (the commissions are summed).
 COPIED_FROM_TICKETS = tuple(OPERATOR_PAYLOAD.values())
 
 
-class PassengerListError(Exception):
-    """An operation the list's state does not allow, or a rule it breaks; the message is for the user.
-    field: the form field the message belongs to, when there is one."""
-
-    def __init__(self, message, field=None):
-        super().__init__(message)
-        self.field = field
+class PassengerListError(ActionRefused):
+    """An operation the list's state does not allow, or a rule it breaks (on its form field when it has one)."""
 
 
 def list_client(company):
@@ -298,7 +292,7 @@ def passenger_list_push(pk):
     if plist is None:
         return _("The record no longer exists.")
     if plist.sync_state == SyncState.QUEUED and tickets_on_their_way(plist):
-        raise jobs.TryLater(conf.get("PASSENGER_LIST_TICKET_WAIT_SECONDS"),
+        raise jobs.TryLater(tunable("PASSENGER_LIST_TICKET_WAIT_SECONDS", 3.0),
                             _("Waiting for the list's tickets to reach the platform."))
     message = sync.record_push(PassengerList, pk, send=passenger_list_send, reconcile=passenger_list_reconcile)
     plist.refresh_from_db()
@@ -321,32 +315,17 @@ def mark_replaced(plist) -> int:
 def passenger_lists_query_sync(*, company) -> int:
     """Walk the platform's lists page by page: numbers and creation dates of ours are filled in, and lists
     built elsewhere appear (linked to the tickets of their expedition and plate). Returns how many are new."""
-    client = list_client(company)
-    new = 0
-    pages = 0
-    for page in client.query_pages():
-        pages += 1
-        jobs.set_progress(100 * pages / max(page["totalPages"], 1),
-                          _("Page %(page)s of %(pages)s") % {"page": pages, "pages": page["totalPages"]})
-        for item in page["items"]:
-            new += _query_item_store(company, item)
-    return new
+    return sync.mirror_walk(list_client(company).query_pages(), lambda item: query_item_store(company, item))
 
 
-def _query_item_store(company, item) -> int:
+def query_item_store(company, item) -> int:
     ettn = item.get("id")
     if not ettn:
         return 0
     created = parse_when(item.get("createDate"))
     known = PassengerList.objects.filter(company=company, remote_id=ettn).first()
     if known is not None:
-        changes = {}
-        if not known.passenger_list_number and item.get("passengerListNumber"):
-            changes["passenger_list_number"] = item["passengerListNumber"]
-        if not known.platform_created and created:
-            changes["platform_created"] = created
-        if changes:
-            PassengerList.objects.filter(pk=known.pk).update(**changes)
+        sync.fill_blanks(known, passenger_list_number=item.get("passengerListNumber"), platform_created=created)
         return 0
     moment = parse_when(item.get("expeditionTime"))
     if moment is None or not item.get("expeditionNumber"):

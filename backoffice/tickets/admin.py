@@ -1,16 +1,8 @@
 from django.contrib import admin
 
-from .models import (
-    EventTicket,
-    EventTicketReportItem,
-    PassengerTicket,
-    PassengerTicketReportItem,
-    ReportRun,
-    TicketExport,
-    TicketLine,
-    TicketLineTax,
-    TicketNote,
-)
+from backoffice.core.admin import RemoteRecordAdmin
+
+from .models import EventTicket, PassengerTicket, TicketLine, TicketLineTax, TicketNote
 
 
 class LineInline(admin.TabularInline):
@@ -28,14 +20,12 @@ class PassengerLineInline(LineInline):
     fk_name = "passenger_ticket"
 
 
-class TicketAdmin(admin.ModelAdmin):
+class TicketAdmin(RemoteRecordAdmin):
     list_display = ("ticket_number", "company", "remote_status", "sync_state", "payable_amount", "created_at")
     list_filter = ("remote_status", "sync_state", "company")
     search_fields = ("ticket_number", "remote_id", "identifier")
-    readonly_fields = ("remote_id", "remote_status", "sync_state", "attempts", "synced_at", "last_error",
-                       "status_message", "total_amount", "total_discount", "total_vat", "total_taxes",
-                       "payable_amount", "created_at", "updated_at")
-    raw_id_fields = ("created_by",)
+    readonly_fields = (*RemoteRecordAdmin.readonly_fields, "status_message", "total_amount", "total_discount",
+                       "total_vat", "total_taxes", "payable_amount")
 
 
 @admin.register(EventTicket)
@@ -58,21 +48,3 @@ class TicketLineTaxAdmin(admin.ModelAdmin):
 class TicketNoteAdmin(admin.ModelAdmin):
     list_display = ("note", "event_ticket", "passenger_ticket")
     raw_id_fields = ("event_ticket", "passenger_ticket")
-
-
-@admin.register(TicketExport)
-class TicketExportAdmin(admin.ModelAdmin):
-    list_display = ("__str__", "company", "kind", "state", "created_at", "fetched_at")
-    list_filter = ("kind", "state")
-
-
-@admin.register(ReportRun)
-class ReportRunAdmin(admin.ModelAdmin):
-    list_display = ("__str__", "company", "state", "pages_done", "total_pages", "item_count", "is_current")
-    list_filter = ("kind", "state")
-
-
-@admin.register(EventTicketReportItem, PassengerTicketReportItem)
-class ReportItemAdmin(admin.ModelAdmin):
-    list_display = ("ticket_number", "company", "report_date", "total_amount", "canceled")
-    raw_id_fields = ("run",)

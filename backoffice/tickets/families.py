@@ -1,19 +1,49 @@
 """The ticket service's Excel exports and by-date reports (document 2, sections 4.1 and 4.2), declared for
 core.families: its services, jobs, cron entries and pages come from these two declarations."""
 
+from django import forms
 from django.utils.translation import gettext_lazy as _
 
 from backoffice.core.families import ExportFamily, ReportFamily
+from backoffice.core.generic.forms import PlatformExportForm
 from backoffice.core.reports import date_time, decimal_or_none, int_or_none
 
 from . import conf
-from .choices import TicketKind
-from .forms import TicketExportForm
+from .choices import TicketKind, TicketStatus
 from .models import REPORT_ITEM_MODELS, ReportRun, TicketExport
 from .services import ticket_client
 
+class TicketExportForm(PlatformExportForm):
+    """The export body of document 2, 4.1 (event) and 4.2 (passenger)."""
+
+    status = forms.TypedChoiceField(label=_("Status"), coerce=int, required=False, empty_value=None,
+                                    choices=[("", _("All")), *[(s.value, s.label) for s in TicketStatus
+                                                               if s != TicketStatus.DELETED]])
+    startDate = forms.DateTimeField(label=_("Created from"), required=False)
+    endDate = forms.DateTimeField(label=_("Created until"), required=False)
+    executionStartDate = forms.DateTimeField(label=_("Processed from"), required=False)
+    executionEndDate = forms.DateTimeField(label=_("Processed until"), required=False)
+    date_ranges = (("startDate", "endDate"), ("executionStartDate", "executionEndDate"),
+                   ("eventStartDate", "eventEndDate"), ("departureStartDate", "departureEndDate"))
+
+    def __init__(self, *args, kind=TicketKind.EVENT, **kwargs):
+        self.kind = kind
+        if kind == TicketKind.EVENT:
+            extra = {"eventStartDate": forms.DateTimeField(label=_("Event from"), required=False),
+                     "eventEndDate": forms.DateTimeField(label=_("Event until"), required=False),
+                     "generateSummaryReport": forms.BooleanField(label=_("Add a summary report to the ZIP"),
+                                                                 required=False)}
+        else:
+            extra = {"departureStartDate": forms.DateTimeField(label=_("Departure from"), required=False),
+                     "departureEndDate": forms.DateTimeField(label=_("Departure until"), required=False),
+                     "isArchived": forms.BooleanField(label=_("Archived tickets"), required=False)}
+        self.base_fields = {**self.base_fields, **extra}
+        super().__init__(*args, **kwargs)
+
+
 TICKET_EXPORTS = ExportFamily(
     name="ticket_export", model=TicketExport, client=ticket_client, form=TicketExportForm, kinds=TicketKind,
+    kind_label=_("Tickets"),
     label=_("Ticket Excel export"), poll_every=lambda: conf.get("TICKET_EXPORT_POLL_SECONDS"))
 
 COMMON_REPORT_FIELDS = (

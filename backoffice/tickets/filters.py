@@ -4,8 +4,8 @@ from django.utils.translation import gettext_lazy as _
 from backoffice.core.choices import SyncState
 from backoffice.core.generic import BaseFilterSet, DateFromFilter, DateToFilter
 
-from .choices import ExportState, PaymentType, TicketKind, TicketStatus
-from .models import EventTicket, PassengerTicket, TicketExport
+from .choices import PaymentType, TicketStatus
+from .models import EventTicket, PassengerTicket
 
 
 class TicketFilterSet(BaseFilterSet):
@@ -39,18 +39,3 @@ class PassengerTicketFilterSet(TicketFilterSet):
         model = PassengerTicket
         fields = ("q", "number", "remote_status", "sync_state", "payment_type", "expedition_number", "date_from",
                   "date_to")
-
-
-class TicketExportFilterSet(BaseFilterSet):
-    search_fields = ("file_name", "export_id")
-    kind = django_filters.ChoiceFilter(choices=TicketKind.choices, label=_("Tickets"))
-    state = django_filters.ChoiceFilter(choices=ExportState.choices, label=_("State"))
-
-    class Meta:
-        model = TicketExport
-        fields = ("q", "kind", "state")
-
-
-class ReportItemFilterSet(BaseFilterSet):
-    search_fields = ("ticket_number",)
-    canceled = django_filters.BooleanFilter(label=_("Cancelled"))

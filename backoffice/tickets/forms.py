@@ -14,21 +14,14 @@ from django.core.exceptions import ValidationError
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
-from backoffice.core.fields import (
-    DATETIME_FORMAT,
-    clean_vkn_or_tckn,
-    datetime_widget,
-    localized_formfield,
-    money_field,
-    rate_field,
-    validate_year_range,
-)
-from backoffice.core.generic.forms import PlatformExportForm
+from backoffice.core.fields import as_datetime_input, clean_vkn_or_tckn, localized_formfield
+from backoffice.core.fields import money_field, rate_field
 from backoffice.core.models import DocumentSeries
+from backoffice.core.provinces import PROVINCES, province_choices
 from backoffice.core.validators import validate_tckn, validate_vkn
 
-from .choices import PaymentType, TicketKind, TicketStatus, province_choices
-from .models import EventTicket, PassengerTicket
+from .choices import PaymentType, TicketKind, TicketStatus
+from .models import OPERATOR_FIELDS, EventTicket, PassengerTicket
 from .services import SERIES_KIND
 
 PREFIX_RE = re.compile(r"^[A-Z0-9]{3}$")
@@ -82,10 +75,7 @@ class TicketForm(forms.ModelForm):
         self.is_update = self.instance.pk is not None
         for name in ("ticket_date", "event_time", "expedition_time", "departure_date"):
             if name in self.fields:
-                self.fields[name].widget = datetime_widget()
-                self.fields[name].input_formats = [DATETIME_FORMAT, "%Y-%m-%d %H:%M", "%Y-%m-%dT%H:%M:%S",
-                                                   "%Y-%m-%d %H:%M:%S"]
-                self.fields[name].validators.append(validate_year_range)
+                as_datetime_input(self.fields[name])
         self.fields["currency_code"].required = True
         self.fields["currency_code"].error_messages["required"] = CURRENCY_REQUIRED
         self.fields["currency_code"].widget.attrs.update({"maxlength": 3, "class": "text-uppercase"})
@@ -317,8 +307,6 @@ class EventTicketForm(TicketForm):
         data = super().clean()
         city_id = data.get("event_city_id")
         if city_id and not (data.get("event_city") or "").strip():
-            from .choices import PROVINCES
-
             data["event_city"] = PROVINCES.get(city_id, "")
             self.instance.event_city = data["event_city"]
         return data
@@ -330,8 +318,8 @@ class EventTicketForm(TicketForm):
                  False)]
 
 
-OPERATOR_RULE_FIELDS = ("vehicle_operating_vkn_tckn", "vehicle_operating_title", "vehicle_operating_tax_center",
-                        "commission_amount", "commission_tax_amount")
+# Document 2, 2.3: these five are given together or not at all; the address fields are optional.
+OPERATOR_RULE_FIELDS, OPERATOR_DETAIL_FIELDS = OPERATOR_FIELDS[:5], OPERATOR_FIELDS[5:]
 
 
 def check_operator_fields(form, data):
@@ -406,12 +394,7 @@ class PassengerTicketForm(VehicleChecks, TicketForm):
             (_("Expedition"), ["expedition_number", "expedition_time", "departure_date", "departure_location",
                                "destination", "vehicle_plate", "seat_number"], False),
             (_("Vehicle operator"), list(OPERATOR_RULE_FIELDS), False),
-            (_("Vehicle operator details"), [
-                "vehicle_operating_country", "vehicle_operating_city", "vehicle_operating_district",
-                "vehicle_operating_town", "vehicle_operating_street", "vehicle_operating_building_name",
-                "vehicle_operating_building_no", "vehicle_operating_door_no", "vehicle_operating_post_code",
-                "vehicle_operating_mersis_no", "vehicle_operating_register_no", "vehicle_operating_telephone",
-                "vehicle_operating_email"], True),
+            (_("Vehicle operator details"), list(OPERATOR_DETAIL_FIELDS), True),
         ]
 
 
@@ -482,35 +465,3 @@ def line_initial(ticket) -> list[dict]:
 
 
 FORMS = {TicketKind.EVENT: EventTicketForm, TicketKind.PASSENGER: PassengerTicketForm}
-
-
-# ---------------------------------------------------------------------------------------------------
-# The export form (core.families: its fields carry the platform's names; export_filters() is the body)
-
-
-class TicketExportForm(PlatformExportForm):
-    """The export body of document 2, 4.1 (event) and 4.2 (passenger)."""
-
-    status = forms.TypedChoiceField(label=_("Status"), coerce=int, required=False, empty_value=None,
-                                    choices=[("", _("All")), *[(s.value, s.label) for s in TicketStatus
-                                                               if s != TicketStatus.DELETED]])
-    startDate = forms.DateTimeField(label=_("Created from"), required=False)
-    endDate = forms.DateTimeField(label=_("Created until"), required=False)
-    executionStartDate = forms.DateTimeField(label=_("Processed from"), required=False)
-    executionEndDate = forms.DateTimeField(label=_("Processed until"), required=False)
-    date_ranges = (("startDate", "endDate"), ("executionStartDate", "executionEndDate"),
-                   ("eventStartDate", "eventEndDate"), ("departureStartDate", "departureEndDate"))
-
-    def __init__(self, *args, kind=TicketKind.EVENT, **kwargs):
-        self.kind = kind
-        if kind == TicketKind.EVENT:
-            extra = {"eventStartDate": forms.DateTimeField(label=_("Event from"), required=False),
-                     "eventEndDate": forms.DateTimeField(label=_("Event until"), required=False),
-                     "generateSummaryReport": forms.BooleanField(label=_("Add a summary report to the ZIP"),
-                                                                 required=False)}
-        else:
-            extra = {"departureStartDate": forms.DateTimeField(label=_("Departure from"), required=False),
-                     "departureEndDate": forms.DateTimeField(label=_("Departure until"), required=False),
-                     "isArchived": forms.BooleanField(label=_("Archived tickets"), required=False)}
-        self.base_fields = {**self.base_fields, **extra}
-        super().__init__(*args, **kwargs)

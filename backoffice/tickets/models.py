@@ -97,11 +97,7 @@ class Ticket(RemoteRecord):
     @property
     def is_editable(self) -> bool:
         """Document 2, section 3: update only in status 0 or 40 (or while the platform has nothing)."""
-        from backoffice.core.choices import SyncState
-
-        if self.sync_state in (SyncState.QUEUED, SyncState.SENDING) or self.pending_action:
-            return False
-        return not self.remote_id or self.remote_status in EDITABLE_STATUSES
+        return not self.is_busy and (not self.remote_id or self.remote_status in EDITABLE_STATUSES)
 
     def clean(self):
         super().clean()
@@ -144,11 +140,9 @@ class EventTicket(Ticket):
 
 
 
-class PassengerTicket(Ticket):
-    """Document 2, section 2.3. Passenger lists (issue 5) group these by expedition number, expedition
-    time and plate: the index below serves that grouping."""
+class VehicleOperator(models.Model):
+    """The vehicle operator of a passenger ticket (document 2, 2.3), also a passenger list's (4.3: "of 2.3")."""
 
-    vehicle_plate = models.CharField(_("vehicle plate"), max_length=20)
     vehicle_operating_vkn_tckn = models.CharField(_("operator VKN/TCKN"), max_length=11, blank=True)
     vehicle_operating_title = models.CharField(_("operator title"), max_length=200, blank=True)
     vehicle_operating_tax_center = models.CharField(_("operator tax office"), max_length=100, blank=True)
@@ -167,6 +161,20 @@ class PassengerTicket(Ticket):
     vehicle_operating_register_no = models.CharField(_("operator trade register no."), max_length=30, blank=True)
     vehicle_operating_telephone = models.CharField(_("operator telephone"), max_length=30, blank=True)
     vehicle_operating_email = models.EmailField(_("operator e-mail"), blank=True)
+
+    class Meta:
+        abstract = True
+
+
+# Their names in the documents' order: VKN/TCKN, title, tax office, the commissions, then the address.
+OPERATOR_FIELDS = tuple(field.name for field in VehicleOperator._meta.fields)
+
+
+class PassengerTicket(VehicleOperator, Ticket):
+    """Document 2, section 2.3. Passenger lists (issue 5) group these by expedition number, expedition
+    time and plate: the index below serves that grouping."""
+
+    vehicle_plate = models.CharField(_("vehicle plate"), max_length=20)
     expedition_time = models.DateTimeField(_("expedition date"))
     expedition_number = models.CharField(_("expedition number"), max_length=50)
     departure_date = models.DateTimeField(_("departure time"))
@@ -284,9 +292,6 @@ class ReportRun(ReportRunBase):
         verbose_name = _("report fetch")
         verbose_name_plural = _("report fetches")
 
-    def __str__(self):
-        return f"{self.get_kind_display()} {self.report_date:%Y-%m-%d}"
-
     def report_key(self):
         return {**super().report_key(), "kind": self.kind}
 
@@ -307,6 +312,9 @@ class ReportItem(ReportItemBase):
 
     class Meta(ReportItemBase.Meta):
         abstract = True
+
+    def __str__(self):
+        return self.ticket_number
 
 
 class EventTicketReportItem(ReportItem):

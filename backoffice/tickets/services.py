@@ -5,7 +5,6 @@ The only code of this app that changes sync state or calls the platform client. 
 the rule of document 2 it enforces.
 """
 
-import re
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
 
@@ -13,19 +12,18 @@ from django.db import transaction
 from django.db.models import Q, prefetch_related_objects
 from django.utils import timezone
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
-from django.utils.translation import ngettext
+from django.utils.translation import gettext_lazy, ngettext
 
 from backoffice.core import actions, batch, jobs, sync
 from backoffice.core.choices import SyncState
 from backoffice.core.models import DocumentSeries
-from backoffice.core.payloads import num, when
+from backoffice.core.payloads import camel_names, num, when
 from backoffice.core.platform import client_for
 from backoffice.remote.tickets import EventTicketClient, PassengerTicketClient
 
 from . import conf
 from .choices import WORKING_STATUSES, TicketKind, TicketStatus
-from .models import TICKET_MODELS, EventTicket, TicketLine, TicketLineTax, TicketNote
+from .models import OPERATOR_FIELDS, TICKET_MODELS, EventTicket, TicketLine, TicketLineTax, TicketNote
 
 CENT = Decimal("0.01")
 TICKET_CLIENTS = {TicketKind.EVENT: EventTicketClient, TicketKind.PASSENGER: PassengerTicketClient}
@@ -172,34 +170,19 @@ def ticket_update(*, ticket, lines, notes=(), requested_status=TicketStatus.DRAF
 # The payload (document 2, sections 2.1 to 2.4)
 
 
-COMMON_FIELDS = {
-    "documentType": "document_type", "ticketNumber": "ticket_number", "prefix": "prefix",
-    "currencyCode": "currency_code", "referenceNumber": "reference_number", "identifier": "identifier",
-    "customerFirstName": "customer_first_name", "customerLastName": "customer_last_name",
-    "customerStreet": "customer_street", "customerBuildingName": "customer_building_name",
-    "customerBuildingNo": "customer_building_no", "customerDoorNo": "customer_door_no",
-    "customerTown": "customer_town", "customerDistrict": "customer_district", "customerCity": "customer_city",
-    "customerPostCode": "customer_post_code", "customerCountry": "customer_country",
-    "customerTelephone": "customer_telephone", "customerEmail": "customer_email", "isEmailSend": "is_email_send",
-    "customerTaxCenter": "customer_tax_center", "paymentType": "payment_type",
-    "paymentDescription": "payment_description", "recordExpensesVknTckn": "record_expenses_vkn_tckn",
-    "recordExpensesTitle": "record_expenses_title", "xsltCode": "xslt_code",
-}
-EVENT_FIELDS = {
-    "seatNumber": "seat_number", "eventName": "event_name", "eventLocation": "event_location",
-    "eventCity": "event_city", "eventMunicipality": "event_municipality", "eventDescription": "event_description",
-    "eventOrganizerVknTckn": "event_organizer_vkn_tckn",
-}
-# The vehicle operator's fields (document 2, 2.3), also a passenger list's: vehicleOperatingTaxCenter is
-# vehicle_operating_tax_center.
-OPERATOR_PARTS = ("VknTckn", "Title", "TaxCenter", "Country", "City", "District", "Town", "Street", "BuildingName",
-                  "BuildingNo", "DoorNo", "PostCode", "MersisNo", "RegisterNo", "Telephone", "Email")
-OPERATOR_PAYLOAD = {f"vehicleOperating{part}": "vehicle_operating_" + re.sub(r"(?<!^)(?=[A-Z])", "_", part).lower()
-                    for part in OPERATOR_PARTS}
-PASSENGER_FIELDS = {
-    "vehiclePlate": "vehicle_plate", **OPERATOR_PAYLOAD, "expeditionNumber": "expedition_number",
-    "departureLocation": "departure_location", "destination": "destination", "seatNumber": "seat_number",
-}
+# Body fields copied as they are: the platform's name is the model field's in camel case (ticket_number is
+# ticketNumber). Document 2, 2.1 (both kinds), 2.2 (event) and 2.3 (passenger, with the vehicle operator's).
+COMMON_FIELDS = camel_names(
+    "document_type", "ticket_number", "prefix", "currency_code", "reference_number", "identifier",
+    "customer_first_name", "customer_last_name", "customer_street", "customer_building_name", "customer_building_no",
+    "customer_door_no", "customer_town", "customer_district", "customer_city", "customer_post_code",
+    "customer_country", "customer_telephone", "customer_email", "is_email_send", "customer_tax_center",
+    "payment_type", "payment_description", "record_expenses_vkn_tckn", "record_expenses_title", "xslt_code")
+EVENT_FIELDS = camel_names("seat_number", "event_name", "event_location", "event_city", "event_municipality",
+                           "event_description", "event_organizer_vkn_tckn")
+OPERATOR_PAYLOAD = camel_names(*[name for name in OPERATOR_FIELDS if name.startswith("vehicle_operating_")])
+PASSENGER_FIELDS = camel_names("vehicle_plate", "expedition_number", "departure_location", "destination",
+                               "seat_number") | OPERATOR_PAYLOAD
 
 
 def ticket_payload(ticket, *, update=False) -> dict:
@@ -359,10 +342,16 @@ def poll_after(records):
     poll_soon(company_id=records[0].company_id)
 
 
-def changed_to(status):
-    return lambda count: ngettext("%(count)s ticket changed to “%(status)s”.",
-                                  "%(count)s tickets changed to “%(status)s”.", count) % {
-        "count": count, "status": TicketStatus(status).label}
+def status_change(name, label, button, source, target, **options):
+    """Document 2, section 3: 0 -> 20 (send) and 40 -> 0 (back to draft), one or many."""
+    return actions.RecordAction(
+        name, label, button=button, sources=(source,), leads_to=target, sets_requested=True,
+        call=lambda client, ids: client.update_status(ids, target),
+        refused=gettext_lazy("Only tickets in status “%(source)s” can be changed to “%(target)s”; these cannot: "
+                             "%(numbers)s"),
+        done=lambda count: ngettext("%(count)s ticket changed to “%(status)s”.",
+                                    "%(count)s tickets changed to “%(status)s”.", count) % {
+            "count": count, "status": TicketStatus(target).label}, **options)
 
 
 TICKET_ACTIONS = actions.ActionSet(
@@ -371,22 +360,12 @@ TICKET_ACTIONS = actions.ActionSet(
     busy=gettext_lazy("Another action on these tickets is still running; wait for it to finish."),
     status_label=lambda status: TicketStatus(status).label,
     actions=[
-        actions.RecordAction(
-            "send", gettext_lazy("Send (draft → queued)"), button=gettext_lazy("Send"), sources=(TicketStatus.DRAFT,),
-            call=lambda client, ids: client.update_status(ids, TicketStatus.QUEUED), leads_to=TicketStatus.QUEUED,
-            sets_requested=True, after=poll_after, icon="send",
-            refused=gettext_lazy("Only tickets in status “%(source)s” can be changed to “%(target)s”; these cannot: "
-                          "%(numbers)s"),
-            confirm=gettext_lazy("The selected drafts will be sent to the platform's queue for processing."),
-            done=changed_to(TicketStatus.QUEUED)),
-        actions.RecordAction(
-            "draft", gettext_lazy("Back to draft (error → draft)"), button=gettext_lazy("Back to draft"),
-            sources=(TicketStatus.ERROR,), call=lambda client, ids: client.update_status(ids, TicketStatus.DRAFT),
-            leads_to=TicketStatus.DRAFT, sets_requested=True, style="secondary", icon="arrow-counterclockwise",
-            refused=gettext_lazy("Only tickets in status “%(source)s” can be changed to “%(target)s”; these cannot: "
-                          "%(numbers)s"),
-            confirm=gettext_lazy("The selected tickets in error will become drafts and can be edited."),
-            done=changed_to(TicketStatus.DRAFT)),
+        status_change("send", gettext_lazy("Send (draft → queued)"), gettext_lazy("Send"), TicketStatus.DRAFT,
+                      TicketStatus.QUEUED, after=poll_after, icon="send",
+                      confirm=gettext_lazy("The selected drafts will be sent to the platform's queue for processing.")),
+        status_change("draft", gettext_lazy("Back to draft (error → draft)"), gettext_lazy("Back to draft"),
+                      TicketStatus.ERROR, TicketStatus.DRAFT, style="secondary", icon="arrow-counterclockwise",
+                      confirm=gettext_lazy("The selected tickets in error will become drafts and can be edited.")),
         actions.RecordAction(
             "cancel", gettext_lazy("Cancel tickets"), button=gettext_lazy("Cancel ticket"),
             excluded=(TicketStatus.CANCELLED, TicketStatus.DELETED), call=lambda client, ids: client.cancel(ids),

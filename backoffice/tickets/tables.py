@@ -3,10 +3,10 @@ from django.utils.translation import gettext_lazy as _
 
 from backoffice.core.choices import SyncState
 from backoffice.core.generic import BaseTable, ChoiceBadgeColumn, DateTimeColumn, LinkedColumn
-from backoffice.core.generic.tables import ExportTable, MoneyColumn, OrderedTable, RemoteStatusColumn
+from backoffice.core.generic.tables import MoneyColumn, OrderedTable, RemoteStatusColumn, model_table
 
 from .choices import PaymentType, TicketStatus
-from .models import EventTicket, EventTicketReportItem, PassengerTicket, PassengerTicketReportItem, TicketExport
+from .models import EventTicket, EventTicketReportItem, PassengerTicket, PassengerTicketReportItem
 
 
 class TicketTable(OrderedTable):
@@ -55,59 +55,26 @@ class PassengerTicketTable(TicketTable):
         empty_text = _("No passenger tickets yet.")
 
 
-class TicketExportTable(ExportTable):
-    kind = tables.Column()
-
-    secondary_columns = ("kind", "file_name", "created_at", "size")
-
-    class Meta(ExportTable.Meta):
-        model = TicketExport
-        fields = ("id", "kind", "state", "file_name", "created_at", "platform_created", "fetched_at", "size")
-        sequence = fields
-        empty_text = _("No exports yet. Start one from a ticket list.")
-
-
 class ReportItemTable(OrderedTable):
-    execution_date = DateTimeColumn()
-    total_amount = MoneyColumn()
-    total_vat = MoneyColumn()
-    canceled = tables.BooleanColumn()
-    canceled_date = DateTimeColumn()
-    create_date = DateTimeColumn()
-
     def render_payment_type(self, value):
         return PaymentType(value).label if value in PaymentType.values else value
 
 
-class EventTicketReportTable(ReportItemTable):
-    event_date = DateTimeColumn()
-
-    secondary_columns = ("execution_date", "event_date", "location_description", "payment_type", "total_vat")
-    tertiary_columns = ("location_city_code", "location_municipality", "canceled_date", "part_index", "create_date")
-
-    class Meta(BaseTable.Meta):
-        model = EventTicketReportItem
-        fields = ("ticket_number", "execution_date", "event_date", "location_city_code", "location_municipality",
-                  "location_description", "payment_type", "total_amount", "total_vat", "canceled", "canceled_date",
-                  "part_index", "create_date")
-        sequence = fields
-        empty_text = _("No items for this date. Fetch the report from the platform.")
-
-
-class PassengerTicketReportTable(ReportItemTable):
-    departure_date = DateTimeColumn()
-    expedition_time = DateTimeColumn()
-    payable_amount = MoneyColumn()
-
-    secondary_columns = ("execution_date", "departure_location", "destination", "expedition_number", "vehicle_plate",
-                         "total_amount")
-    tertiary_columns = ("departure_date", "expedition_time", "payment_type", "total_vat", "canceled_date",
-                        "part_index", "create_date")
-
-    class Meta(BaseTable.Meta):
-        model = PassengerTicketReportItem
-        fields = ("ticket_number", "execution_date", "departure_date", "departure_location", "destination",
-                  "expedition_time", "expedition_number", "vehicle_plate", "payment_type", "total_amount",
-                  "total_vat", "payable_amount", "canceled", "canceled_date", "part_index", "create_date")
-        sequence = fields
-        empty_text = _("No items for this date. Fetch the report from the platform.")
+NO_ITEMS = _("No items for this date. Fetch the report from the platform.")
+EventTicketReportTable = model_table(
+    EventTicketReportItem, ("ticket_number", "execution_date", "event_date", "location_city_code",
+                            "location_municipality", "location_description", "payment_type", "total_amount",
+                            "total_vat", "canceled", "canceled_date", "part_index", "create_date"),
+    secondary=("execution_date", "event_date", "location_description", "payment_type", "total_vat"),
+    tertiary=("location_city_code", "location_municipality", "canceled_date", "part_index", "create_date"),
+    empty_text=NO_ITEMS, base=ReportItemTable)
+PassengerTicketReportTable = model_table(
+    PassengerTicketReportItem, ("ticket_number", "execution_date", "departure_date", "departure_location",
+                                "destination", "expedition_time", "expedition_number", "vehicle_plate",
+                                "payment_type", "total_amount", "total_vat", "payable_amount", "canceled",
+                                "canceled_date", "part_index", "create_date"),
+    secondary=("execution_date", "departure_location", "destination", "expedition_number", "vehicle_plate",
+               "total_amount"),
+    tertiary=("departure_date", "expedition_time", "payment_type", "total_vat", "canceled_date", "part_index",
+              "create_date"),
+    empty_text=NO_ITEMS, base=ReportItemTable)

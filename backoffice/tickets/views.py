@@ -15,22 +15,24 @@ from django.utils.translation import gettext_lazy
 
 from backoffice.core import actions, batch
 from backoffice.core.choices import SyncState
-from backoffice.core.generic.registry import model_url, register_model_view, register_model_views
-from backoffice.core.generic.views import BaseObjectView, BulkAction, BulkActionView, ObjectDetailView, ObjectEditView
-from backoffice.core.generic.views import ObjectListView, describe_fields
 from backoffice.core.generic.families import ReportListView, register_export_pages, register_report_pages
+from backoffice.core.generic.registry import model_url, register_model_view, register_model_views
 from backoffice.core.generic.sections import SectionMixin
 from backoffice.core.generic.text import capfirst
-from backoffice.core.models import Company, JobRun
+from backoffice.core.generic.views import BaseObjectView, BulkAction, BulkActionView, ObjectDetailView, ObjectEditView
+from backoffice.core.generic.views import ObjectListView, describe_fields
+from backoffice.core.jobs import runs_of
+from backoffice.core.models import Company
+from backoffice.core.provinces import PROVINCES
 from backoffice.core.roles import EDITORS, EVERYONE, has_role
 from backoffice.core.submissions import notes_for
 from backoffice.remote.errors import NoAnswer, RemoteError
 
 from . import filters, services, tables
-from .choices import PROVINCES, TicketKind, TicketStatus
+from .choices import TicketKind, TicketStatus
 from .families import TICKET_EXPORTS, TICKET_REPORTS
 from .forms import FORMS, TicketLineFormSet, line_initial
-from .models import TICKET_MODELS, EventTicket, PassengerTicket
+from .models import OPERATOR_FIELDS, TICKET_MODELS, EventTicket, PassengerTicket
 
 
 class TicketsSection(SectionMixin):
@@ -74,9 +76,6 @@ class TicketDetailView(TicketsSection, ObjectDetailView):
     def get_extra_context(self, ticket):
         user = self.request.user
         model = type(ticket)
-        label = model._meta.label_lower
-        runs = JobRun.objects.filter(company=ticket.company_id).filter(
-            Q(target=f"{label}:{ticket.pk}") | Q(target__startswith=f"{label}:{ticket.pk}+"))[:10]
         lines = list(ticket.lines.prefetch_related("taxes"))
         may_edit = has_role(user, *EDITORS)
         on_platform = bool(ticket.remote_id)
@@ -94,7 +93,7 @@ class TicketDetailView(TicketsSection, ObjectDetailView):
             "lines": lines,
             "notes": list(ticket.notes.all()),
             "submission_notes": notes_for(ticket),
-            "runs": runs,
+            "runs": runs_of(ticket),
             "actions": buttons,
             "edit_url": model_url(ticket, "edit") if may_edit and ticket.is_editable else None,
             "html_url": model_url(ticket, "html") if on_platform else None,
@@ -123,14 +122,7 @@ KIND_DETAIL_FIELDS = {
     TicketKind.EVENT: ("event_name", "event_time", "seat_number", "event_location", "event_city_id", "event_city",
                        "event_municipality", "event_organizer_vkn_tckn", "event_description"),
     TicketKind.PASSENGER: ("expedition_number", "expedition_time", "departure_date", "departure_location",
-                           "destination", "vehicle_plate", "seat_number", "vehicle_operating_vkn_tckn",
-                           "vehicle_operating_title", "vehicle_operating_tax_center", "commission_amount",
-                           "commission_tax_amount", "vehicle_operating_country", "vehicle_operating_city",
-                           "vehicle_operating_district", "vehicle_operating_town", "vehicle_operating_street",
-                           "vehicle_operating_building_name", "vehicle_operating_building_no",
-                           "vehicle_operating_door_no", "vehicle_operating_post_code", "vehicle_operating_mersis_no",
-                           "vehicle_operating_register_no", "vehicle_operating_telephone",
-                           "vehicle_operating_email"),
+                           "destination", "vehicle_plate", "seat_number", *OPERATOR_FIELDS),
 }
 
 
@@ -150,13 +142,10 @@ class TicketEditView(TicketsSection, ObjectEditView):
         initial = line_initial(obj) if obj.pk else None
         return TicketLineFormSet(data=data, prefix="lines", initial=initial)
 
-    def _refuse_locked(self, obj):
-        if obj.pk and not obj.is_editable:
-            messages.warning(self.request, _("Ticket %(number)s cannot be changed now: only a draft or a ticket in "
-                                             "error can be updated, and not while it is being sent.")
-                             % {"number": obj.ticket_number})
-            return redirect(model_url(obj, "detail"))
-        return None
+    def locked_message(self, obj):
+        return "" if obj.is_editable else _("Ticket %(number)s cannot be changed now: only a draft or a ticket in "
+                                            "error can be updated, and not while it is being sent.") % {
+            "number": obj.ticket_number}
 
     def render_form(self, obj, form, status=200, formset=None):
         formset = formset if formset is not None else self._formset(obj)
@@ -168,13 +157,11 @@ class TicketEditView(TicketsSection, ObjectEditView):
 
     def get(self, request, *args, **kwargs):
         obj = self.get_object()
-        return self._refuse_locked(obj) or self.render_form(
-            obj, self.get_form_class()(instance=obj, company=request.company))
+        return self.locked(obj) or self.render_form(obj, self.get_form_class()(instance=obj, company=request.company))
 
     def post(self, request, *args, **kwargs):
         obj = self.get_object()
-        locked = self._refuse_locked(obj)
-        if locked:
+        if (locked := self.locked(obj)) is not None:
             return locked
         is_new = obj.pk is None
         form = self.get_form_class()(data=request.POST, instance=obj, company=request.company)
@@ -277,9 +264,7 @@ for _model, _prefix in ((EventTicket, "event"), (PassengerTicket, "passenger")):
 
 register_export_pages(
     TICKET_EXPORTS, prefix="exports", section="tickets", tab="exports", title=gettext_lazy("Ticket exports"),
-    table=tables.TicketExportTable, filterset=filters.TicketExportFilterSet,
-    detail_fields=("kind", "state", "export_id", "file_name", "filters", "created_at", "platform_created",
-                   "fetched_at", "size", "requested_by", "message"),
+    empty_text=gettext_lazy("No exports yet. Start one from a ticket list."),
     start_links=((TicketKind.EVENT, gettext_lazy("Export event tickets")),
                  (TicketKind.PASSENGER, gettext_lazy("Export passenger tickets"))),
     heading=lambda kind: _("Excel export: %(kind)s") % {"kind": kind.label},
@@ -333,9 +318,3 @@ for _kind, _title, _table in ((TicketKind.EVENT, gettext_lazy("Event ticket repo
     register_report_pages(TICKET_REPORTS, kind=_kind, prefix=f"reports/{_kind.value}", view=type(
         f"{_kind.label}ReportListView", (TicketReportListView,),
         {"title": _title, "table": _table, "tab": f"{_kind.value}_report"}))
-
-
-def ticket_home(request):
-    """The menu's entry: the event tickets (the passenger tickets, exports and reports are tabs)."""
-    return redirect("tickets:eventticket_list")
-

@@ -13,19 +13,20 @@ from openpyxl import load_workbook
 
 from backoffice.core import jobs as core_jobs
 from backoffice.core.choices import SyncState
+from backoffice.core.exports import ExportError, ExportState
+from backoffice.core.families import export_history_job, export_job, report_job, reports_nightly_job, reports_today_job
 from backoffice.core.platform import client_for
-from backoffice.remote.passenger_lists import PassengerListClient
-from backoffice.core.exports import ExportError
-from backoffice.core.families import export_history_job, export_job, report_job, reports_nightly_job
+from backoffice.core.reports import ReportState
 from backoffice.passenger_lists import jobs, services
-from backoffice.passenger_lists.families import LIST_EXPORTS, LIST_REPORTS, reports_sync_today
-from backoffice.passenger_lists.choices import ExportState, ListState, ReportState
+from backoffice.passenger_lists.choices import ListState
+from backoffice.passenger_lists.families import LIST_EXPORTS, LIST_REPORTS
 from backoffice.passenger_lists.models import (
     PassengerList,
     PassengerListExport,
     PassengerListReportItem,
     PassengerListReportRun,
 )
+from backoffice.remote.passenger_lists import PassengerListClient
 from backoffice.tickets.models import PassengerTicket
 
 from .conftest import EXPEDITION, OPERATOR, login, push, ticket
@@ -363,7 +364,7 @@ def test_cron_fetches_todays_report_only_for_companies_with_lists_not_known_as_r
                                  vehicle_plate="34ABC123", remote_id="e-1", sync_state=SyncState.SYNCED)
     PassengerList.objects.create(company=other_company, expedition_number="S", expedition_time=EXPEDITION,
                                  vehicle_plate="34ABC123", remote_id="e-2", state=ListState.REPORTED)
-    assert reports_sync_today() == 1
+    assert reports_today_job("passenger_list_report_sync") == 1
     assert list(PassengerListReportRun.objects.values_list("company", "report_date")) == [
         (company.pk, timezone.localdate())]
     assert reports_nightly_job("passenger_list_report_sync") == 2

@@ -7,8 +7,10 @@ from django.core.exceptions import ValidationError
 from django.utils import translation
 
 from backoffice.core.choices import SyncState
-from backoffice.tickets.choices import PROVINCES, TicketStatus, province_choices
-from backoffice.tickets.forms import EventTicketForm, PassengerTicketForm, TicketExportForm, TicketLineFormSet
+from backoffice.core.provinces import PROVINCES, province_choices
+from backoffice.tickets.choices import TicketStatus
+from backoffice.tickets.families import TicketExportForm
+from backoffice.tickets.forms import EventTicketForm, PassengerTicketForm, TicketLineFormSet
 from backoffice.tickets.models import EventTicket, PassengerTicket
 
 from .conftest import TCKN, TCKN_2, VKN, VKN_2, event_data, line_data, passenger_data

@@ -13,9 +13,9 @@ from hypothesis import strategies as st
 from backoffice.core.choices import SyncState
 from backoffice.tickets.choices import TicketStatus
 from backoffice.tickets.models import EventTicket
+from tests.conftest import form_post
 
 from .conftest import TCKN, VKN, event_data, login, passenger_data
-from tests.conftest import form_post
 
 pytestmark = pytest.mark.django_db
 

@@ -10,18 +10,18 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone, translation
 
-from backoffice.core.choices import SyncState
-from backoffice.core.models import RemoteCall
-from backoffice.core.platform import client_for
-from backoffice.remote.tickets import CitiesClient
-from backoffice.remote.tickets import EventTicketClient
-from backoffice.remote.errors import RemoteError
 from backoffice.core import actions
+from backoffice.core.choices import SyncState
 from backoffice.core.exports import ExportError
 from backoffice.core.families import export_job, report_job, reports_nightly_job
+from backoffice.core.models import RemoteCall
+from backoffice.core.platform import client_for
+from backoffice.core.provinces import PROVINCES
+from backoffice.remote.errors import RemoteError
+from backoffice.remote.tickets import CitiesClient, EventTicketClient
 from backoffice.tickets import jobs, services
+from backoffice.tickets.choices import ExportState, ReportState, TicketKind, TicketStatus
 from backoffice.tickets.families import TICKET_EXPORTS, TICKET_REPORTS
-from backoffice.tickets.choices import PROVINCES, ExportState, ReportState, TicketKind, TicketStatus
 from backoffice.tickets.models import (
     EventTicket,
     EventTicketReportItem,
@@ -30,7 +30,6 @@ from backoffice.tickets.models import (
     ReportRun,
     TicketExport,
 )
-
 from tests.testapp.testing import wait_for
 
 from .conftest import TCKN, VKN, login

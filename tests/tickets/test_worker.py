@@ -10,8 +10,8 @@ from django.utils import timezone
 from backoffice.core.choices import JobStatus, SyncState
 from backoffice.core.models import JobRun
 from backoffice.tickets import services
-from backoffice.tickets.families import TICKET_EXPORTS
 from backoffice.tickets.choices import ExportState, TicketKind, TicketStatus
+from backoffice.tickets.families import TICKET_EXPORTS
 from backoffice.tickets.models import EventTicket, TicketExport
 from tests.testapp.testing import output, wait_for
 

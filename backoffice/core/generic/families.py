@@ -19,6 +19,7 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.decorators import method_decorator
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_POST
 
 from ..exports import EXPORT_PENDING, ExportError
@@ -27,6 +28,7 @@ from .registry import model_url, register_model_view, register_model_views
 from .sections import SectionMixin
 from .views import BaseObjectView, ObjectDetailView, ObjectListView
 
+EXPORT_STARTED = gettext_lazy("The export was started; the file appears here when the platform has prepared it.")
 EXPORT_FIELDS = ("state", "export_id", "file_name", "filters", "created_at", "platform_created", "fetched_at", "size",
                  "requested_by", "message")
 
@@ -196,8 +198,7 @@ class ExportStartView(FamilyPage):
             return self.show(form)
         export = self.family.start(company=company, filters=form.export_filters(), user=request.user,
                                    kind=self.kind())
-        messages.success(request, _("The export was started; the file appears here when the platform has "
-                                    "prepared it."))
+        messages.success(request, EXPORT_STARTED)
         return redirect(model_url(export, "detail"))
 
 
@@ -228,9 +229,14 @@ class ExportHistoryView(FamilyPage):
         return redirect(model_url(self.get_model(), "list"))
 
 
-def register_export_pages(family, *, prefix, section, tab, title, table, filterset, start_links, heading, home,
-                          subtitle="", detail_fields=EXPORT_FIELDS):
+def register_export_pages(family, *, prefix, section, tab, title, start_links, heading, home, subtitle="",
+                          empty_text=None):
     """Register the pages of an export family under `prefix` of its app's URLs."""
+    from .filters import export_filterset
+    from .tables import export_table
+
+    table, filterset = export_table(family, empty_text), export_filterset(family)
+    detail_fields = ("kind", *EXPORT_FIELDS) if family.kinds else EXPORT_FIELDS
     common = {"family": family, "model": family.model, "section": section, "tab": tab}
     name = family.model.__name__
     register_model_views(
@@ -247,6 +253,61 @@ def register_export_pages(family, *, prefix, section, tab, title, table, filters
     for action, (path, base, extra) in pages.items():
         view = type(f"{name}{action.title()}View", (base,), {**common, **extra})
         register_model_view(family.model, action, path=path)(view)
+
+
+@method_decorator(require_POST, name="dispatch")
+class ButtonView(FamilyPage):
+    """A list page's button that starts background work: run(request), a message, back to the list."""
+
+    run = None
+    message = ""
+
+    def post(self, request):
+        self.run(request)
+        messages.info(request, self.message)
+        return redirect(model_url(self.get_model(), "list"))
+
+
+def button_view(model, run, *, roles, section, tab, message):
+    return type(f"{model.__name__}ButtonView", (ButtonView,), {
+        "model": model, "run": staticmethod(run), "required_roles": roles, "section": section, "tab": tab,
+        "message": message})
+
+
+# --- exports of chosen records (filters: the platform's ids) -------------------------------------------------
+
+def export_selected(family, *, refused):
+    """A list's bulk action: a platform Excel export of the selected records the platform has."""
+
+    def run(request, queryset):
+        ids = list(queryset.exclude(remote_id="").values_list("remote_id", flat=True))
+        if not ids:
+            messages.error(request, refused)
+            return 0
+        family.start(company=active_company(request), filters={"ids": ids}, user=request.user)
+        messages.info(request, _("The export was started; its file appears under Exports when the platform has "
+                                 "prepared it."))
+        return len(ids)
+
+    return run
+
+
+@method_decorator(require_POST, name="dispatch")
+class RecordExportView(FamilyPage):
+    """A detail page's button: a platform Excel export of this record (ids = its platform id)."""
+
+    def post(self, request, pk):
+        record = get_object_or_404(self.get_queryset().exclude(remote_id=""), pk=pk)
+        export = self.family.start(company=record.company, filters={"ids": [record.remote_id]}, user=request.user)
+        messages.success(request, EXPORT_STARTED)
+        return redirect(model_url(export, "detail"))
+
+
+def register_record_export(model, family, *, section, tab):
+    """The named view "export" of a model's records (<app>:<model>_export)."""
+    view = type(f"{model.__name__}ExportView", (RecordExportView,), {"model": model, "family": family,
+                                                                     "section": section, "tab": tab})
+    register_model_view(model, "export", path="<id:pk>/export/")(view)
 
 
 # --- reports ---------------------------------------------------------------------------------------------

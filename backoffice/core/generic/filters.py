@@ -60,3 +60,16 @@ class DateToFilter(django_filters.DateFilter):
         kwargs.setdefault("widget", forms.DateInput(attrs={"type": "date"}, format="%Y-%m-%d"))
         kwargs.setdefault("label", _("To"))
         super().__init__(field_name=field_name, **kwargs)
+
+
+def export_filterset(family):
+    """The filter bar of a family's export list: a search over file name and id, the kind, the state."""
+    from ..exports import ExportState
+
+    kinds = ("kind",) if family.kinds else ()
+    attrs = {"search_fields": ("file_name", "export_id"),
+             "state": django_filters.ChoiceFilter(choices=ExportState.choices, label=_("State")),
+             "Meta": type("Meta", (), {"model": family.model, "fields": ("q", *kinds, "state")})}
+    if family.kinds:
+        attrs["kind"] = django_filters.ChoiceFilter(choices=family.kinds.choices, label=family.kind_label)
+    return type(f"{family.model.__name__}FilterSet", (BaseFilterSet,), attrs)

@@ -6,7 +6,7 @@ from django.core.validators import MaxValueValidator, MinValueValidator
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
-from ..fields import DATETIME_INPUT_FORMATS, datetime_widget, validate_year_range
+from ..fields import as_datetime_input, validate_year_range
 
 
 def date_order_check(form, start, end):
@@ -25,9 +25,7 @@ class PlatformExportForm(forms.Form):
         super().__init__(*args, **kwargs)
         for field in self.fields.values():
             if isinstance(field, forms.DateTimeField):
-                field.widget = datetime_widget()
-                field.input_formats = [*DATETIME_INPUT_FORMATS, "%Y-%m-%d"]
-                field.validators.append(validate_year_range)
+                as_datetime_input(field, dates_too=True)
 
     def clean(self):
         data = super().clean()

@@ -29,6 +29,7 @@ class LinkedColumn(tables.Column):
 
     def render(self, value, record):
         url = model_url(record, "detail")
+        value = value if value not in (None, "") else str(record)  # e.g. a list the platform has not numbered
         return format_html('<a href="{}">{}</a>', url, value) if url else value
 
     def value(self, value):
@@ -261,3 +262,34 @@ class ExportTable(OrderedTable):
 
     def render_size(self, value):
         return number_format(value, 0, force_grouping=True)
+
+
+def export_table(family, empty_text=None):
+    """The table of a family's exports, with the kind when the family has kinds."""
+    kinds = ("kind",) if family.kinds else ()
+    fields = ("id", *kinds, "state", "file_name", "created_at", "platform_created", "fetched_at", "size")
+    meta = type("Meta", (ExportTable.Meta,), {"model": family.model, "fields": fields, "sequence": fields,
+                                               **({"empty_text": empty_text} if empty_text else {})})
+    attrs = {"Meta": meta, "secondary_columns": (*kinds, "file_name", "created_at", "size")}
+    if family.kinds:
+        attrs["kind"] = tables.Column()
+    return type(f"{family.model.__name__}Table", (ExportTable,), attrs)
+
+
+def model_table(model, fields, *, secondary=(), tertiary=(), empty_text=None, base=None, **columns):
+    """A table of these fields of the model, each column as its field's kind reads: dates in local time,
+    amounts with two decimals, yes/no as ticks. `columns` adds or replaces columns."""
+    from django.db import models as db
+
+    base = base or OrderedTable
+    kinds = ((db.DateTimeField, DateTimeColumn), (db.DecimalField, MoneyColumn), (db.BooleanField, tables.BooleanColumn))
+    attrs = {}
+    for name in fields:
+        field = model._meta.get_field(name)
+        column = next((column for kind, column in kinds if isinstance(field, kind)), None)
+        if column is not None:
+            attrs[name] = column()
+    meta = type("Meta", (base.Meta,), {"model": model, "fields": fields, "sequence": fields,
+                                       **({"empty_text": empty_text} if empty_text else {})})
+    return type(f"{model.__name__}Table", (base,), {**attrs, **columns, "Meta": meta, "secondary_columns": secondary,
+                                                     "tertiary_columns": tertiary})

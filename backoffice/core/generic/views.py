@@ -9,7 +9,6 @@ Every view:
   else "generic/object_<action>.html".
 """
 
-import uuid
 from dataclasses import dataclass
 from typing import Callable
 
@@ -31,11 +30,10 @@ from django.views import View
 from django_tables2 import RequestConfig
 
 from ..crypto import EncryptedTextField
-from ..models import FormSubmission
 from ..roles import CompanyScopedMixin, RoleRequiredMixin, has_role
 from ..security import parse_ids
-from ..submissions import AlreadySubmitted, SubmissionGuard, replay_message, submitted_object
 from .export import export_xlsx
+from .guarded import SubmissionGuardMixin
 from .registry import extra_bulk_actions, get_model_view, model_url, user_may
 from .tables import SelectionColumn
 from .text import capfirst
@@ -120,7 +118,10 @@ class ObjectListView(BaseObjectView):
     title = None  # the page's heading; None: the model's verbose_name_plural
 
     def needs_refresh(self, queryset) -> bool:
-        return False
+        """Mirrored records refresh while some are on their way to the platform (with a refresh_interval)."""
+        if self.refresh_interval is None or not hasattr(self.get_model(), "sync_state"):
+            return False
+        return queryset.filter(sync_state__in=["queued", "sending"]).exists()
 
     def get_table_kwargs(self):
         return {}
@@ -260,95 +261,6 @@ class ObjectDetailView(BaseObjectView):
         return self.render(context)
 
 
-class SubmissionGuardMixin:
-    """The one-time key and opened-for company of a form that creates something (core.submissions), for any
-    view with a render(context) and a company-scoped get_queryset. `guarded(obj)` says which forms carry it."""
-
-    def guarded(self, obj) -> bool:
-        return True
-
-    def guard_for(self, obj):
-        """The submission guard of this request when the form creates a record, else None."""
-        if obj is None or not self.guarded(obj):
-            return None
-        if not hasattr(self, "_guard"):
-            self._guard = SubmissionGuard(self.request)
-        return self._guard
-
-    def replayed(self, submission):
-        """The answer to a second submission of a key: the record it created, nothing new."""
-        # Someone else's key (only ever by design, never by chance) shows nothing of theirs.
-        obj = submitted_object(submission) if submission.user_id == self.request.user.pk else None
-        messages.info(self.request, replay_message(submission, obj))
-        visible = obj is not None and getattr(obj, "company_id", None) == getattr(self.request.company, "pk", None)
-        return redirect((model_url(obj, "detail") if visible else None) or model_url(self.get_model(), "list") or "/")
-
-    def guarded_save(self, guard, form, save, note=""):
-        """save() in one transaction with the key's claim; returns (obj, None) or (None, response)."""
-        if guard is None:
-            with transaction.atomic():
-                obj = save()
-                if note:  # an edit's reason (no key to claim) is kept the same way, with the record
-                    FormSubmission.objects.create(key=uuid.uuid4(), user=self.request.user, company=obj.company,
-                                                  target=f"{obj._meta.label_lower}:{obj.pk}", note=note[:1000])
-                return obj, None
-        try:
-            with transaction.atomic():
-                guard.claim(note)
-                obj = save()
-                guard.done(obj)
-        except AlreadySubmitted as exc:
-            return None, self.replayed(exc.submission)
-        return obj, None
-
-    def check_guard(self, guard, form):
-        """Before validation: a replay is answered at once; a refusal is put on the form (or shown as a
-        message when there is no form). Returns a response, or None."""
-        if guard is None:
-            return None
-        earlier = guard.earlier()
-        if earlier is not None:
-            return self.replayed(earlier)
-        refusal = guard.refusal()
-        if refusal and form is not None:
-            form.add_error(None, refusal)
-        elif refusal:
-            messages.error(self.request, refusal)
-            return False
-        return None
-
-    def guarded_submit(self, guard, form, save, *, invalid, valid=None, note=None, refused=()):
-        """The steps of every form that creates something: a replay answered at once, a refusal of the
-        key put on the form, validation (valid(), else form.is_valid()), then save() with the key's claim.
-        An exception of `refused` raised by save() goes on the form (its `field` when it has one).
-        Returns (record, None), or (None, the response to send: invalid() or the replay)."""
-        answered = self.check_guard(guard, form)
-        if answered is False:
-            return None, invalid()
-        if answered is not None:
-            return None, answered
-        if not (valid() if valid is not None else form.is_valid()):
-            return None, invalid()
-        try:
-            return self.guarded_save(guard, form, save, note=note() if note else "")
-        except refused as exc:
-            if str(exc) and form is not None:
-                form.add_error(getattr(exc, "field", None), str(exc))
-            elif str(exc):
-                messages.error(self.request, str(exc))
-            return None, invalid()
-
-    def guard_target(self, context):
-        """What the rendered form creates something about (None: no key on this page)."""
-        return context.get("object")
-
-    def render(self, context, status=200):
-        guard = self.guard_for(self.guard_target(context))
-        if guard is not None:
-            context = {**context, "guard": guard.fields()}
-        return super().render(context, status)
-
-
 class ObjectEditView(SubmissionGuardMixin, BaseObjectView):
     """Create (no pk in the URL) and update. A new record of a company-scoped model belongs to the
     active company, and its form carries a one-time key and the company it was opened for
@@ -359,6 +271,8 @@ class ObjectEditView(SubmissionGuardMixin, BaseObjectView):
     form = None
     # None: guard the creation of company-scoped records; True / False to decide otherwise.
     submission_guard = None
+    # Errors of the save (a service's refusal) shown on the form, their `field` when they have one.
+    refused: tuple = ()
 
     def guarded(self, obj):
         if obj.pk is not None:
@@ -395,20 +309,36 @@ class ObjectEditView(SubmissionGuardMixin, BaseObjectView):
         return self.render({"object": obj, "form": form, "is_new": obj.pk is None,
                             "cancel_url": self.cancel_url(obj)}, status=status)
 
+    def locked_message(self, obj) -> str:
+        """Why this record cannot be changed now ("" when it can): the page goes back to its detail."""
+        return ""
+
+    def locked(self, obj):
+        message = self.locked_message(obj) if obj.pk else ""
+        if message:
+            messages.warning(self.request, message)
+            return redirect(model_url(obj, "detail") or model_url(type(obj), "list") or "/")
+        return None
+
+    def success_message(self, obj, is_new) -> str:
+        message = _("Created %(name)s “%(object)s”.") if is_new else _("Saved %(name)s “%(object)s”.")
+        return message % {"name": obj._meta.verbose_name, "object": obj}
+
     def get(self, request, *args, **kwargs):
         obj = self.get_object()
-        return self.render_form(obj, self.form(instance=obj, **self.get_form_kwargs()))
+        return self.locked(obj) or self.render_form(obj, self.form(instance=obj, **self.get_form_kwargs()))
 
     def post(self, request, *args, **kwargs):
         obj = self.get_object()
+        if (locked := self.locked(obj)) is not None:
+            return locked
         is_new = obj.pk is None
         form = self.form(data=request.POST, files=request.FILES, instance=obj, **self.get_form_kwargs())
         obj, answered = self.guarded_submit(self.guard_for(obj), form, lambda: self.save_form(form),
-                                            invalid=lambda: self.render_form(obj, form))
+                                            refused=self.refused, invalid=lambda: self.render_form(obj, form))
         if answered is not None:
             return answered
-        message = _("Created %(name)s “%(object)s”.") if is_new else _("Saved %(name)s “%(object)s”.")
-        messages.success(request, message % {"name": obj._meta.verbose_name, "object": obj})
+        messages.success(request, self.success_message(obj, is_new))
         return redirect(self.return_url(obj))
 
 
