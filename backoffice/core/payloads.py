@@ -1,8 +1,16 @@
 """Model values in the forms the platform's JSON bodies take."""
 
 import re
+from decimal import ROUND_HALF_UP, Decimal
 
 from django.utils import timezone
+
+CENT = Decimal("0.01")
+
+
+def money(value) -> Decimal:
+    """An amount to the cent, rounded half up (an empty one is 0.00)."""
+    return Decimal(value or 0).quantize(CENT, rounding=ROUND_HALF_UP)
 
 
 def camel_names(*names) -> dict:

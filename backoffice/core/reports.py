@@ -114,6 +114,15 @@ def int_or_none(value):
         return None
 
 
+def fields_spec(*, text=(), moments=(), amounts=(), numbers=(), flags=()) -> tuple:
+    """(model field, platform name, converter) of report fields whose platform name is the field's in camel
+    case (part_index is partIndex), by the kind of their values."""
+    from .payloads import camel_names
+
+    kinds = ((text, str), (moments, date_time), (amounts, decimal_or_none), (numbers, int_or_none), (flags, bool))
+    return tuple((name, key, convert) for names, convert in kinds for key, name in camel_names(*names).items())
+
+
 def item_fields(spec, raw: dict, text_limits: dict) -> dict:
     """Model fields of one report item: spec is ((field, platform name, converter), ...); str values are
     cut to text_limits[field] (300 when not given), bools default to False, the rest to None."""

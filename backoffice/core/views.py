@@ -42,11 +42,9 @@ from .generic.views import describe_fields
 from .health import health_report
 from .middleware import SESSION_KEY, role_not_required
 from .models import Company, JobRun, Membership, RemoteCall
-from .roles import companies_for, has_role, may_manage_user, user_roles
+from .roles import ADMINISTRATORS, EVERYONE, companies_for, has_role, may_manage_user, user_roles
 from .security import is_locked_out, parse_id
 
-ADMINISTRATORS = (Role.ADMINISTRATOR,)
-ALL_ROLES = (Role.ACCOUNTING, Role.MANAGER, Role.ADMINISTRATOR)
 ACTIVE_JOB_STATES = (JobStatus.QUEUED, JobStatus.RUNNING, JobStatus.RETRYING, JobStatus.DEFERRED)
 
 
@@ -407,7 +405,7 @@ register_model_views(RemoteCall, prefix="remote-calls", list=RemoteCallListView,
 
 class JobRunListView(ObjectListView):
     title = gettext_lazy("Background work")
-    required_roles = ALL_ROLES
+    required_roles = EVERYONE
     queryset = JobRun.objects.all()
     table = tables.JobRunTable
     filterset = filters.JobRunFilterSet
@@ -418,7 +416,7 @@ class JobRunListView(ObjectListView):
 
 
 class JobRunDetailView(ObjectDetailView):
-    required_roles = ALL_ROLES
+    required_roles = EVERYONE
     queryset = JobRun.objects.all()
     fields = ("name", "target", "status", "progress", "message", "attempts", "enqueued_at", "started_at",
               "finished_at")

@@ -5,7 +5,7 @@ from django.utils.translation import gettext_lazy as _
 
 from backoffice.core.conf import tunable
 from backoffice.core.families import ExportFamily, ReportFamily
-from backoffice.core.reports import date_time, decimal_or_none, int_or_none
+from backoffice.core.reports import fields_spec
 
 from .choices import ListState
 from .forms import PassengerListExportForm
@@ -17,14 +17,9 @@ LIST_EXPORTS = ExportFamily(
     form=PassengerListExportForm, label=_("Passenger list Excel export"),
     poll_every=lambda: tunable("PASSENGER_LIST_EXPORT_POLL_SECONDS", 30.0))
 
-REPORT_FIELDS = (
-    ("passenger_list_number", "passengerListNumber", str), ("expedition_number", "expeditionNumber", str),
-    ("vehicle_plate", "vehiclePlate", str), ("expedition_time", "expeditionTime", date_time),
-    ("total_payable_amount", "totalPayableAmount", decimal_or_none),
-    ("total_commission_amount", "totalCommissionAmount", decimal_or_none),
-    ("total_commission_tax_amount", "totalCommissionTaxAmount", decimal_or_none),
-    ("part_index", "partIndex", int_or_none), ("created_date", "createdDate", date_time),
-)
+REPORT_FIELDS = fields_spec(
+    text=("passenger_list_number", "expedition_number", "vehicle_plate"), moments=("expedition_time", "created_date"),
+    amounts=("total_payable_amount", "total_commission_amount", "total_commission_tax_amount"), numbers=("part_index",))
 
 
 def lists_reported(run, items) -> int:

@@ -7,7 +7,6 @@ Each docstring names the rule of document 2 it enforces.
 
 import logging
 from dataclasses import dataclass
-from decimal import Decimal
 
 from django.db import transaction
 from django.db.models import Q, Sum, Value
@@ -20,7 +19,7 @@ from backoffice.core.actions import ActionRefused
 from backoffice.core.choices import SyncState
 from backoffice.core.conf import tunable
 from backoffice.core.exports import parse_when
-from backoffice.core.payloads import num, when
+from backoffice.core.payloads import money, num, when
 from backoffice.core.platform import client_for
 from backoffice.remote.passenger_lists import PassengerListClient
 from backoffice.tickets.choices import TicketStatus
@@ -32,7 +31,6 @@ from .models import PassengerList
 
 logger = logging.getLogger(__name__)
 
-CENT = Decimal("0.01")
 # The operator fields a list takes over from its tickets when they all agree (the commissions are summed).
 COPIED_FROM_TICKETS = tuple(OPERATOR_PAYLOAD.values())
 
@@ -109,14 +107,9 @@ def list_totals(plist, tickets) -> dict:
     sums = tickets.aggregate(payable=Sum("payable_amount"), commission=Sum("commission_amount"),
                              commission_tax=Sum("commission_tax_amount"))
     own = plist.has_operator
-    return {
-        "ticket_count": tickets.count(),
-        "total_payable_amount": (sums["payable"] or Decimal(0)).quantize(CENT),
-        "total_commission_amount": ((plist.commission_amount if own else sums["commission"]) or Decimal(0)).quantize(
-            CENT),
-        "total_commission_tax_amount": ((plist.commission_tax_amount if own else sums["commission_tax"])
-                                        or Decimal(0)).quantize(CENT),
-    }
+    return {"ticket_count": tickets.count(), "total_payable_amount": money(sums["payable"]),
+            "total_commission_amount": money(plist.commission_amount if own else sums["commission"]),
+            "total_commission_tax_amount": money(plist.commission_tax_amount if own else sums["commission_tax"])}
 
 
 def _store_tickets(plist, tickets):
@@ -169,7 +162,7 @@ def expedition_of(*, company, pks) -> Expedition:
         sums = list_tickets(probe).aggregate(commission=Sum("commission_amount"),
                                              commission_tax=Sum("commission_tax_amount"))
         for name, total in (("commission_amount", sums["commission"]), ("commission_tax_amount", sums["commission_tax"])):
-            initial[name] = total.quantize(CENT) if total is not None else None
+            initial[name] = money(total) if total is not None else None
     existing = same_information(PassengerList(company=company, expedition_number=first.expedition_number,
                                               expedition_time=first.expedition_time,
                                               vehicle_plate=first.vehicle_plate)).order_by("-created_at", "-pk").first()

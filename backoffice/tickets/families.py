@@ -6,7 +6,7 @@ from django.utils.translation import gettext_lazy as _
 
 from backoffice.core.families import ExportFamily, ReportFamily
 from backoffice.core.generic.forms import PlatformExportForm
-from backoffice.core.reports import date_time, decimal_or_none, int_or_none
+from backoffice.core.reports import fields_spec
 
 from . import conf
 from .choices import TicketKind, TicketStatus
@@ -46,24 +46,15 @@ TICKET_EXPORTS = ExportFamily(
     kind_label=_("Tickets"),
     label=_("Ticket Excel export"), poll_every=lambda: conf.get("TICKET_EXPORT_POLL_SECONDS"))
 
-COMMON_REPORT_FIELDS = (
-    ("ticket_number", "ticketNumber", str), ("execution_date", "executionDate", date_time),
-    ("payment_type", "paymentType", str), ("total_amount", "totalAmount", decimal_or_none),
-    ("total_vat", "totalVat", decimal_or_none), ("canceled_date", "canceledDate", date_time),
-    ("canceled", "canceled", bool), ("part_index", "partIndex", int_or_none), ("create_date", "createDate", date_time),
-)
+COMMON_REPORT_FIELDS = fields_spec(
+    text=("ticket_number", "payment_type"), moments=("execution_date", "canceled_date", "create_date"),
+    amounts=("total_amount", "total_vat"), numbers=("part_index",), flags=("canceled",))
 KIND_REPORT_FIELDS = {
-    TicketKind.EVENT: (
-        ("event_date", "eventDate", date_time), ("location_city_code", "locationCityCode", str),
-        ("location_municipality", "locationMunicipality", str),
-        ("location_description", "locationDescription", str),
-    ),
-    TicketKind.PASSENGER: (
-        ("departure_date", "departureDate", date_time), ("departure_location", "departureLocation", str),
-        ("destination", "destination", str), ("expedition_time", "expeditionTime", date_time),
-        ("expedition_number", "expeditionNumber", str), ("vehicle_plate", "vehiclePlate", str),
-        ("payable_amount", "payableAmount", decimal_or_none),
-    ),
+    TicketKind.EVENT: fields_spec(text=("location_city_code", "location_municipality", "location_description"),
+                                  moments=("event_date",)),
+    TicketKind.PASSENGER: fields_spec(
+        text=("departure_location", "destination", "expedition_number", "vehicle_plate"),
+        moments=("departure_date", "expedition_time"), amounts=("payable_amount",)),
 }
 TEXT_LIMITS = {"ticket_number": 20, "payment_type": 20, "location_city_code": 10, "location_municipality": 100,
                "location_description": 300, "departure_location": 200, "destination": 200,

@@ -2,7 +2,7 @@
 lines, taxes and notes, the Excel exports kept for the user and the by-date reports.
 
 Field names are the platform's, in snake case (ticketNumber -> ticket_number). Totals of a ticket are
-stored for the list pages and written in one place only: services.ticket_save (via totals()).
+stored for the list pages and written in one place only: services._store_children (via totals()).
 """
 
 from django.conf import settings
@@ -67,7 +67,7 @@ class Ticket(RemoteRecord):
     record_expenses_title = models.CharField(_("expense record title"), max_length=200, blank=True)
     xslt_code = models.CharField(_("layout code"), max_length=100, blank=True)
 
-    # Stored for the list pages; written only by services.ticket_save.
+    # Stored for the list pages; written only by services._store_children.
     total_amount = models.DecimalField(_("amount"), default=0, **MONEY)
     total_discount = models.DecimalField(_("discount"), default=0, **MONEY)
     total_vat = models.DecimalField(_("VAT"), default=0, **MONEY)

@@ -6,7 +6,7 @@ the rule of document 2 it enforces.
 """
 
 from dataclasses import dataclass
-from decimal import ROUND_HALF_UP, Decimal
+from decimal import Decimal
 
 from django.db import transaction
 from django.db.models import Q, prefetch_related_objects
@@ -17,7 +17,7 @@ from django.utils.translation import gettext_lazy, ngettext
 from backoffice.core import actions, batch, jobs, sync
 from backoffice.core.choices import SyncState
 from backoffice.core.models import DocumentSeries
-from backoffice.core.payloads import camel_names, num, when
+from backoffice.core.payloads import camel_names, money, num, when
 from backoffice.core.platform import client_for
 from backoffice.remote.tickets import EventTicketClient, PassengerTicketClient
 
@@ -25,7 +25,6 @@ from . import conf
 from .choices import WORKING_STATUSES, TicketKind, TicketStatus
 from .models import OPERATOR_FIELDS, TICKET_MODELS, EventTicket, TicketLine, TicketLineTax, TicketNote
 
-CENT = Decimal("0.01")
 TICKET_CLIENTS = {TicketKind.EVENT: EventTicketClient, TicketKind.PASSENGER: PassengerTicketClient}
 SERIES_KIND = {TicketKind.EVENT: "event_ticket", TicketKind.PASSENGER: "passenger_ticket"}
 
@@ -40,10 +39,6 @@ def ticket_client(company, kind, *, interactive=False):
 
 # ---------------------------------------------------------------------------------------------------
 # Amounts
-
-
-def money(value) -> Decimal:
-    return Decimal(value or 0).quantize(CENT, rounding=ROUND_HALF_UP)
 
 
 @dataclass

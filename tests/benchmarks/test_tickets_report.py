@@ -13,7 +13,8 @@ from django.db import connection
 
 from backoffice.core.platform import client_for
 from backoffice.remote.tickets import PassengerTicketClient
-from backoffice.tickets import services
+from backoffice.core import reports
+from backoffice.tickets.families import TEXT_LIMITS, TICKET_REPORTS
 from backoffice.tickets.choices import TicketKind
 from backoffice.tickets.models import PassengerTicketReportItem, ReportRun
 
@@ -35,7 +36,8 @@ def test_storing_report_pages_against_a_bare_bulk_create(sandbox, sandbox_compan
     baseline_run = ReportRun.objects.create(company=sandbox_company, kind=TicketKind.PASSENGER,
                                             report_date=date(2026, 3, 15))
     bare_pages = [[PassengerTicketReportItem(company_id=sandbox_company.pk, run_id=baseline_run.pk, report_date=DAY,
-                                             **services.report_item_fields(TicketKind.PASSENGER, raw))
+                                             **reports.item_fields(TICKET_REPORTS.fields(TicketKind.PASSENGER), raw,
+                                                                          TEXT_LIMITS))
                    for raw in page["items"]] for page in pages]
 
     # Alternating rounds of 20 pages, so that a busy moment of the machine falls on both sides alike:
@@ -45,14 +47,14 @@ def test_storing_report_pages_against_a_bare_bulk_create(sandbox, sandbox_compan
     for first in range(0, len(pages), ROUND):
         start = time.perf_counter()
         for index in range(first, min(first + ROUND, len(pages))):
-            services.report_store_page(run=run, page_index=index + 1, envelope=pages[index])
+            TICKET_REPORTS.store_page(run=run, page_index=index + 1, envelope=pages[index])
         service_seconds += time.perf_counter() - start
         rows = [row for page in bare_pages[first:first + ROUND] for row in page]
         start = time.perf_counter()
         PassengerTicketReportItem.objects.bulk_create(rows, batch_size=1000)
         bare_seconds += time.perf_counter() - start
     start = time.perf_counter()
-    services.report_finish(run=run)
+    reports.report_finish(run=run)
     service_seconds += time.perf_counter() - start
 
     assert PassengerTicketReportItem.objects.filter(run=run).count() == COUNT
