@@ -1,6 +1,6 @@
 """Record actions: a state change of records the platform holds (cancel, a status change), declared once.
 
-A domain declares its actions on a model (in its actions module, registered from AppConfig.ready()):
+A domain declares its actions on a model (tickets: services.TICKET_ACTIONS), registered from AppConfig.ready():
 
     register_actions(EventTicket, ActionSet(
         client=lambda company, model: client_for(company, EventTicketClient),
@@ -161,14 +161,20 @@ def action_run(model, name, pks):
         keep_refusal(model, claimed, exc)
         raise
     fields = {"pending_action": "", "last_error": "", "last_error_source": "", "remote_status": action.leads_to}
-    if action.sets_requested:
-        fields.update(requested_status=action.leads_to, status_message="")
+    if action.sets_requested:  # the record's own wish follows, and the platform's old message goes
+        fields.update(own_fields(model, requested_status=action.leads_to, status_message=""))
     model.objects.filter(pk__in=claimed).update(**fields, updated_at=timezone.now())
     if action.refresh:
         statuses_refresh(client, model, records)
     if action.after:
         action.after(records)
     return action.done(len(records))
+
+
+def own_fields(model, **fields) -> dict:
+    """The fields among these that the model has (requested_status and status_message are a domain's)."""
+    names = {field.name for field in model._meta.concrete_fields}
+    return {name: value for name, value in fields.items() if name in names}
 
 
 def keep_refusal(model, pks, exc: RemoteError) -> None:
@@ -191,8 +197,8 @@ def statuses_refresh(client, model, records) -> None:
     for record in records:
         answer = answers.get(record.remote_id)
         if answer and answer.get("status") is not None:
-            model.objects.filter(pk=record.pk).update(remote_status=int(answer["status"]),
-                                                      status_message=answer.get("message") or "")
+            model.objects.filter(pk=record.pk).update(remote_status=int(answer["status"]), **own_fields(
+                model, status_message=answer.get("message") or ""))
 
 
 # --- pages: bulk actions of the list, buttons of the detail page ------------------------------------------

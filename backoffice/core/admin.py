@@ -25,7 +25,6 @@ class RemoteRecordAdmin(admin.ModelAdmin):
     readonly_fields = ("remote_id", "remote_status", "sync_state", "pending_action", "attempts", "synced_at",
                        "last_error", "last_error_source", "created_at", "updated_at")
     list_filter = ("sync_state", "company")
-    raw_id_fields = ("created_by",)
 
 
 def register_family_admin(family) -> None:

@@ -2,9 +2,10 @@
 
 Plain keyword-only services (HackSoft style) that the domain apps call with their own callables:
 
-    # invoices/apps.py, ready():      sync.register_pushable(Invoice, "backoffice.invoices.jobs.invoice_push")
+    # invoices/apps.py, ready():      sync.register_pushable(Invoice, jobs.invoice_push)
     # invoices/services.py:           sync.record_queue(invoice)
-    # invoices/jobs.py:               def invoice_push(pk):
+    # invoices/jobs.py:               @job(_("Send invoice"))
+    #                                 def invoice_push(pk):
     #                                     return sync.record_push(Invoice, pk, send=invoice_send,
     #                                                             reconcile=invoice_reconcile)
 
@@ -42,7 +43,7 @@ class StateError(Exception):
 
 def register_pushable(model, push_job) -> None:
     """Make `model` known to record_queue() and to the sweep. Call it from the app's ready()."""
-    _pushable[model] = jobs.func_path(push_job)
+    _pushable[model] = (jobs.func_path(push_job), getattr(push_job, "job_name", ""))
 
 
 def pushable_models() -> list:
@@ -56,11 +57,11 @@ def record_target(model, pk) -> str:
 
 def _enqueue_push(model, pk, company_id):
     try:
-        path = _pushable[model]
+        path, name = _pushable[model]
     except KeyError:
         raise ImproperlyConfigured(f"{model._meta.label} has no push job: call sync.register_pushable()") from None
-    return jobs.enqueue(path, name=path.rsplit(".", 1)[-1], company=company_id, target=record_target(model, pk),
-                        args=[pk])
+    return jobs.enqueue(path, name=name or path.rsplit(".", 1)[-1], company=company_id,
+                        target=record_target(model, pk), args=[pk])
 
 
 def record_queue(record):

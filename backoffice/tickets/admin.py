@@ -26,6 +26,7 @@ class TicketAdmin(RemoteRecordAdmin):
     search_fields = ("ticket_number", "remote_id", "identifier")
     readonly_fields = (*RemoteRecordAdmin.readonly_fields, "status_message", "total_amount", "total_discount",
                        "total_vat", "total_taxes", "payable_amount")
+    raw_id_fields = ("created_by",)
 
 
 @admin.register(EventTicket)
