@@ -98,9 +98,6 @@ def register_actions(model, action_set: ActionSet) -> None:
     register_job_labels({job_name(model, action): action.label for action in action_set.actions})
 
 
-def actions_of(model) -> ActionSet | None:
-    return _sets.get(model)
-
 
 def job_name(model, action) -> str:
     return f"{model._meta.app_label}_{action.name}"

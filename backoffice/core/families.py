@@ -46,10 +46,6 @@ def family(name):
     return _families[name]
 
 
-def families_of(model) -> list:
-    return [f for f in _families.values() if model in f.models()]
-
-
 def requester(user):
     return user if user is not None and user.is_authenticated else None
 
@@ -65,9 +61,6 @@ class ExportFamily:
     kind_label: str = ""  # what the kind column and filter are called
     poll_every: Callable = field(default=lambda: 30)
     expire_every: int = 900  # seconds between cron runs marking exports past their 24 hours expired
-
-    def models(self):
-        return [self.model]
 
     def identity(self, kind) -> dict:
         return {"kind": kind} if self.kinds else {}
@@ -140,9 +133,6 @@ class ReportFamily:
     today_companies: Callable | None = None
     after_store: Callable | None = None  # after_store(run, rows): what the items tell the domain
     builders: dict = field(default_factory=dict, init=False)
-
-    def models(self):
-        return [self.run_model, *self.item_models.values()]
 
     def identity(self, kind) -> dict:
         return {"kind": kind} if self.kinds else {}

@@ -27,6 +27,3 @@ def register(*, func, name: str, interval: int | None = None, cron: str | None =
 def entries() -> list[dict]:
     return list(_entries.values())
 
-
-def entry(name: str) -> dict | None:
-    return _entries.get(name)
