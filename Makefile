@@ -20,12 +20,13 @@ apt_install = if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
 	apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(1) >/dev/null; \
 	else echo "note: Debian package(s) $(1) missing and not installable here (not root or no apt-get)"; fi
 
-.PHONY: help run test bench venv install migrate seed messages test-tools clean distclean
+.PHONY: help run test bench chaos venv install migrate seed messages test-tools clean distclean
 
 help:
 	@echo "make run      migrate, load demo data, start web (:8000), sandbox (:8001), worker, cron, Redis"
 	@echo "make test     install what the tests need and run the whole suite"
 	@echo "make bench    run the benchmarks (tests/benchmarks, marker bench)"
+	@echo "make chaos    1,000 documents through real workers under faults, then the mirror against the sandbox"
 	@echo "make install | migrate | seed | messages | clean | distclean"
 
 $(PY):
@@ -89,3 +90,8 @@ clean:
 # Also the virtual environment and var/ (the development databases and the demo secrets).
 distclean: clean
 	rm -rf $(VENV) var
+
+# At most 10 minutes: real workers, Redis restarts, kill -9, 500s after applying, 429 storms, expiring tokens;
+# then the mirror is held against the sandbox (docs/CHAOS.md). E.g. make chaos CHAOS_ARGS="--seed 7 --keep"
+chaos: $(STAMP) $(MO_FILES)
+	$(PY) scripts/chaos.py $(CHAOS_ARGS)

@@ -8,10 +8,14 @@ per company, recorded as JobRun rows and deferred instead of earning a 429.
 
 from rq import cron
 
-from backoffice.core import schedule, sync
+from backoffice.core import refresh, schedule, sync
 
-# Records left QUEUED or SENDING too long (a lost job, a dead worker) are enqueued again.
-schedule.register(func=sync.sweep_stuck, interval=60, name="sweep_stuck", job_timeout=300)
+# Lost jobs (a dead worker or work-horse, a Redis restart) are found from RQ's registries and the jobs'
+# heartbeats and enqueued again; records left QUEUED or SENDING without a live job too (core.sync).
+schedule.register(func=sync.sweep_stuck, interval=15, name="sweep_stuck", job_timeout=300)
+# The mirror is re-read: recent records' statuses, each company at its own offset (core.refresh).
+schedule.register(func=refresh.refresh_all, interval=refresh.REFRESH_CHECK_EVERY, name="status_refresh",
+                  job_timeout=300)
 
 for _entry in schedule.entries():
     cron.register(_entry["func"], _entry["queue_name"], args=_entry["args"], kwargs=_entry["kwargs"],

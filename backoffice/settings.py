@@ -157,14 +157,16 @@ MEDIA_ROOT = Path(os.environ.get("DJANGO_MEDIA_ROOT", VAR_DIR / "media"))
 MEDIA_URL = "/media/"
 
 # Redis holds only the queue. Unset REDIS_URL means the embedded server that `make run` starts on a
-# socket in var/ (see scripts/embedded_redis.py).
+# socket in var/ (see backoffice/core/embedded_redis.py).
 EMBEDDED_REDIS_SOCKET = VAR_DIR / "redis.sock"
 REDIS_URL = os.environ.get("REDIS_URL") or f"unix://{EMBEDDED_REDIS_SOCKET}"
 RQ_QUEUES = {
     "default": {"URL": REDIS_URL, "DEFAULT_TIMEOUT": 600},
 }
 RQ_SHOW_ADMIN_LINK = False
-RQ = {"JOB_CLASS": "rq.job.Job"}
+RQ = {"JOB_CLASS": "rq.job.Job", "WORKER_CLASS": "backoffice.core.worker.Worker"}
+# Seconds between two heartbeats of a running job; a job silent for 3 beats + 10 s is lost (core.jobs).
+WORKER_HEARTBEAT_SECONDS = int(os.environ.get("WORKER_HEARTBEAT_SECONDS", 5))
 
 # The platform. Base URLs per environment; a Company may override each one. The sandbox runs on
 # 127.0.0.1:8001 under one prefix per service, so the client's base URLs work unchanged.

@@ -1,15 +1,17 @@
 """`make run`: prepare the databases and demo data, then supervise every process of the back-office.
 
-Children: the embedded Redis (only when REDIS_URL is unset), the sandbox server, the web UI, an RQ
-worker with scheduler and the RQ cron runner. Each child's output is shown prefixed with its name. One
-Ctrl-C (SIGINT) or SIGTERM stops them all; if any child dies, the others are stopped and this exits 1.
+Children: the embedded Redis (only when REDIS_URL is unset; it keeps an append-only file in var/, so
+scheduled jobs survive a restart), the sandbox server, the web UI, an RQ worker with scheduler and the RQ
+cron runner. Each child's output is shown prefixed with its name. A child that dies is started again
+after a back-off (1 s doubling to 30 s) while the others keep running (backoffice/core/supervisor.py).
+One Ctrl-C (SIGINT) or SIGTERM stops them all, RQ's work-horse included, within 10 s; a second Ctrl-C
+kills them at once.
 
 Environment: BACKOFFICE_HOST (127.0.0.1), BACKOFFICE_WEB_PORT (8000), SANDBOX_PORT (8001),
 BACKOFFICE_VAR_DIR (var/), REDIS_URL, DATABASE_URL, SANDBOX_URL (default from the sandbox port).
 """
 
 import argparse
-import ctypes
 import os
 import signal
 import socket
@@ -23,102 +25,40 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from backoffice.core.supervisor import Supervisor, alive, command, say  # noqa: E402
+
 # Local addresses only: never through a proxy from the environment.
 NO_PROXY = urllib.request.build_opener(urllib.request.ProxyHandler({}))
-STOP_TIMEOUT = 10  # seconds a child gets to stop after SIGTERM before SIGKILL
-_print_lock = threading.Lock()
 
 
-def say(name, line):
-    with _print_lock:
-        sys.stdout.write(f"{name:>8} | {line}\n")
-        sys.stdout.flush()
+def release_dead_scheduler_locks(redis_url, *, private=False):
+    """RQ's scheduler lock outlives a scheduler that died with its Redis or its worker (for 61 s, and the
+    append-only file keeps it across a Redis restart); a worker that finds it taken starts no scheduler
+    until its 10-minute maintenance, and scheduled jobs wait that long. Release, before a worker starts,
+    the locks whose holder is a dead process of this machine.
 
+    private: only this runner's one worker uses this Redis (the embedded one), and it is not running:
+    a holder with no record is dead too (the worker takes the lock before its scheduler process writes
+    the record, so a scheduler that died with Redis at once left none)."""
+    import redis
+    from rq.scheduler import SCHEDULER_KEY_TEMPLATE, RQScheduler
+    from rq.scripts import release_lock
 
-_LIBC = ctypes.CDLL(None, use_errno=True)  # loaded here: no dlopen between fork and exec
-_PARENT = os.getpid()
-
-
-def _die_with_parent():
-    """Runs in the child before exec. Children run in their own session (a terminal's Ctrl-C reaches only
-    us, so we stop them in order); PR_SET_PDEATHSIG still takes them down if this supervisor is killed."""
-    _LIBC.prctl(1, signal.SIGTERM)  # 1 = PR_SET_PDEATHSIG
-    if os.getppid() != _PARENT:  # the supervisor died before prctl: no signal would come
-        os._exit(1)
-
-
-class Child:
-    def __init__(self, name, process):
-        self.name = name
-        self.process = process
-        self.reader = None
-
-    def start_reader(self):
-        def pump():
-            for raw in self.process.stdout:
-                say(self.name, raw.rstrip("\n"))
-
-        self.reader = threading.Thread(target=pump, daemon=True)
-        self.reader.start()
-
-
-class Supervisor:
-    def __init__(self, env):
-        self.env = env
-        self.children: list[Child] = []
-        self.stopping = False
-
-    def spawn(self, name, args, extra_env=None):
-        process = subprocess.Popen(
-            args, cwd=ROOT, env={**self.env, **(extra_env or {})}, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT, text=True, errors="replace", bufsize=1, start_new_session=True,
-            preexec_fn=_die_with_parent,
-        )
-        child = Child(name, process)
-        child.start_reader()
-        self.children.append(child)
-        say("run", f"started {name} (pid {process.pid})")
-        return child
-
-    def adopt(self, name, process):
-        self.children.append(Child(name, process))
-        say("run", f"started {name} (pid {process.pid})")
-
-    def request_stop(self, signum, frame):
-        self.stopping = True
-
-    def stop_all(self):
-        """Stop in reverse start order (Redis last, so workers can say goodbye), then kill what is left."""
-        for child in reversed(self.children):
-            if child.process.poll() is None:
-                child.process.send_signal(signal.SIGTERM)
-                try:
-                    child.process.wait(STOP_TIMEOUT)
-                except subprocess.TimeoutExpired:
-                    say("run", f"{child.name} did not stop in {STOP_TIMEOUT} s: killing it")
-            # Also whatever it left behind in its process group (an RQ work horse, say).
-            try:
-                os.killpg(child.process.pid, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
-                pass
-            child.process.wait()
-            if child.reader:
-                child.reader.join(2)
-
-    def watch(self):
-        """Wait for a signal or for a child to die. Returns the exit code."""
-        while not self.stopping:
-            for child in self.children:
-                code = child.process.poll()
-                if code is not None:
-                    say("run", f"{child.name} exited with code {code}: stopping everything")
-                    self.stop_all()
-                    return 1
-            time.sleep(0.2)
-        say("run", "stopping…")
-        self.stop_all()
-        say("run", "all stopped")
-        return 0
+    connection = redis.Redis.from_url(redis_url, socket_timeout=5, socket_connect_timeout=5)
+    host = socket.gethostname()
+    for key in connection.scan_iter(RQScheduler.get_locking_key("*")):
+        holder = connection.get(key)
+        if not holder:
+            continue
+        holder = holder.decode()
+        info = {k.decode(): v.decode() for k, v in connection.hgetall(SCHEDULER_KEY_TEMPLATE % holder).items()}
+        if info:
+            dead = info.get("hostname") == host and info.get("pid", "").isdigit() and not alive(int(info["pid"]))
+            who = f"scheduler pid {info.get('pid')}"
+        else:
+            dead, who = private, "a scheduler that never registered"
+        if dead and release_lock(connection, key.decode(), holder):  # only if that holder still has it
+            say("run", f"released {key.decode()} of {who}, which is gone")
 
 
 def port_free(host, port):
@@ -208,38 +148,49 @@ def main(argv=None):
         except KeyboardInterrupt:
             return 130
 
-    supervisor = Supervisor(env)
+    # The subreaper gets the orphans of our tree (a work-horse whose worker died): none escapes the stop.
+    supervisor = Supervisor(subreaper=True)
     signal.signal(signal.SIGINT, supervisor.request_stop)
     signal.signal(signal.SIGTERM, supervisor.request_stop)
+    worker_needs = ()
+    if not os.environ.get("REDIS_URL"):
+        from backoffice.core import embedded_redis
+
+        socket_path = var_dir / "redis.sock"
+        env["REDIS_URL"] = f"unix://{socket_path}"
+        # The append-only file in var/ (next to the SQLite databases): RQ's scheduled jobs (retries,
+        # deferrals after a 429) and queued jobs survive a restart of Redis or of `make run`.
+        supervisor.add("redis", lambda **options: embedded_redis.start(
+            socket_path, log_path=var_dir / "redis.log", append_only_dir=var_dir, **options))
+        worker_needs = ("redis",)
+
+    def run_manage(*args, extra_env=None):
+        return command(manage(*args), cwd=ROOT, env={**env, **(extra_env or {})})
+
+    if sandbox:
+        if (ROOT / "backoffice" / "sandbox" / "management" / "commands" / "sandbox_serve.py").exists():
+            supervisor.add("sandbox", run_manage("sandbox_serve", f"{host}:{sandbox_port}",
+                                                 "--settings=backoffice.sandbox.settings"))
+        else:
+            supervisor.add("sandbox", run_manage("runserver", f"{host}:{sandbox_port}", "--noreload",
+                                                 "--settings=backoffice.sandbox.settings"))
+    else:
+        say("run", "backoffice/sandbox/settings.py not found: no sandbox server")
+    # The web pages as users see them: the product's own error pages (a wrong address is the Turkish
+    # "page not found" with what to do next, not Django's English debug page). DJANGO_DEBUG=1 make run
+    # brings the debug pages back; --insecure serves the static files with DEBUG off.
+    supervisor.add("web", run_manage("runserver", f"{host}:{web_port}", "--noreload", "--insecure",
+                                     extra_env={"DJANGO_DEBUG": os.environ.get("DJANGO_DEBUG", "0")}))
+    # Restarted after Redis: its scheduler process dies with the connection (see Supervisor).
+    supervisor.add("worker", run_manage("rqworker", "default", "--with-scheduler"), needs=worker_needs,
+                   before_start=lambda: release_dead_scheduler_locks(env["REDIS_URL"], private=bool(worker_needs)))
+    if cron:
+        # Not restarted after Redis: it reconnects by itself, and a new cron runner enqueues every entry at once.
+        supervisor.add("cron", run_manage("rqcron", "backoffice.cron"))
+    else:
+        say("run", "backoffice/cron.py not found: no cron runner")
     try:
-        if not os.environ.get("REDIS_URL"):
-            from backoffice.core import embedded_redis
-
-            socket_path = var_dir / "redis.sock"
-            process = embedded_redis.start(socket_path, log_path=var_dir / "redis.log",
-                                           start_new_session=True, preexec_fn=_die_with_parent)
-            supervisor.adopt("redis", process)
-            env["REDIS_URL"] = f"unix://{socket_path}"
-
-        if sandbox:
-            if (ROOT / "backoffice" / "sandbox" / "management" / "commands" / "sandbox_serve.py").exists():
-                args = manage("sandbox_serve", f"{host}:{sandbox_port}", "--settings=backoffice.sandbox.settings")
-            else:
-                args = manage("runserver", f"{host}:{sandbox_port}", "--noreload",
-                              "--settings=backoffice.sandbox.settings")
-            supervisor.spawn("sandbox", args)
-        else:
-            say("run", "backoffice/sandbox/settings.py not found: no sandbox server")
-        # The web pages as users see them: the product's own error pages (a wrong address is the Turkish
-        # "page not found" with what to do next, not Django's English debug page). DJANGO_DEBUG=1 make run
-        # brings the debug pages back; --insecure serves the static files with DEBUG off.
-        supervisor.spawn("web", manage("runserver", f"{host}:{web_port}", "--noreload", "--insecure"),
-                         extra_env={"DJANGO_DEBUG": os.environ.get("DJANGO_DEBUG", "0")})
-        supervisor.spawn("worker", manage("rqworker", "default", "--with-scheduler"))
-        if cron:
-            supervisor.spawn("cron", manage("rqcron", "backoffice.cron"))
-        else:
-            say("run", "backoffice/cron.py not found: no cron runner")
+        supervisor.start_all()
     except Exception as exc:
         say("run", f"start-up failed: {exc}")
         supervisor.stop_all()
@@ -249,7 +200,9 @@ def main(argv=None):
         banner(status, host, web_port, sandbox_port if sandbox else None, var_dir, env["REDIS_URL"])
 
     announce_when_ready(f"http://{host}:{web_port}/health/", supervisor, show_banner)
-    return supervisor.watch()
+    code = supervisor.run()
+    say("run", "all stopped")
+    return code
 
 
 def banner(status, host, web_port, sandbox_port, var_dir, redis_url):

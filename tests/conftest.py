@@ -1,7 +1,10 @@
 import uuid
+from importlib import import_module
 
 import pytest
-from django.contrib.auth.models import Group, User
+from django.apps import apps
+from django.contrib.auth.management import create_permissions
+from django.contrib.auth.models import Group, Permission, User
 
 from backoffice.core.models import Company, Membership
 from backoffice.remote import transport
@@ -30,9 +33,27 @@ def other_company(db):
     return Company.objects.create(name="Beta Ltd.", api_key="key-beta-0002")
 
 
+def ensure_roles():
+    """The role groups and the administrators' permissions, as migration core 0002 creates them: a
+    transactional test's flush empties every table, and its post_migrate brings back only content types
+    and permissions. Tests that make users then do not depend on the order they run in."""
+    roles = import_module("backoffice.core.migrations.0002_roles")
+    if Group.objects.filter(name__in=roles.ROLES).count() == len(roles.ROLES):
+        return
+    for app_config in apps.get_app_configs():
+        create_permissions(app_config, verbosity=0)
+    for name in roles.ROLES:
+        Group.objects.get_or_create(name=name)
+    admin = Group.objects.get(name="administrator")
+    for app_label, model, actions in roles.ADMIN_PERMISSIONS:
+        admin.permissions.add(*Permission.objects.filter(content_type__app_label=app_label,
+                                                         codename__in=[f"{action}_{model}" for action in actions]))
+
+
 def make_user(username, role=None, companies=()):
     user = User.objects.create_user(username=username, password="pass-" + username)
     if role:
+        ensure_roles()
         user.groups.add(Group.objects.get(name=role))
     for company in companies:
         Membership.objects.create(user=user, company=company)

@@ -54,30 +54,35 @@ class SandboxServer:
         return self.control("POST", "reset", {"customers": customers})
 
     def add_customer(self, name="Acme", credits=1000, api_key=None, username=None, password=None,
-                     customer_unique_id=None) -> dict:
+                     customer_unique_id=None, listing_permission=None) -> dict:
         body = {"name": name, "credits": credits, "api_key": api_key, "username": username, "password": password,
-                "customer_unique_id": customer_unique_id}
+                "customer_unique_id": customer_unique_id, "listing_permission": listing_permission}
         return self.control("POST", "customers", {k: v for k, v in body.items() if v is not None})
 
     def add_fault(self, **fields) -> int:
+        """A fault rule (fields of FaultRule: path, method, error_rate, error_status, latency_ms,
+        timeout_seconds, timeout_after, after_apply "" / "error" / "drop", storm_429, retry_after,
+        expire_tokens, remaining); its id."""
         return self.control("POST", "faults", fields)["id"]
 
     def clear_faults(self):
         return self.control("DELETE", "faults")
 
     def configure(self, token_lifetime_seconds=None, rate_limit_scale=None, ticket_processing_seconds=None,
-                  ticket_error_rate=None, export_ready_seconds=None, clock_offset_seconds=None):
+                  ticket_error_rate=None, export_ready_seconds=None, clock_offset_seconds=None, token_max_uses=None):
         """Change sandbox settings (None leaves one as it is; reset() restores the defaults).
 
         ticket_processing_seconds: a queued ticket settles this long after it was queued (default 5);
         ticket_error_rate: 0..1 share settling to error 40 (default 0); export_ready_seconds: an export
         shows in the history this long after its start (default 3); clock_offset_seconds: added to the
-        sandbox's clock (86400 makes a fresh export expire).
+        sandbox's clock (86400 makes a fresh export expire); token_max_uses: a bearer token answers 401
+        after this many calls (default 0, no limit).
         """
         return self.control("POST", "settings", {
             "token_lifetime_seconds": token_lifetime_seconds, "rate_limit_scale": rate_limit_scale,
             "ticket_processing_seconds": ticket_processing_seconds, "ticket_error_rate": ticket_error_rate,
             "export_ready_seconds": export_ready_seconds, "clock_offset_seconds": clock_offset_seconds,
+            "token_max_uses": token_max_uses,
         })
 
     def add_report_items(self, kind: str, day, count: int, customer_unique_id=None, api_key=None) -> dict:

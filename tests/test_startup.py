@@ -1,4 +1,5 @@
-"""`make run` from nothing: everything comes up, /health/ says so, and one Ctrl-C leaves no process behind.
+"""`make run` from nothing: everything comes up, /health/ says so, a killed worker is started again, and
+one Ctrl-C leaves no process behind, not even RQ's work-horse in the middle of a job.
 
 Runs scripts/run.py (what `make run` runs) with a fresh var/ directory, free ports and no REDIS_URL or
 DATABASE_URL, exactly as on a fresh clone: SQLite files and the embedded Redis.
@@ -6,6 +7,7 @@ DATABASE_URL, exactly as on a fresh clone: SQLite files and the embedded Redis.
 
 import json
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -65,6 +67,34 @@ def alive(pid):
     return state != "Z"
 
 
+def stat_fields(pid):
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+
+
+def parent(pid):
+    fields = stat_fields(pid)
+    return fields and int(fields[1])
+
+
+def process_group(pid):
+    fields = stat_fields(pid)
+    return fields and int(fields[2])
+
+
+def wait_for_line(log_path, pattern, supervisor, timeout=60):
+    deadline = time.monotonic() + timeout
+    while True:
+        found = re.search(pattern, log_path.read_text())
+        if found:
+            return found
+        assert supervisor.poll() is None, f"run.py exited with {supervisor.returncode}:\n{log_path.read_text()}"
+        assert time.monotonic() < deadline, f"no line {pattern!r}:\n{log_path.read_text()[-5000:]}"
+        time.sleep(0.2)
+
+
 @pytest.fixture
 def ports():
     try:
@@ -115,8 +145,31 @@ def test_make_run_brings_everything_up_and_one_ctrl_c_stops_it(tmp_path, ports):
         for username in ("muhasebe", "yonetici", "yonetim"):
             assert f"{username} / {stored[f'password.{username}']}" in output
 
+        # Redis keeps its append-only file in var/ (scheduled jobs survive a restart).
+        assert (tmp_path / "var" / "redis.aof").exists()
+
+        # A worker killed outright is started again; the others keep running.
+        worker_pid = int(re.search(r"started worker \(pid (\d+)\)", output).group(1))
+        os.kill(worker_pid, signal.SIGKILL)
+        restarted = wait_for_line(log_path, r"restarted worker \(pid (\d+)\)", supervisor)
+        worker_pid = int(restarted.group(1))
+        assert "worker was killed by SIGKILL after" in log_path.read_text()
+        assert get(f"http://127.0.0.1:{web_port}/login/")[0] == 200
+
+        # Ctrl-C while the work-horse is in the middle of a job: it is stopped too.
+        import redis
+        from rq import Queue
+
+        connection = redis.Redis.from_url(f"unix://{tmp_path / 'var' / 'redis.sock'}")
+        job = Queue("default", connection=connection).enqueue("time.sleep", 600, job_timeout=900)
+        deadline = time.monotonic() + 120  # behind the cron entries enqueued at start
+        while job.get_status(refresh=True) != "started":
+            assert time.monotonic() < deadline, f"the job did not start: {job.get_status()}"
+            time.sleep(0.2)
         children = descendants(supervisor.pid)
-        assert len(children) >= 4, children  # redis, sandbox, web, worker (+ cron, the RQ scheduler…)
+        assert len(children) >= 5, children  # redis, sandbox, web, worker, work-horse (+ cron, the RQ scheduler…)
+        horses = {pid for pid in children if process_group(pid) == pid and parent(pid) == worker_pid}
+        assert horses, "no work-horse found under the worker"
         supervisor.send_signal(signal.SIGINT)
         assert supervisor.wait(60) == 0, log_path.read_text()[-5000:]
         time.sleep(0.5)

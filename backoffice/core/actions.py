@@ -24,14 +24,18 @@ from django.contrib import messages
 from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
-from backoffice.remote.errors import RemoteError
+from backoffice.remote import errors
+from backoffice.remote.errors import RateLimited, RemoteError
 
 from . import jobs, sync
 from .joblabels import register_job_labels
-from .roles import EDITORS, has_role
+from .roles import EDITORS, EVERYONE, has_role
 
 logger = logging.getLogger("backoffice.actions")
+
+REFRESH = "refresh"  # the bulk action and button that re-read statuses (core.refresh); no action may be named so
 
 
 class ActionRefused(Exception):
@@ -61,6 +65,12 @@ class RecordAction:
     sets_requested: bool = False  # the record's requested_status follows (a status change)
     refresh: bool = False  # read the platform's statuses afterwards (best effort)
     after: Callable | None = None  # after(records): e.g. poll the statuses soon
+    # Platform statuses that show the action took effect (default: leads_to alone); a status change to
+    # "queued" is done too once the platform has moved the record on (approved, error).
+    reached: tuple = ()
+
+    def took_effect(self, status) -> bool:
+        return status is not None and int(status) in (self.reached or (self.leads_to,))
 
     def allowed(self, record) -> bool:
         """Whether the record's platform state allows this action (the platform decides the rest)."""
@@ -83,6 +93,9 @@ class ActionSet:
     busy: str = ""
     status_label: Callable = str  # status code -> label, for %(source)s / %(target)s
     roles: tuple = EDITORS
+    # status_operation(model) -> the endpoint name of the client's statuses() call: the mirror is re-read
+    # with it (core.refresh) and its documented rate limit, if any, sets the budget.
+    status_operation: Callable | None = None
     by_name: dict = field(init=False)
 
     def __post_init__(self):
@@ -94,7 +107,12 @@ _sets: dict = {}
 
 def register_actions(model, action_set: ActionSet) -> None:
     """Make the actions of `model` known (call from AppConfig.ready()); each gets its job label."""
+    assert REFRESH not in action_set.by_name, REFRESH
     _sets[model] = action_set
+    if action_set.status_operation:
+        from .generic.refresh import register_refresh_view
+
+        register_refresh_view(model)
     register_job_labels({job_name(model, action): action.label for action in action_set.actions})
 
 
@@ -144,28 +162,90 @@ def action_job(model_label, name, pks):
 
 
 def action_run(model, name, pks):
-    """Make the platform call for the claimed records, keep its refusal on each, or record the new state."""
+    """Make the platform call for the claimed records, keep its refusal on each, or record the new state.
+
+    The call changes state on the platform, so an outcome we could not read (a 5xx, a timeout, a worker
+    that died) may still have taken effect. Before sending again, and after any failure, the platform's
+    statuses are read: records already in the wanted state are done ("already cancelled" is success),
+    only the others are sent again or keep the refusal.
+    """
     action_set = _sets[model]
     action = action_set.by_name[name]
     records = list(model.objects.filter(pk__in=pks, pending_action=name).exclude(remote_id=""))
     if not records:
         return _("Nothing to do.")
     client = action_set.client(records[0].company, model)
-    claimed = [r.pk for r in records]
-    try:
-        action.call(client, [r.remote_id for r in records])
-    except RemoteError as exc:
-        keep_refusal(model, claimed, exc)
-        raise
+    total = len(records)
+    run = jobs.current_run()
+    if run is not None and run.attempts > 1:  # an earlier attempt may have reached the platform
+        try:
+            records = _settle_reached(model, action, client, records)
+        except RemoteError as exc:  # not known: not sent again blindly (the claim stays while the runner retries)
+            keep_refusal(model, [r.pk for r in records], exc)
+            raise
+    for round_ in (1, 2):
+        if not records:
+            break
+        try:
+            action.call(client, [r.remote_id for r in records])
+        except RemoteError as exc:
+            if not _worth_asking(exc):
+                keep_refusal(model, [r.pk for r in records], exc)
+                raise
+            try:
+                left = _settle_reached(model, action, client, records)
+            except RemoteError:  # we cannot tell what happened: the runner tries again, asking first
+                unknown = RemoteError(f"{exc} (the statuses could not be read to tell whether it took effect)",
+                                      operation=getattr(exc, "operation", ""), permanent=False)
+                keep_refusal(model, [r.pk for r in records], unknown)
+                raise unknown from exc
+            if left and round_ == 1 and len(left) < len(records):
+                # Some were done already: an all-or-none refusal may have been theirs. The others once more.
+                records = left
+                continue
+            if left:
+                keep_refusal(model, [r.pk for r in left], exc)
+                raise
+            records = []
+        else:
+            _mark_done(model, action, [r.pk for r in records])
+            records = []
+    if action.refresh:
+        statuses_refresh(client, model, list(model.objects.filter(pk__in=pks)))
+    if action.after:
+        action.after(list(model.objects.filter(pk__in=pks)))
+    return action.done(total)
+
+
+def _worth_asking(exc: RemoteError) -> bool:
+    """Whether the platform may have applied a call that failed this way: anything but a refusal of the
+    credentials or our own limiter (nothing was sent then)."""
+    if isinstance(exc, RateLimited):  # ours held it back, or the platform's 429 turned it away
+        return False
+    return getattr(exc, "source", "") not in (errors.CREDENTIALS, errors.PERMISSION, errors.LOCAL)
+
+
+def _mark_done(model, action, pks) -> None:
     fields = {"pending_action": "", "last_error": "", "last_error_source": "", "remote_status": action.leads_to}
     if action.sets_requested:  # the record's own wish follows, and the platform's old message goes
         fields.update(own_fields(model, requested_status=action.leads_to, status_message=""))
-    model.objects.filter(pk__in=claimed).update(**fields, updated_at=timezone.now())
-    if action.refresh:
-        statuses_refresh(client, model, records)
-    if action.after:
-        action.after(records)
-    return action.done(len(records))
+    model.objects.filter(pk__in=pks).update(**fields, updated_at=timezone.now())
+
+
+def _settle_reached(model, action, client, records) -> list:
+    """Ask the platform which records the action already took effect on; those are done (with the status
+    the platform gives). Returns the others. A failed status read is raised: nothing is sent again, or
+    called refused, without knowing."""
+    answers = {str(a.get("id")): a for a in client.statuses([r.remote_id for r in records]) or []}
+    reached = [r for r in records if action.took_effect((answers.get(r.remote_id) or {}).get("status"))]
+    if reached:
+        _mark_done(model, action, [r.pk for r in reached])
+        logger.info("%s: %s record(s) already done on the platform; not sent again", action.name, len(reached))
+    for record in records:  # the mirror learns the platform's own status either way (it may have moved on)
+        status = (answers.get(record.remote_id) or {}).get("status")
+        if status is not None:
+            model.objects.filter(pk=record.pk).update(remote_status=int(status))
+    return [r for r in records if r not in reached]
 
 
 def own_fields(model, **fields) -> dict:
@@ -201,15 +281,20 @@ def statuses_refresh(client, model, records) -> None:
 # --- pages: bulk actions of the list, buttons of the detail page ------------------------------------------
 
 def bulk_actions(model) -> dict:
-    """The list's bulk actions of a model's declared record actions (core.generic BulkAction)."""
+    """The list's bulk actions of a model's declared record actions (core.generic BulkAction), and "Re-read
+    from the platform" where the model's statuses can be read (core.refresh)."""
     from .generic.views import BulkAction
 
     action_set = _sets.get(model)
     if action_set is None:
         return {}
-    return {action.name: BulkAction(action.label, bulk_runner(model, action.name, action_set.error),
+    bulk = {action.name: BulkAction(action.label, bulk_runner(model, action.name, action_set.error),
                                     confirm=action.confirm, style=action.style, required_roles=action_set.roles)
             for action in action_set.actions}
+    if action_set.status_operation:
+        bulk[REFRESH] = BulkAction(gettext_lazy("Re-read from the platform"), refresh_runner(model), style="secondary",
+                                   required_roles=EVERYONE, ask=False)
+    return bulk
 
 
 def bulk_runner(model, name, error):
@@ -224,14 +309,36 @@ def bulk_runner(model, name, error):
     return run
 
 
+def refresh_runner(model):
+    def run(request, queryset):
+        from . import refresh
+
+        pks = list(queryset.exclude(remote_id="").order_by("pk").values_list("pk", flat=True)[:1000])
+        if not pks:
+            messages.error(request, _("None of the selected records is on the platform yet."))
+            return 0
+        refresh.refresh_request(model, queryset.first().company, pks)
+        messages.info(request, refresh.refresh_message())
+        return len(pks)
+
+    return run
+
+
 def buttons(record, user) -> list:
-    """(name, bulk URL, label, style, icon) of each action the user may start on this record now."""
+    """(name, bulk URL, label, style, icon) of each action the user may start on this record now, and
+    "Re-read now" where the record's status can be read again."""
     from .generic.registry import model_url
 
     model = type(record)
     action_set = _sets.get(model)
-    if action_set is None or not has_role(user, *action_set.roles) or record.is_busy:
+    if action_set is None or record.is_busy:
         return []
-    return [(action.name, model_url(model, "bulk", action=action.name), action.button or action.label,
-             action.style, action.icon)
-            for action in action_set.actions if action.allowed(record)]
+    found = []
+    if has_role(user, *action_set.roles):
+        found = [(action.name, model_url(model, "bulk", action=action.name), action.button or action.label,
+                  action.style, action.icon)
+                 for action in action_set.actions if action.allowed(record)]
+    if action_set.status_operation and record.remote_id:
+        found.append((REFRESH, model_url(model, "bulk", action=REFRESH), _("Re-read now"), "secondary",
+                      "arrow-repeat"))
+    return found

@@ -7,6 +7,7 @@ sweep re-enqueues, one by one, whatever a lost batch left behind.
 
 import contextvars
 import threading
+from collections.abc import Callable, Hashable
 from contextlib import contextmanager
 from dataclasses import dataclass
 
@@ -15,7 +16,7 @@ from django.db import connection, transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from backoffice.remote.errors import RemoteError
+from backoffice.remote.errors import RateLimited, RemoteError
 
 from . import jobs, sync
 from .actions import selection_target
@@ -61,19 +62,37 @@ def batch_queue(records, *, job, name, args=()) -> list:
 
 @dataclass
 class Pusher:
-    """How one lane pushes: make(lane_client) -> (send, reconcile) for sync.record_push."""
+    """How one lane pushes: make() -> (send, reconcile) for sync.record_push.
+
+    key(pk) names the series a record is numbered in (a ticket's prefix): the records of one key go through
+    one lane, one after the other in the order given, so the platform receives number N before N+1
+    (document 2: the numbers of a prefix continue consecutively); different keys still go in parallel.
+    Without a key every record is its own group."""
 
     model: type
     make: object
     lanes: int = 1
+    key: Callable[[object], Hashable] | None = None
+
+
+def lane_groups(pks, key=None) -> list[list]:
+    """The pks in groups a lane takes whole: one per key, in the order of their first record, each keeping
+    the given order."""
+    if key is None:
+        return [[pk] for pk in pks]
+    groups: dict = {}
+    for pk in pks:
+        groups.setdefault(key(pk), []).append(pk)
+    return list(groups.values())
 
 
 def push_batch(pusher: Pusher, pks) -> dict:
-    """Push the QUEUED records of `pks` in order over pusher.lanes threads. A refused record is left FAILED
-    and the batch goes on; a transient error or a rate limit stops it (re-raised for the runner, which runs
-    the batch again: what was sent is skipped, what may have arrived is reconciled first).
-    Returns {"sent": n, "refused": n}."""
-    todo = iter(pks)
+    """Push the QUEUED records of `pks` in order over pusher.lanes threads, each lane taking whole groups
+    (lane_groups: one series stays in order). A refused record is left FAILED and the batch goes on; a
+    transient error or a rate limit stops it (re-raised for the runner, which runs the batch again: what was
+    sent is skipped, what may have arrived is reconciled first). Returns {"sent": n, "refused": n}."""
+    groups = lane_groups(pks, pusher.key)
+    todo = iter(groups)
     lock = threading.Lock()
     counts = {"sent": 0, "refused": 0}
     stopped: list[BaseException] = []
@@ -83,20 +102,43 @@ def push_batch(pusher: Pusher, pks) -> dict:
         with relaxed_commits():
             while not stopped:
                 with lock:
-                    pk = next(todo, None)
-                if pk is None:
+                    group = next(todo, None)
+                if group is None:
                     return
-                outcome = push_one(pusher.model, pk, send, reconcile, stopped)
-                if outcome is None:
-                    return
-                with lock:
-                    counts[outcome] += 1
+                for pk in group:
+                    # Another lane's stop ends this group too: its next number waits for the runner's retry.
+                    if stopped:
+                        return
+                    outcome = push_one(pusher.model, pk, send, reconcile, stopped)
+                    if outcome is None:
+                        return
+                    with lock:
+                        counts[outcome] += 1
 
-    run_lanes(lane, max(1, min(pusher.lanes, len(pks))))
-    jobs.set_progress(100 * (counts["sent"] + counts["refused"]) / max(1, len(pks)))
+    run_lanes(lane, max(1, min(pusher.lanes, len(groups))))
+    done = counts["sent"] + counts["refused"]
+    jobs.set_progress(100 * done / max(1, len(pks)))
     if stopped:
-        raise stopped[0]
+        error = stopped[0]
+        if done and isinstance(error, RemoteError) and not error.permanent and not isinstance(error, RateLimited):
+            # Progress was made: the batch runs again soon without using up an attempt, so that a platform
+            # failing now and then (a 500 here and there) never exhausts a batch that keeps moving.
+            raise jobs.TryLater(jobs.retry_delay(1), _("%(done)s of %(count)s sent; the rest again shortly (%(error)s).")
+                                % {"done": done, "count": len(pks), "error": error.user_message()})
+        if not jobs.will_run_again(error):
+            hand_over(pusher.model, pks)
+        raise error
     return counts
+
+
+def hand_over(model, pks) -> int:
+    """The batch gives up: what it leaves QUEUED or SENDING goes on as one push job per record (each asks the
+    platform before sending again), instead of waiting for the sweep's safety net."""
+    count = 0
+    for pk, company_id in model.objects.filter(pk__in=pks, sync_state__in=[SyncState.QUEUED, SyncState.SENDING]) \
+            .values_list("pk", "company_id"):
+        count += sync.enqueue_push(model, pk, company_id).is_new
+    return count
 
 
 def push_one(model, pk, send, reconcile, stopped):

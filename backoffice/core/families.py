@@ -127,7 +127,9 @@ class ReportFamily:
     label: str
     text_limits: dict = field(default_factory=dict)
     kinds: type | None = None
-    nightly: str = ""  # cron of the nightly fetch of yesterday's report for every active company
+    # Yesterday's report of every active company, once a day, each company at its own time of day
+    # (reports_daily_job: spread over the day, document 1, section 8).
+    daily: bool = False
     # Today's report every `today_every` seconds for the companies today_companies() gives (0: never).
     today_every: int = 0
     today_companies: Callable | None = None
@@ -141,8 +143,8 @@ class ReportFamily:
         return {self.name: self.label}
 
     def cron_entries(self) -> list:
-        entries = [{"func": reports_nightly_job, "args": (self.name,), "cron": self.nightly,
-                    "name": f"{self.name}_nightly"}] if self.nightly else []
+        entries = [{"func": reports_daily_job, "args": (self.name,), "interval": DAILY_CHECK_EVERY,
+                    "name": f"{self.name}_daily"}] if self.daily else []
         if self.today_every:
             entries.append({"func": reports_today_job, "args": (self.name,), "interval": self.today_every,
                             "name": f"{self.name}_today"})
@@ -225,6 +227,35 @@ def reports_today_job(name):
     return fam.request_all(report_date=timezone.localdate(), companies=companies)
 
 
+DAILY_CHECK_EVERY = 900  # seconds between two looks for companies whose time of day has come
+DAILY_FIRST, DAILY_LAST = 1800, 23 * 3600  # the times of day (seconds after local midnight) companies get
+
+
+def daily_slot(company_id) -> int:
+    """A company's time of day for its daily work, in seconds after local midnight: stable, spread evenly."""
+    return DAILY_FIRST + int(schedule.company_offset(company_id, DAILY_LAST - DAILY_FIRST))
+
+
+def reports_daily_job(name):
+    """Cron (every DAILY_CHECK_EVERY s): yesterday's report of each active company whose time of day has come
+    and that has no run for yesterday yet. A missed time (the cron was down) is caught up at the next look."""
+    fam = family(name)
+    now = timezone.localtime()
+    yesterday = now.date() - timedelta(days=1)
+    elapsed = now.hour * 3600 + now.minute * 60 + now.second
+    done = set(fam.run_model.objects.filter(report_date=yesterday).values_list(
+        "company_id", *(["kind"] if fam.kinds else [])))
+    count = 0
+    for company in Company.objects.filter(is_active=True):
+        if daily_slot(company.pk) > elapsed:
+            continue
+        for kind in list(fam.kinds) if fam.kinds else [None]:
+            if ((company.pk, kind) if fam.kinds else (company.pk,)) not in done:
+                fam.request(company=company, report_date=yesterday, kind=kind)
+                count += 1
+    return count
+
+
 def reports_nightly_job(name):
-    """Cron (nightly): yesterday's report of every active company."""
+    """Yesterday's report of every active company at once (the operator's manual catch-up)."""
     return family(name).request_all(report_date=timezone.localdate() - timedelta(days=1))

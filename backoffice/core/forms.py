@@ -6,6 +6,7 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.forms import AuthenticationForm, UserCreationForm
 from django.contrib.auth.models import Group
 from django.db import models
+from django.utils.text import format_lazy
 from django.utils.translation import gettext_lazy as _
 
 from backoffice.remote.netguard import UnsafeURL, check_url
@@ -43,14 +44,16 @@ class CompanyForm(forms.ModelForm):
 
     # (title, fields, collapsed): the edit template draws one card per fieldset.
     fieldsets = (
-        (_("Company"), ("name", "customer_unique_id", "environment", "credit_quantity", "is_active"), False),
+        (_("Company"), ("name", "customer_unique_id", "environment", "credit_quantity", "contract_tier", "is_active"),
+         False),
         (_("Credentials"), ("auth_method", "api_key", "service_username", "service_password"), False),
         (_("Advanced: service URLs"), BASE_URL_FIELDS, True),
     )
 
     class Meta:
         model = Company
-        fields = ("name", "customer_unique_id", "environment", "credit_quantity", "is_active", "auth_method",
+        fields = ("name", "customer_unique_id", "environment", "credit_quantity", "contract_tier", "is_active",
+                  "auth_method",
                   "api_key", "service_username", "service_password", *BASE_URL_FIELDS)
         help_texts = {name: _("Leave empty to use the environment's default.") for name in BASE_URL_FIELDS}
         formfield_callback = _formfield
@@ -64,6 +67,10 @@ class CompanyForm(forms.ModelForm):
                 else _("Not set.")
             )
             self.fields[name].widget.attrs["data-secret-state"] = "set" if stored else "unset"
+        self.fields["api_key"].help_text = format_lazy(
+            "{} {}", self.fields["api_key"].help_text,
+            _("Company management (sub-companies, credit offers, products, the usage report) takes only an API key, "
+              "also when the documents are sent with a service user."))
         for name in BASE_URL_FIELDS:
             self.fields[name].validators.append(self.validate_typed_url)
         if not settings.SANDBOX_ENABLED and not (self.instance.pk and self.instance.environment == Environment.SANDBOX):
@@ -107,9 +114,10 @@ class CompanyForm(forms.ModelForm):
         return stored
 
     def _uses(self, name):
-        """Whether the authentication method chosen in the form sends this secret."""
+        """Whether this secret is sent: the API key always (company management takes only an API key, also
+        when the documents go with a service user), the service user's password with that method."""
         method = self.data.get(self.add_prefix("auth_method")) or self.instance.auth_method
-        return (name == "api_key") == (method != AuthMethod.SERVICE_USER)
+        return name == "api_key" or method == AuthMethod.SERVICE_USER
 
     @staticmethod
     def _check_sendable(value):
@@ -138,11 +146,8 @@ class CompanyForm(forms.ModelForm):
     def clean(self):
         cleaned = super().clean()
         self._require_secret_when_moved(cleaned)
-        # The secret of the other method is not needed any more: do not keep it.
-        if cleaned.get("auth_method") == AuthMethod.API_KEY:
-            cleaned["service_password"] = ""
-        elif cleaned.get("auth_method") == AuthMethod.SERVICE_USER:
-            cleaned["api_key"] = ""
+        # Both may be kept: the documents go with the chosen method, company management always with the API
+        # key (document 1, section 5, rule 2). Choosing the service user never wipes a stored API key.
         return cleaned
 
     def _require_secret_when_moved(self, cleaned):
@@ -153,12 +158,15 @@ class CompanyForm(forms.ModelForm):
         moved = [name for name in ("environment", *BASE_URL_FIELDS) if name in self.changed_data]
         if not moved:
             return
-        needed = "service_password" if cleaned.get("auth_method") == AuthMethod.SERVICE_USER else "api_key"
-        if not (self.data.get(self.add_prefix(needed)) or "").strip():
-            self.add_error(needed, _("You changed where the credentials are sent (%(fields)s): type “%(secret)s” "
-                                     "again to confirm that it may go there.")
-                           % {"fields": ", ".join(str(self.fields[name].label) for name in moved),
-                              "secret": self.fields[needed].label})
+        needed = ["service_password"] if cleaned.get("auth_method") == AuthMethod.SERVICE_USER else []
+        if cleaned.get("auth_method") != AuthMethod.SERVICE_USER or self.instance.api_key:
+            needed.append("api_key")  # a stored API key goes to company management at the new address too
+        for name in needed:
+            if not (self.data.get(self.add_prefix(name)) or "").strip():
+                self.add_error(name, _("You changed where the credentials are sent (%(fields)s): type “%(secret)s” "
+                                       "again to confirm that it may go there.")
+                               % {"fields": ", ".join(str(self.fields[field].label) for field in moved),
+                                  "secret": self.fields[name].label})
 
 
 class SignInForm(AuthenticationForm):

@@ -168,7 +168,8 @@ def enqueue(func, *, name: str = "", company=None, target: str = "", args=(), kw
         existing.is_new = False
         return existing
     run = JobRun.objects.create(name=name, company_id=company_id, target=target, status=JobStatus.QUEUED,
-                                rq_job_id=uuid.uuid4().hex)
+                                rq_job_id=uuid.uuid4().hex, func_path=func_path(func), queue=queue,
+                                job_args={"args": list(args), "kwargs": dict(kwargs or {})})
     run.is_new = True
     submit = partial(_submit, queue, run.rq_job_id, delay, run.pk, func_path(func), list(args), dict(kwargs or {}),
                      description=f"{name} {target}".strip())
@@ -194,9 +195,9 @@ def enqueue_per_company(func, *, name: str) -> int:
 def _active_run(*, name, company_id, target) -> JobRun | None:
     runs = JobRun.objects.filter(name=name, company_id=company_id, target=target, status__in=ACTIVE)
     for run in runs.order_by("-pk")[:5]:
-        if _is_alive(run):
+        if _is_alive(run) or _mark_lost(run):  # alive, or enqueued again just now
+            run.refresh_from_db()
             return run
-        _mark_lost(run)
     return None
 
 
@@ -211,8 +212,9 @@ def _queue(name=DEFAULT_QUEUE):
 
 
 def _is_alive(run: JobRun, rq_job: Job | None = None, *, fetched=False) -> bool:
-    """A JobRun is alive while its RQ job will still run; one whose RQ job vanished (Redis lost, worker
-    killed) is not, and must not block new work."""
+    """A JobRun is alive while its RQ job will still run; one whose RQ job vanished (Redis lost), failed
+    outside our runner (a work-horse killed) or stopped beating (its worker killed) is not, and must not
+    block new work."""
     if not fetched:
         try:
             rq_job = Job.fetch(run.rq_job_id, connection=_rq_connection()) if run.rq_job_id else None
@@ -222,21 +224,60 @@ def _is_alive(run: JobRun, rq_job: Job | None = None, *, fetched=False) -> bool:
             rq_job = None
     if rq_job is None:
         return timezone.now() - run.enqueued_at < _SUBMIT_GRACE
-    return rq_job.get_status(refresh=False) in _RQ_ALIVE
+    status = rq_job.get_status(refresh=False)
+    if status == RQStatus.STARTED and rq_job.last_heartbeat is not None:
+        # The worker beats every WORKER_HEARTBEAT_SECONDS while the job runs (core.worker); silence for a
+        # few beats means the worker died with its work-horse, and nobody will finish this job.
+        silent = (datetime.now(dt_timezone.utc) - rq_job.last_heartbeat.replace(tzinfo=dt_timezone.utc))
+        return silent.total_seconds() < heartbeat_lost_after()
+    return status in _RQ_ALIVE
 
 
-def _mark_lost(run: JobRun) -> None:
-    message = _("The job was lost from the queue (worker stopped or queue cleared); it will be enqueued again.")
+def heartbeat_lost_after() -> float:
+    return 3 * float(getattr(settings, "WORKER_HEARTBEAT_SECONDS", 5)) + 10
+
+
+# How many times a lost job is enqueued again by itself; then it waits for a click (the record's "send again",
+# the page's button) so that a job that kills its worker every time does not loop for ever.
+LOST_RETRIES = 3
+
+
+def _mark_lost(run: JobRun) -> bool:
+    """A lost job is enqueued again (the same JobRun; its body asks the platform before sending anything
+    again), up to LOST_RETRIES times; after that, or for a run that does not know its body, it fails."""
+    if run.func_path and run.lost_count < LOST_RETRIES:
+        rq_job_id = uuid.uuid4().hex
+        message = _("The job was lost from the queue (worker stopped or queue restarted); it was enqueued again.")
+        if JobRun.objects.filter(pk=run.pk, status=run.status, rq_job_id=run.rq_job_id).update(
+                status=JobStatus.QUEUED, message=message, rq_job_id=rq_job_id, lost_count=F("lost_count") + 1,
+                enqueued_at=timezone.now()):
+            logger.warning("job run %s (%s %s) lost from the queue; enqueued again", run.pk, run.name, run.target)
+            arguments = run.job_args or {}
+            transaction.on_commit(partial(
+                _submit, run.queue or DEFAULT_QUEUE, rq_job_id, None, run.pk, run.func_path,
+                list(arguments.get("args") or []), dict(arguments.get("kwargs") or {}),
+                description=f"{run.name} {run.target}".strip()))
+            return True
+        return False
+    message = _("The job was lost from the queue (worker stopped or queue cleared) and was not enqueued again by "
+                "itself; start it again from its page.")
     JobRun.objects.filter(pk=run.pk, status=run.status).update(
         status=JobStatus.FAILED, message=message, finished_at=timezone.now())
     logger.warning("job run %s (%s %s) lost from the queue", run.pk, run.name, run.target)
+    return False
 
 
-def reap_lost(*, older_than: float | None = None, limit: int = 500) -> int:
-    """Mark FAILED the JobRuns that claim to be active but whose RQ job is gone. Run by the sweep."""
-    older_than = settings.SYNC_STUCK_AFTER_SECONDS if older_than is None else older_than
-    cutoff = timezone.now() - timedelta(seconds=older_than)
-    runs = list(JobRun.objects.filter(status__in=ACTIVE, enqueued_at__lt=cutoff).order_by("enqueued_at")[:limit])
+def recovering() -> bool:
+    """Whether the current job runs again after its earlier run was lost (its worker died mid-way): what
+    that run left half-done (a record SENDING) may be taken over at once."""
+    run = current_run()
+    return run is not None and run.lost_count > 0
+
+
+def reap_lost(*, limit: int = 500) -> int:
+    """Find the JobRuns that claim to be active but whose RQ job is gone, failed outside the runner or
+    silent, and enqueue them again (_mark_lost). Run by the sweep every few seconds."""
+    runs = list(JobRun.objects.filter(status__in=ACTIVE).order_by("enqueued_at")[:limit])
     if not runs:
         return 0
     try:

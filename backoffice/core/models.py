@@ -42,6 +42,13 @@ class Company(models.Model):
         _("credit quantity"), default=1000,
         help_text=_("Credits bought; the platform allows more calls per minute to companies with more credits."),
     )
+    # Document 1, section 8: the limits "depend on the credit quantity bought and the contract". A contract
+    # that gives another tier than the credits' (a negotiated one) is set here and wins.
+    contract_tier = models.PositiveSmallIntegerField(
+        _("contract tier"), null=True, blank=True, choices=[(tier, f"T{tier}") for tier in range(1, 10)],
+        help_text=_("Only when the company's contract gives it another rate-limit tier than its credit quantity "
+                    "does; empty means the tier of the credit quantity."),
+    )
     is_active = models.BooleanField(_("active"), default=True)
     created_at = models.DateTimeField(_("created"), auto_now_add=True)
     # The last "Test the connection" (core.platform.connection_test): outcome codes, worded when shown.
@@ -61,7 +68,8 @@ class Company(models.Model):
 
     @property
     def tier(self) -> int:
-        return tier_for_credits(self.credit_quantity)
+        """The rate-limit tier: the contract's where set, else the credit quantity's."""
+        return self.contract_tier or tier_for_credits(self.credit_quantity)
 
     def base_url(self, service: str) -> str:
         override = getattr(self, f"{service}_base_url" if service != "auth" else "auth_url", "")
@@ -136,15 +144,19 @@ class RemoteRecord(models.Model):
     # A record action asked for and not answered yet (core.actions: "cancel", "send", ...).
     pending_action = models.CharField(_("pending action"), max_length=20, blank=True)
     synced_at = models.DateTimeField(_("synced at"), null=True, blank=True)
+    # When the platform's status was last read again (core.refresh): the oldest are read first.
+    status_read_at = models.DateTimeField(_("status read at"), null=True, blank=True)
     created_at = models.DateTimeField(_("created"), auto_now_add=True)
     updated_at = models.DateTimeField(_("updated"), auto_now=True)
 
     class Meta:
         abstract = True
         indexes = [
-            # List pages are per company, newest first; the sweep looks up by state and age.
+            # List pages are per company, newest first; the sweep looks up by state and age; the status
+            # refresh by when a record was read last.
             models.Index(fields=["company", "-created_at"], name="%(app_label)s_%(class)s_co_new"),
             models.Index(fields=["sync_state", "updated_at"], name="%(app_label)s_%(class)s_sync"),
+            models.Index(fields=["company", "status_read_at"], name="%(app_label)s_%(class)s_read"),
         ]
 
     @classmethod
@@ -270,6 +282,11 @@ class JobRun(models.Model):
     enqueued_at = models.DateTimeField(_("enqueued"), default=timezone.now)
     started_at = models.DateTimeField(_("started"), null=True, blank=True)
     finished_at = models.DateTimeField(_("finished"), null=True, blank=True)
+    # What to run again when the queue loses the job (a killed worker, a Redis restart): core.jobs.reap_lost.
+    func_path = models.CharField(_("job body"), max_length=200, blank=True, editable=False)
+    job_args = models.JSONField(_("job arguments"), default=list, blank=True, editable=False)
+    queue = models.CharField(_("queue"), max_length=50, blank=True, editable=False)
+    lost_count = models.PositiveSmallIntegerField(_("times lost"), default=0, editable=False)
 
     class Meta:
         ordering = ["-enqueued_at", "-id"]

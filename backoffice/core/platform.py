@@ -11,8 +11,8 @@ from django.utils import timezone
 from django.utils.formats import date_format
 from django.utils.translation import gettext as _
 
-from backoffice.remote import connection, errors, tokens
-from backoffice.remote.errors import CredentialsUnsendable, RemoteError
+from backoffice.remote import connection, endpoints, errors, tokens
+from backoffice.remote.errors import ApiKeyRequired, CredentialsUnsendable, RemoteError
 from backoffice.remote.ratelimit import RateLimiter
 from backoffice.remote.sessions import TransportPool
 from backoffice.remote.tokens import RedisTokenStore
@@ -151,7 +151,12 @@ def credentials_refused_text() -> str:
              "must correct them on the company page and test the connection.")
 
 
-def permission_refused_text() -> str:
+def permission_refused_text(operation: str = "") -> str:
+    """A 403, naming the permission the operation needs where the documents name one (endpoints.PERMISSIONS)."""
+    if endpoints.PERMISSIONS.get(operation) == endpoints.LISTING:
+        return _("The platform accepted the company's credentials but they lack the e-ticket listing permission, "
+                 "which the ticket reports need. An administrator must have it granted to the API key or service "
+                 "user in the platform's portal, then test the connection on the company page.")
     return _("The platform accepted the company's credentials but does not allow them this operation (no "
              "permission). An administrator must have the permission granted in the platform's portal, then test "
              "the connection on the company page.")
@@ -169,15 +174,23 @@ def unsendable_text(field: str) -> str:
              "company page and test the connection.") % {"field": credential_label(field)}
 
 
+def api_key_required_text() -> str:
+    return _("Company management takes only an API key (the platform refuses a service user's token there), and "
+             "this company has none; nothing was sent. An administrator must add the API key on the company page "
+             "(the service user can stay for the documents).")
+
+
 def failure(exc: RemoteError) -> tuple[str, str]:
     """(message to keep on the record, ErrorSource value) of a failed platform call."""
     source = getattr(exc, "source", "") or errors.LOCAL
     if isinstance(exc, CredentialsUnsendable):
         return unsendable_text(exc.field), source
+    if isinstance(exc, ApiKeyRequired):
+        return api_key_required_text(), source
     if source == errors.CREDENTIALS:
         return credentials_refused_text(), source
     if source == errors.PERMISSION:
-        return permission_refused_text(), source
+        return permission_refused_text(getattr(exc, "operation", "")), source
     if source == errors.NETWORK:
         return network_text(exc), source
     return exc.user_message(), source
@@ -248,7 +261,8 @@ def connection_test(company) -> dict:
 
 def connection_ok(result: dict) -> bool:
     checks = (result or {}).get("checks") or []
-    return bool(checks) and all(check.get("outcome") in (connection.OK, connection.LIMITED) for check in checks)
+    return bool(checks) and all(check.get("outcome") in (connection.OK, connection.LIMITED, connection.NO_API_KEY)
+                                   for check in checks)
 
 
 _COLORS = {
@@ -256,6 +270,7 @@ _COLORS = {
     connection.UNSENDABLE: "danger", connection.REFUSED: "danger", connection.UNEXPECTED: "danger",
     connection.BLOCKED: "danger", connection.ERROR: "danger", connection.UNREACHABLE: "warning",
     connection.TIMED_OUT: "warning", connection.LIMITED: "info", connection.SKIPPED: "secondary",
+    connection.NO_API_KEY: "warning",
 }
 
 
@@ -272,7 +287,7 @@ def _outcome_label(outcome: str) -> str:
         connection.TIMED_OUT: _("timed out"), connection.REFUSED: _("refused"),
         connection.UNEXPECTED: _("unexpected answer"), connection.LIMITED: _("not checked now"),
         connection.UNSENDABLE: _("cannot be sent"), connection.BLOCKED: _("stopped here"),
-        connection.SKIPPED: _("not tried"), connection.ERROR: _("error here"),
+        connection.SKIPPED: _("not tried"), connection.ERROR: _("error here"), connection.NO_API_KEY: _("no API key"),
     }.get(outcome, outcome)
 
 
@@ -317,6 +332,9 @@ def _outcome_text(check: dict, auth_method: str, checked_at) -> str:
     if outcome == connection.BLOCKED:
         return _("The back-office did not send this read: %(reason)s. Check the company's service URLs and the "
                  "settings.") % {"reason": check.get("detail") or "—"}
+    if outcome == connection.NO_API_KEY:
+        return _("Company management takes only an API key and this company has none, so it was not tried. Add the "
+                 "API key in the company's form to manage sub-companies and credit offers here.")
     if outcome == connection.SKIPPED:
         if is_auth:
             return _("The API key could not be checked because no service could be reached.")

@@ -55,7 +55,7 @@ def record_target(model, pk) -> str:
     return f"{model._meta.label_lower}:{pk}"
 
 
-def _enqueue_push(model, pk, company_id):
+def enqueue_push(model, pk, company_id):
     try:
         path, name = _pushable[model]
     except KeyError:
@@ -78,7 +78,7 @@ def record_queue(record):
             raise StateError(_("Only a record saved locally or failed can be sent; this one is “%(state)s”.")
                              % {"state": record.get_sync_state_display()})
         record.sync_state, record.last_error, record.last_error_source = SyncState.QUEUED, "", ""
-        return _enqueue_push(model, record.pk, record.company_id)
+        return enqueue_push(model, record.pk, record.company_id)
 
 
 def _stuck_cutoff():
@@ -87,13 +87,25 @@ def _stuck_cutoff():
 
 def _claim(model, record) -> bool:
     """QUEUED -> SENDING by conditional UPDATE (RemoteRecord.claim); or take over a record left SENDING
-    by a worker that died: only when it is stale, and only if nobody touched it since we read it."""
+    by a worker that died: when it is stale, or at once by the job run again after its loss (jobs.reap_lost
+    saw its worker die), and only if nobody touched it since we read it."""
     if record.sync_state == SyncState.QUEUED:
         return model.claim(record.pk)
-    if record.sync_state == SyncState.SENDING and record.updated_at < _stuck_cutoff():
+    if record.sync_state == SyncState.SENDING and (record.updated_at < _stuck_cutoff() or _lost_sender(record)):
         return model.objects.filter(pk=record.pk, sync_state=SyncState.SENDING, updated_at=record.updated_at).update(
             attempts=F("attempts") + 1, updated_at=timezone.now()) == 1
     return False
+
+
+def _takeover_after() -> float:
+    """Seconds after which a record left SENDING by a lost job may be taken over: a send still in flight (a
+    work-horse that outlived its lost queue entry) has timed out by then (connect + read timeout)."""
+    return sum(settings.PLATFORM_TIMEOUT) + 5
+
+
+def _lost_sender(record) -> bool:
+    """The current job runs again after its earlier run was lost, and the record has been still long enough."""
+    return jobs.recovering() and record.updated_at < timezone.now() - timedelta(seconds=_takeover_after())
 
 
 def _sending(model, pk):
@@ -116,6 +128,10 @@ def record_push(model, pk, *, send, reconcile):
     if record is None:
         return _("The record no longer exists.")
     if not _claim(model, record):
+        if record.sync_state == SyncState.SENDING and jobs.recovering():
+            left = (record.updated_at + timedelta(seconds=_takeover_after()) - timezone.now()).total_seconds()
+            raise jobs.TryLater(max(left, 1), _("Waiting for the lost attempt's call to time out before asking the "
+                                                "platform."))
         return _("Nothing to send: the record is “%(state)s”.") % {"state": record.get_sync_state_display()}
     record.refresh_from_db()
     try:
@@ -127,6 +143,11 @@ def record_push(model, pk, *, send, reconcile):
         # Not sent: give the attempt back, so that the next one reconciles only if an earlier one did happen.
         _sending(model, pk).update(sync_state=SyncState.QUEUED, attempts=F("attempts") - 1, updated_at=timezone.now())
         raise
+    except jobs.TryLater as exc:
+        # The reconciliation waits for the platform to tell (e.g. the next usage report): back in line.
+        _sending(model, pk).update(sync_state=SyncState.QUEUED, last_error=exc.message, last_error_source="",
+                                   updated_at=timezone.now())
+        raise
     except RemoteError as exc:
         # The refusal of the company's credentials is worded for the user, with who can fix it; `source`
         # keeps our own failures from being shown as the platform's refusal.
@@ -137,8 +158,12 @@ def record_push(model, pk, *, send, reconcile):
             _sending(model, pk).update(sync_state=SyncState.QUEUED, last_error=message, last_error_source=source,
                                        updated_at=timezone.now())
         else:
-            _fail(model, pk, _("Gave up after %(attempts)s attempts: %(error)s")
-                  % {"attempts": record.attempts, "error": message}, source)
+            # The job gives up, the record does not: the platform may have it (a 500 after applying), so it
+            # never ends FAILED unasked. It waits QUEUED for the sweep, whose push asks the platform first.
+            _sending(model, pk).update(sync_state=SyncState.QUEUED, last_error_source=source, updated_at=timezone.now(),
+                                       last_error=_("%(error)s The job gave up for now; the record is tried again "
+                                                    "within %(minutes)s minutes, asking the platform first.")
+                                       % {"error": message, "minutes": settings.SYNC_STUCK_AFTER_SECONDS // 60})
         raise
     except Exception as exc:
         # A bug, not the platform: show it on the record (the runner logs the traceback). A resend
@@ -232,7 +257,7 @@ def sweep_stuck(models=None, *, batch_size: int = 500) -> int:
         stuck = (model.objects.filter(sync_state__in=[SyncState.QUEUED, SyncState.SENDING], updated_at__lt=cutoff)
                  .order_by("updated_at").values_list("pk", "company_id")[:batch_size])
         for pk, company_id in stuck:
-            count += _enqueue_push(model, pk, company_id).is_new
+            count += enqueue_push(model, pk, company_id).is_new
     if count:
         logger.info("sweep: enqueued %s stuck record(s) again", count)
     return count

@@ -41,7 +41,7 @@ LIST_REPORTS = ReportFamily(
     name="passenger_list_report_sync", run_model=PassengerListReportRun, item_models={None: PassengerListReportItem},
     client=lambda company, kind: list_client(company), fields=lambda kind: REPORT_FIELDS,
     text_limits={"passenger_list_number": 40, "expedition_number": 50, "vehicle_plate": 20},
-    label=_("Fetch the by-date passenger list report"), nightly="45 2 * * *", after_store=lists_reported,
+    label=_("Fetch the by-date passenger list report"), daily=True, after_store=lists_reported,
     # Today's too, every 15 minutes, for companies with lists not known as reported: a list reported meanwhile is
     # refused an update here rather than by the platform.
     today_every=900, today_companies=lambda: PassengerList.objects.filter(state=ListState.SAVED).exclude(

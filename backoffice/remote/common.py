@@ -77,8 +77,22 @@ def envelope(data) -> dict:
 
 def check_page(page_index: int, page_size: int) -> None:
     """Pages count from 1 and hold at most 500 records (document 1, section 8)."""
-    if page_index < 1 or not 1 <= page_size <= MAX_PAGE_SIZE:
+    if not (_whole(page_index) and _whole(page_size)) or page_index < 1 or not 1 <= page_size <= MAX_PAGE_SIZE:
         raise ValueError(f"page_index starts at 1 and page_size is 1 to {MAX_PAGE_SIZE}")
+
+
+def _whole(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def check_page_size(params: dict | None, name: str = "pageSize") -> dict | None:
+    """A query given as it is (pageIndex, pageSize, filters...), refused when it asks for more than 500
+    records a page (document 1, section 8); the rest is the platform's to judge."""
+    if params and params.get(name) is not None:
+        size = to_int(params[name])
+        if not _whole(size) or not 1 <= size <= MAX_PAGE_SIZE:
+            raise ValueError(f"{name} is 1 to {MAX_PAGE_SIZE}, not {params[name]!r}")
+    return params
 
 
 def equals(category: str, value) -> dict:

@@ -18,6 +18,7 @@ import logging
 from dataclasses import asdict, dataclass
 
 from .errors import (
+    ApiKeyRequired,
     CREDENTIALS,
     PERMISSION,
     AuthenticationFailed,
@@ -41,6 +42,7 @@ LIMITED = "limited"  # not asked now: the rate limit's window is closed (wait se
 UNSENDABLE = "unsendable"  # a credential cannot be sent (not printable ASCII): nothing sent
 BLOCKED = "blocked"  # stopped here by our own rules (a typed URL's guard, a missing setting, ...)
 SKIPPED = "skipped"  # not tried: the credentials were refused already
+NO_API_KEY = "no_api_key"  # an API-key-only service (company management) and the company has no key: not sent
 ERROR = "error"  # a bug of ours
 
 AUTH = "auth"
@@ -89,6 +91,8 @@ def outcome_of(exc: BaseException, service: str, operation: str = "") -> Check:
     operation = getattr(exc, "operation", "") or operation
     if isinstance(exc, CredentialsUnsendable):
         return Check(service, UNSENDABLE, field=exc.field, detail=exc.user_message(), operation=operation)
+    if isinstance(exc, ApiKeyRequired):
+        return Check(service, NO_API_KEY, operation=operation)
     if isinstance(exc, RateLimited):
         if exc.local:
             return Check(service, LIMITED, wait=exc.wait, operation=operation)

@@ -14,8 +14,18 @@ from dataclasses import dataclass, replace
 from urllib.parse import quote
 
 SERVICES = ("auth", "ticket", "invoice", "accounting", "ledger", "dispatch", "crm")
+# Services that take only an API key, whatever the company's method (document 1, section 5, rule 2).
+API_KEY_ONLY = ("crm",)
+# Operations that need a permission beyond the product (document 1, section 5, rule 5): operation -> permission.
+LISTING = "e-ticket listing"
+PERMISSIONS = {"event_ticket.report": LISTING, "passenger_ticket.report": LISTING, "passenger_list.report": LISTING}
 SOURCES = ("document", "public", "default")
 IDEMPOTENT_METHODS = frozenset({"GET", "PUT", "DELETE", "HEAD"})
+# PUTs that are not idempotent in effect: sent again after a 5xx that had applied them, the platform refuses
+# ("only draft tickets..."). They are never repeated by the transport; the action machinery asks the
+# platform's statuses first (core.actions).
+STATE_CHANGES = frozenset({"event_ticket.update_status", "passenger_ticket.update_status",
+                           "dispatch.outbox_update_status", "dispatch.reply_update_status"})
 
 
 @dataclass(frozen=True)
@@ -28,7 +38,7 @@ class Endpoint:
 
     @property
     def idempotent(self) -> bool:
-        return self.method in IDEMPOTENT_METHODS
+        return self.method in IDEMPOTENT_METHODS and self.name not in STATE_CHANGES
 
     @property
     def path_params(self) -> list[str]:

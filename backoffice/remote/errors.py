@@ -122,3 +122,15 @@ class MaybeSent(RemoteError):
         kwargs.setdefault("permanent", False)
         kwargs.setdefault("source", NETWORK)
         super().__init__(message or "the call timed out after it was sent; the platform may have received it", **kwargs)
+
+
+class ApiKeyRequired(RemoteError):
+    """A call to a service that takes only an API key (company management, document 1, section 5, rule 2)
+    for a company that has none: refused here, nothing sent. Permanent, and ours (LOCAL)."""
+
+    def __init__(self, *, operation="", **kwargs):
+        kwargs.setdefault("permanent", True)
+        kwargs.setdefault("source", LOCAL)
+        prefix = f"{operation}: " if operation else ""
+        super().__init__(f"{prefix}the company-management service takes only an API key and the company has none; "
+                         "nothing was sent to the platform", operation=operation, **kwargs)

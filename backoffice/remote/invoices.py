@@ -3,6 +3,7 @@
 Documents come back as (file bytes, content type), unwrapped from the platform's Response object.
 """
 
+from .common import check_page_size
 from .documents import unwrap
 
 
@@ -32,12 +33,12 @@ class InvoicesClient:
         return self.transport.call("invoice.earchive_status", path_params={"id": invoice_id})
 
     def earchive_status_list(self, **params):
-        return self.transport.call("invoice.earchive_status_list", params=params or None)
+        return self.transport.call("invoice.earchive_status_list", params=check_page_size(params) or None)
 
     # Incoming invoice listing rule (6 per 15 minutes).
     def inbox_list(self, **params):
-        """Incoming invoices; params are passed as the query (pageIndex, pageSize, ...)."""
-        return self.transport.call("invoice.inbox_list", params=params or None)
+        """Incoming invoices; params are passed as the query (pageIndex, pageSize at most 500, ...)."""
+        return self.transport.call("invoice.inbox_list", params=check_page_size(params) or None)
 
     # PDF generation rule.
     def outbox_pdf(self, invoice_id, is_standart_xslt=True):

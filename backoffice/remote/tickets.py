@@ -78,14 +78,18 @@ class TicketClient(ExportsAndReports):
         return next((item for item in page["items"] if field(item, "ticketNumber") == ticket_number), None)
 
     def cancel(self, ettns) -> None:
-        """Cancel tickets (-> 100); all or none. A refusal raises RemoteError with the platform's title/detail."""
+        """Cancel tickets (-> 100); all or none. A refusal raises RemoteError with the platform's title/detail.
+
+        The body is {"ids": [...]} as document 2 (4.1, "Cancel ticket") writes it; the provider's client sends
+        Ids, which a .NET service binds alike, but the documents win where sources disagree."""
         self._call("cancel", json={"ids": ids(ettns, "ettn")})
 
     def update_status(self, ettns, status: int) -> None:
         """40 -> 0 (back to draft) or 0 -> 20 (queue and send); all or none."""
         if status not in (DRAFT, QUEUED):
             raise ValueError("status must be 0 (draft) or 20 (queue and send)")
-        self._call("update_status", json={"ids": ids(ettns, "ettn"), "status": status})
+        # Spelled as document 2 (4.1, "Change status") and the provider's client write it.
+        self._call("update_status", json={"Ids": ids(ettns, "ettn"), "Status": int(status)})
 
     def statuses(self, ettns) -> list[dict]:
         """[{"id", "status", "message"}] of the tickets the platform knows among these."""

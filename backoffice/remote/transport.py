@@ -20,6 +20,7 @@ from . import endpoints as endpoint_table
 from . import tokens
 from .errors import (
     LOCAL,
+    ApiKeyRequired,
     NETWORK,
     PLATFORM,
     AuthenticationFailed,
@@ -216,12 +217,13 @@ class Transport:
         endpoint = endpoint_table.resolve(operation, self.config.endpoints)
         path = endpoint_table.fill_path(endpoint.path, path_params)
         url = self._base_url(endpoint.service) + path
-        self.check_credentials(operation)  # before the limiter: a call that cannot go uses no slot
+        bearer = self.config.auth_method == SERVICE_USER and endpoint.service not in endpoint_table.API_KEY_ONLY
+        self.check_credentials(operation, bearer=bearer)  # before the limiter: a call that cannot go uses no slot
         retries = 0
         renewed = False
         while True:
             self._ask_limiter(endpoint, path)
-            auth_headers, token = self._auth_headers()
+            auth_headers, token = self._auth_headers(bearer)
             try:
                 response = self._send(endpoint, path, url, params=params, json=json, data=data, files=files,
                                       headers={**(headers or {}), **auth_headers})
@@ -233,12 +235,13 @@ class Transport:
 
             status = response.status_code
             if status == 401:
-                if self.config.auth_method == SERVICE_USER and not renewed:
+                if bearer and not renewed:
                     # Expired: drop only this token (another caller may have renewed it), ask once, retry once.
                     self.token_store.drop(self._token_key(), token)
                     renewed = True
                     continue
-                raise self._error(AuthenticationFailed, response, operation, message=self._auth_message(operation))
+                raise self._error(AuthenticationFailed, response, operation,
+                                  message=self._auth_message(operation, bearer))
             if status == 429:
                 raise self._error(RateLimited, response, operation, _retry_after(response.headers.get("Retry-After")),
                                   local=False)
@@ -258,13 +261,18 @@ class Transport:
             return self._parse(response)
 
     # --- authentication -------------------------------------------------------------------------------
-    def check_credentials(self, operation="") -> None:
-        """Raise CredentialsUnsendable when a credential of the auth method in use cannot be sent (not
-        printable ASCII): our own clear, permanent error instead of a UnicodeEncodeError from the depths
-        of http.client, and nothing sent."""
-        if self.config.auth_method == SERVICE_USER:
+    def check_credentials(self, operation="", *, bearer=None) -> None:
+        """Raise CredentialsUnsendable when a credential the call needs cannot be sent (not printable ASCII):
+        our own clear, permanent error instead of a UnicodeEncodeError from the depths of http.client, and
+        nothing sent; ApiKeyRequired when an API-key-only service is called without one.
+        bearer: whether the call goes with the service user's token (default: the company's method)."""
+        if bearer is None:
+            bearer = self.config.auth_method == SERVICE_USER
+        if bearer:
             fields = (("service_username", self.config.username), ("service_password", self.config.password))
         else:
+            if not self.config.api_key and self.config.auth_method == SERVICE_USER:
+                raise ApiKeyRequired(operation=operation)
             fields = (("api_key", self.config.api_key),)
         for name, value in fields:
             if not printable_ascii(value):
@@ -283,15 +291,15 @@ class Transport:
             self.token_store.put(key, token, lifetime)
         self._remember(token)
 
-    def _auth_headers(self) -> tuple[dict, str]:
+    def _auth_headers(self, bearer: bool) -> tuple[dict, str]:
         """The credential headers of one call, and the bearer token they carry ("" with an API key)."""
-        if self.config.auth_method == SERVICE_USER:
+        if bearer:
             token = self._bearer_token()
             return {"Authorization": f"Bearer {token}"}, token
         return {"x-api-key": self.config.api_key}, ""
 
-    def _auth_message(self, operation) -> str:
-        if self.config.auth_method == SERVICE_USER:
+    def _auth_message(self, operation, bearer) -> str:
+        if bearer:
             return (f"{operation}: the platform refused the service user's token (HTTP 401) even after a new "
                     f"token was issued; check the service user and its permissions")
         return f"{operation}: the platform refused the API key (HTTP 401); check the company's API key"

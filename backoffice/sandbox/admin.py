@@ -39,7 +39,7 @@ class ServiceUserAdmin(admin.ModelAdmin):
 
 @admin.register(AccessToken)
 class AccessTokenAdmin(admin.ModelAdmin):
-    list_display = ["customer", "created", "expires_at"]
+    list_display = ["customer", "created", "expires_at", "uses"]
     list_select_related = ["customer"]
     exclude = ["token"]
 
@@ -47,14 +47,14 @@ class AccessTokenAdmin(admin.ModelAdmin):
 @admin.register(FaultRule)
 class FaultRuleAdmin(admin.ModelAdmin):
     list_display = ["path", "method", "error_rate", "error_status", "latency_ms", "timeout_seconds", "timeout_after",
-                    "storm_429", "expire_tokens", "remaining"]
+                    "after_apply", "storm_429", "expire_tokens", "remaining"]
     list_editable = ["error_rate", "latency_ms", "timeout_seconds", "storm_429", "expire_tokens", "remaining"]
 
 
 @admin.register(SandboxSetting)
 class SandboxSettingAdmin(admin.ModelAdmin):
-    list_display = ["__str__", "token_lifetime_seconds", "rate_limit_scale", "ticket_processing_seconds",
-                    "ticket_error_rate", "export_ready_seconds", "clock_offset_seconds"]
+    list_display = ["__str__", "token_lifetime_seconds", "token_max_uses", "rate_limit_scale",
+                    "ticket_processing_seconds", "ticket_error_rate", "export_ready_seconds", "clock_offset_seconds"]
 
     def has_add_permission(self, request):
         return not SandboxSetting.objects.exists()

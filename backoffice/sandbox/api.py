@@ -19,12 +19,21 @@ from . import faults, ratelimit
 from .models import AccessToken, ApiKey, Customer, RequestLog, SandboxSetting
 
 SERVICES = ("auth", "ticket", "invoice", "accounting", "ledger", "dispatch", "crm")
+API_KEY_ONLY = ("crm",)  # document 1, section 5, rule 2: company management takes an API key only
 MAX_PAGE_SIZE = 500  # document 1, section 8
 TOKEN_PATH = ("auth", "POST", "/v1/token")
+# Set in the WSGI environ: sandbox_serve can close a connection without answering (CAN_DROP), and the view
+# asks it to (DROP). The request log shows such a request with status 0.
+CAN_DROP, DROP = "sandbox.can_drop", "sandbox.drop"
+NO_ANSWER = 0
 
 
 class Dropped(Exception):
     """The sandbox was reset while this request slept in a fault: answer, but leave no trace."""
+
+
+class NoAnswer(Exception):
+    """An after_apply "drop" fault: the operation took effect, the caller gets no answer at all."""
 
 
 class ApiError(Exception):
@@ -41,6 +50,13 @@ class ApiError(Exception):
 
 def problem(status: int, title: str, detail: str, **headers) -> ApiError:
     return ApiError(status, {"title": title, "detail": detail}, headers)
+
+
+def binding_failed(errors: dict) -> ApiError:
+    """The body does not fit the operation's model (a wrong JSON type, an unknown or misspelt field): 422 with
+    the messages per field, as ASP.NET problem details carry them, and a detail naming each field."""
+    detail = "; ".join(f"{name}: {' '.join(messages)}" for name, messages in errors.items())
+    return ApiError(422, {"title": "One or more validation errors occurred.", "detail": detail, "errors": errors})
 
 
 def invalid(field_name: str, message: str) -> ApiError:
@@ -143,8 +159,9 @@ def paged(items: list, page_index: int, page_size: int, capitalised=False) -> di
 
 # --- authentication ---------------------------------------------------------------------------------
 
-def authenticate(request):
-    """(customer, via_bearer) or raises 401. Document 1, section 5: x-api-key or a live bearer token."""
+def authenticate(request, settings: SandboxSetting):
+    """(customer, via_bearer) or raises 401. Document 1, section 5: x-api-key or a live bearer token (one that
+    has not outlived its lifetime, nor served token_max_uses calls when that is set)."""
     key = request.headers.get("x-api-key")
     if key:
         api_key = ApiKey.objects.select_related("customer").filter(key=key).first()
@@ -154,7 +171,7 @@ def authenticate(request):
     scheme, _, token = request.headers.get("Authorization", "").partition(" ")
     if scheme.lower() == "bearer" and token.strip():
         access = AccessToken.objects.select_related("customer").filter(token=token.strip()).first()
-        if access is None or access.expires_at <= timezone.now():
+        if access is None or access.expires_at <= timezone.now() or not access.use(settings.token_max_uses):
             raise problem(401, "Unauthorized", "The access token is not valid or has expired.")
         return access.customer, True
     raise problem(401, "Unauthorized", "Credentials are missing: send x-api-key or Authorization: Bearer.")
@@ -173,6 +190,16 @@ def service_view(request, service, rest=""):
         response = error.response()
     except Dropped:
         return JsonResponse({"title": "Service Unavailable", "detail": "The sandbox was reset."}, status=503)
+    except NoAnswer:
+        RequestLog.objects.create(method=request.method, path=request.path[:500], status=NO_ANSWER,
+                                  customer=call.customer)
+        if request.META.get(CAN_DROP):
+            request.META[DROP] = True  # sandbox_serve sends nothing and closes the connection
+            return HttpResponse(status=502)
+        # Another server (runserver) cannot drop a connection: the nearest thing is a gateway error.
+        return JsonResponse({"title": "Bad Gateway", "detail": "Connection dropped after the operation took "
+                                                               "effect (serve with sandbox_serve for a real drop)."},
+                            status=502)
     response["X-Correlation-Id"] = str(uuid.uuid4())
     RequestLog.objects.create(method=request.method, path=request.path[:500], status=response.status_code,
                               customer=call.customer)
@@ -180,7 +207,8 @@ def service_view(request, service, rest=""):
 
 
 def handle(call: Call):
-    """Auth, expire_tokens, storm_429, rate limit, latency, timeout, error_rate, the operation, timeout_after.
+    """Auth, expire_tokens, storm_429, rate limit, latency, timeout, error_rate, the operation, timeout_after,
+    then an after_apply error or drop.
 
     The rate limit comes after the storm (a storm uses up no slot) and before the slow and failing
     faults (an injected 5xx still counted as a call, as a gateway in front of a failing backend would).
@@ -191,7 +219,10 @@ def handle(call: Call):
     plan = faults.plan(request.path, method)
     via_bearer = False
     if (call.service, method, call.path) != TOKEN_PATH:
-        call.customer, via_bearer = authenticate(request)
+        call.customer, via_bearer = authenticate(request, call.settings)
+    if via_bearer and call.service in API_KEY_ONLY:
+        raise problem(401, "Unauthorized", "The company-management service requires an API key (x-api-key header, "
+                                           "created in the portal); a bearer token is not accepted here.")
     if via_bearer and plan.expire_tokens():
         raise problem(401, "Unauthorized", "The access token has expired.")
     storm = plan.storm_429()
@@ -218,19 +249,28 @@ def handle(call: Call):
     try:
         result = handler(call, **call.kwargs)
     except ApiError:
-        _answer_late(plan)
+        _after_apply(plan)
         raise
-    _answer_late(plan)
+    _after_apply(plan)
     if isinstance(result, HttpResponse):
         return result
     return JsonResponse(result, safe=False)
 
 
-def _answer_late(plan) -> None:
-    """A timeout_after fault: the operation has run (and committed); now keep the caller waiting."""
+def _after_apply(plan) -> None:
+    """Faults after the operation has run (and committed, each operation commits its own transaction): a
+    timeout_after rule keeps the caller waiting; an after_apply rule answers its error status instead of the
+    outcome, or no answer at all."""
     late = plan.timeout_after_seconds()
     if late and not faults.sleep(late):
         raise Dropped
+    fault = plan.after_apply()
+    if fault is None:
+        return
+    mode, status = fault
+    if mode == "drop":
+        raise NoAnswer
+    raise problem(status, "Injected fault", "The sandbox was told to fail this request after applying it.")
 
 
 def server_error(request, *args, **kwargs):

@@ -15,12 +15,13 @@ from django.http import JsonResponse
 from django.views.decorators.csrf import csrf_exempt
 
 from . import faults, ratelimit
+from .api import NO_ANSWER
 from .models import AccessToken, ApiKey, Customer, FaultRule, RequestLog, SandboxSetting, ServiceUser
 
 FAULT_FIELDS = ("path", "method", "error_rate", "error_status", "latency_ms", "timeout_seconds", "timeout_after",
-                "storm_429", "retry_after", "expire_tokens", "remaining")
-SETTING_FIELDS = ("token_lifetime_seconds", "rate_limit_scale", "ticket_processing_seconds", "ticket_error_rate",
-                  "export_ready_seconds", "clock_offset_seconds")
+                "after_apply", "storm_429", "retry_after", "expire_tokens", "remaining")
+SETTING_FIELDS = ("token_lifetime_seconds", "token_max_uses", "rate_limit_scale", "ticket_processing_seconds",
+                  "ticket_error_rate", "export_ready_seconds", "clock_offset_seconds")
 
 
 class BadRequest(Exception):
@@ -60,7 +61,8 @@ def customer_create(body):
     """Create or update a customer (keyed by customer_unique_id when given) with its credentials."""
     if not body.get("name"):
         raise BadRequest("name is required")
-    fields = {"name": body["name"], "credits": int(body.get("credits", 1000))}
+    fields = {"name": body["name"], "credits": int(body.get("credits", 1000)),
+              "listing_permission": bool(body.get("listing_permission", True))}
     with transaction.atomic():
         if body.get("customer_unique_id"):
             customer, _ = Customer.objects.update_or_create(customer_unique_id=body["customer_unique_id"],
@@ -114,12 +116,15 @@ def settings_update(body):
 
 
 def stats(body):
+    """Requests per path and status; tokens_issued since the reset; responses_401 (expired or refused
+    credentials); no_answer: requests an after_apply "drop" fault left unanswered (status 0 in the log)."""
     rows = RequestLog.objects.values("method", "path", "status").annotate(count=Count("pk")).order_by(
         "path", "method", "status")
     by_status = {}
     for row in RequestLog.objects.values("status").annotate(count=Count("pk")):
         by_status[str(row["status"])] = row["count"]
-    return {"requests": list(rows), "tokens_issued": AccessToken.objects.count(), "by_status": by_status}
+    return {"requests": list(rows), "tokens_issued": AccessToken.objects.count(), "by_status": by_status,
+            "responses_401": by_status.get("401", 0), "no_answer": by_status.get(str(NO_ANSWER), 0)}
 
 
 ACTIONS = {

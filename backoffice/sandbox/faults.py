@@ -46,10 +46,22 @@ class Plan:
                     if rule.timeout_seconds and rule.timeout_after and self._fires(rule)], default=0)
 
     def error_status(self) -> int:
+        """The status of the first error rule (before the operation) whose dice say fail, 0 when none."""
+        rule = self._failing(after_apply=False)
+        return rule.error_status if rule else 0
+
+    def after_apply(self) -> tuple[str, int] | None:
+        """After the operation ran and committed: ("error", status) or ("drop", 0) of the first after_apply
+        rule whose dice say fail, None when none does."""
+        rule = self._failing(after_apply=True)
+        return (rule.after_apply, rule.error_status) if rule else None
+
+    def _failing(self, *, after_apply: bool):
         for rule in self.rules:
-            if rule.error_rate > 0 and random.random() < rule.error_rate and self._fires(rule):
-                return rule.error_status
-        return 0
+            if bool(rule.after_apply) == after_apply and rule.error_rate > 0 and random.random() < rule.error_rate \
+                    and self._fires(rule):
+                return rule
+        return None
 
 
 def plan(path: str, method: str) -> Plan:

@@ -4,6 +4,7 @@ import secrets
 import uuid
 from datetime import timedelta
 
+from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import F
@@ -19,6 +20,8 @@ class Customer(models.Model):
     customer_unique_id = models.UUIDField(_("customerUniqueId"), default=uuid.uuid4, unique=True)
     name = models.CharField(_("name"), max_length=200)
     credits = models.PositiveBigIntegerField(_("credits"), default=1000)
+    # Document 1, section 5, rule 5: the ticket service's reports also need the e-ticket listing permission.
+    listing_permission = models.BooleanField(_("e-ticket listing permission"), default=True)
     created = models.DateTimeField(_("created"), auto_now_add=True)
 
     class Meta:
@@ -65,6 +68,8 @@ class AccessToken(models.Model):
     token = models.CharField(_("token"), max_length=100, unique=True)
     customer = models.ForeignKey(Customer, on_delete=models.CASCADE, related_name="tokens")
     expires_at = models.DateTimeField(_("expires at"))
+    uses = models.PositiveIntegerField(_("uses"), default=0,
+                                       help_text=_("Calls made with the token; counted while a use limit is set."))
     created = models.DateTimeField(_("created"), auto_now_add=True)
 
     class Meta:
@@ -81,10 +86,24 @@ class AccessToken(models.Model):
             expires_at=timezone.now() + timedelta(seconds=lifetime_seconds),
         )
 
+    def use(self, max_uses: int) -> bool:
+        """Count one call; False once the token has served max_uses calls (0: no limit, nothing counted).
+        A conditional update, so that concurrent calls never share the last use."""
+        if not max_uses:
+            return True
+        return AccessToken.objects.filter(pk=self.pk, uses__lt=max_uses).update(uses=F("uses") + 1) == 1
+
 
 class FaultRule(models.Model):
     """A fault switch; effects apply in the order expire_tokens, storm_429, latency, timeout, error_rate,
-    then the operation, then a timeout_after rule's sleep."""
+    then the operation, then a timeout_after rule's sleep, then an after_apply rule's error or drop."""
+
+    BEFORE, AFTER_ERROR, AFTER_DROP = "", "error", "drop"
+    AFTER_APPLY_CHOICES = [
+        (BEFORE, _("before the operation (nothing applied)")),
+        (AFTER_ERROR, _("after the operation: answer the error status")),
+        (AFTER_DROP, _("after the operation: close the connection without an answer")),
+    ]
 
     path = models.CharField(_("path glob"), max_length=300, default="*",
                             help_text=_("Matched against the full path with the service prefix, e.g. /invoice/v2/*."))
@@ -98,6 +117,12 @@ class FaultRule(models.Model):
         _("time out after processing"), default=False,
         help_text=_("Run the operation first, then sleep timeout_seconds: a call that times out after the "
                     "platform acted on it."),
+    )
+    after_apply = models.CharField(
+        _("error or drop after applying"), max_length=5, blank=True, default=BEFORE, choices=AFTER_APPLY_CHOICES,
+        help_text=_("When the error_rate dice say fail: before the operation (nothing applied), or after it ran and "
+                    "committed, answering error_status or dropping the connection (the platform acted, the caller "
+                    "does not know)."),
     )
     storm_429 = models.BooleanField(_("429 storm"), default=False)
     retry_after = models.PositiveIntegerField(_("Retry-After of the storm (s)"), default=1)
@@ -114,6 +139,12 @@ class FaultRule(models.Model):
     def __str__(self):
         return f"{self.method} {self.path}"
 
+    def clean(self):
+        # An after_apply rule fires only on the error_rate dice: without a rate it would silently do nothing.
+        if self.after_apply and self.error_rate <= 0:
+            raise ValidationError({"error_rate": _("Give an error rate above 0 with an error or drop after applying "
+                                                   "(1 fails every matching request).")})
+
     def claim(self) -> bool:
         """Take one use; False once a limited rule is used up (conditional update: safe across threads)."""
         if self.remaining is None:
@@ -124,10 +155,15 @@ class FaultRule(models.Model):
 class SandboxSetting(models.Model):
     """Singleton (pk 1)."""
 
-    DEFAULTS = {"token_lifetime_seconds": 86400, "rate_limit_scale": 1.0, "ticket_processing_seconds": 5.0,
-                "ticket_error_rate": 0.0, "export_ready_seconds": 3.0, "clock_offset_seconds": 0.0}
+    DEFAULTS = {"token_lifetime_seconds": 86400, "token_max_uses": 0, "rate_limit_scale": 1.0,
+                "ticket_processing_seconds": 5.0, "ticket_error_rate": 0.0, "export_ready_seconds": 3.0,
+                "clock_offset_seconds": 0.0}
 
     token_lifetime_seconds = models.PositiveIntegerField(_("token lifetime (s)"), default=86400)
+    token_max_uses = models.PositiveIntegerField(
+        _("token uses"), default=0,
+        help_text=_("A bearer token answers 401 (expired) after this many calls; 0 means no limit."),
+    )
     rate_limit_scale = models.FloatField(
         _("rate-limit window scale"), default=1.0,
         help_text=_("Every rate-limit window is multiplied by this (tests shrink it)."),

@@ -130,7 +130,9 @@ class SubCompany(RemoteRecord):
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True,
                                    related_name="+", verbose_name=_("created by"))
     # Set when the creation timed out after the request left: never sent again without the user's word.
-    maybe_sent = models.BooleanField(_("may have reached the platform"), default=False)
+    # When a request that may have reached the platform left (a 5xx, a timeout): it is not sent again before a
+    # usage report fetched after it shows whether it took effect (services.*_reconcile).
+    maybe_sent_at = models.DateTimeField(_("may have reached the platform at"), null=True, blank=True)
     seen_at = models.DateTimeField(_("first seen in a report"), null=True, blank=True)
     last_seen_at = models.DateTimeField(_("last seen in a report"), null=True, blank=True)
     report_row = models.ForeignKey(ReportCustomer, on_delete=models.SET_NULL, null=True, blank=True,
@@ -185,7 +187,9 @@ class SubCompanyOperation(RemoteRecord):
     product_types = models.JSONField(_("products"), default=list, blank=True)
     application_credit_id = models.BigIntegerField(_("offer no."), null=True, blank=True)
     # Set when a send timed out after the request left: never sent again without the user's word.
-    maybe_sent = models.BooleanField(_("may have reached the platform"), default=False)
+    # When a request that may have reached the platform left (a 5xx, a timeout): it is not sent again before a
+    # usage report fetched after it shows whether it took effect (services.*_reconcile).
+    maybe_sent_at = models.DateTimeField(_("may have reached the platform at"), null=True, blank=True)
     response = models.JSONField(_("platform's answer"), null=True, blank=True)
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True,
                                    related_name="+", verbose_name=_("requested by"))

@@ -21,11 +21,12 @@ from redis.exceptions import RedisError
 
 from backoffice.core import jobs, sync
 from backoffice.core.choices import SyncState
+from backoffice.core.conf import tunable
 from backoffice.core.models import Company, JobRun
 from backoffice.core.platform import client_for, limiter
 from backoffice.remote.companies import CompaniesClient
 from backoffice.remote import endpoints
-from backoffice.remote.errors import NETWORK, MaybeSent, RemoteError
+from backoffice.remote.errors import MaybeSent, NoAnswer, RemoteError
 
 from . import report
 from .choices import OperationKind, Origin
@@ -46,6 +47,22 @@ class Refused(Exception):
     def __init__(self, message):
         self.message = str(message)
         super().__init__(self.message)
+
+
+def api_key_missing(company) -> str:
+    """Why company management cannot be used for this company, or "": it takes only an API key (document 1,
+    section 5, rule 2), which a company working with a service user may not have stored."""
+    if company is None or company.api_key:
+        return ""
+    return _("Company management takes only an API key, and this company has none (its documents go with a "
+             "service user). Nothing here can be sent to the platform until an administrator adds the API key on "
+             "the company page.")
+
+
+def _require_api_key(company):
+    missing = api_key_missing(company)
+    if missing:
+        raise Refused(missing)
 
 
 def _names(subcompanies) -> str:
@@ -122,6 +139,7 @@ def create_subcompany(*, company, identifier, name, quantity, contact_full_name,
     Rule 3: the platform processes it later; the record waits until a report contains its identifier.
     Rule 2 (an active offer of its own or of another distributor) comes back as the platform's error.
     """
+    _require_api_key(company)
     if SubCompany.objects.filter(company=company, identifier=identifier).exclude(sync_state=SyncState.FAILED).exists():
         raise Refused(_("A sub-company with the identifier %(identifier)s is already known; add a credit offer to "
                         "it instead.") % {"identifier": identifier})
@@ -147,6 +165,7 @@ def _operation(company, kind, subcompanies, user, **fields) -> SubCompanyOperati
 
 def credit_add(*, company, subcompany, quantity, show_over_usage=False, user=None) -> SubCompanyOperation:
     """Add a credit offer to one company (document 1, 2.3)."""
+    _require_api_key(company)
     [subcompany] = _own(company, [subcompany])
     _require_on_platform([subcompany])
     return _operation(company, OperationKind.ADD_CREDIT, [subcompany], user, quantity=quantity,
@@ -155,6 +174,7 @@ def credit_add(*, company, subcompany, quantity, show_over_usage=False, user=Non
 
 def credit_add_batch(*, company, subcompanies, quantity, show_over_usage=False, user=None) -> SubCompanyOperation:
     """Add the same credit offer to several companies in one call (document 1, 2.3, batch body)."""
+    _require_api_key(company)
     subcompanies = _own(company, subcompanies)
     if len(subcompanies) == 1:
         return credit_add(company=company, subcompany=subcompanies[0], quantity=quantity,
@@ -183,6 +203,7 @@ def cancel_refusal(subcompany, application_credit_id) -> str:
 
 def credit_cancel(*, company, subcompany, application_credit_id, user=None) -> SubCompanyOperation:
     """Cancel a credit offer by its applicationCreditId. Rule 1: never the company's last active offer."""
+    _require_api_key(company)
     [subcompany] = _own(company, [subcompany])
     application_credit_id = int(application_credit_id)
     refusal = cancel_refusal(subcompany, application_credit_id)
@@ -202,6 +223,7 @@ def _check_rule_4(subcompanies):
 
 def products_add(*, company, subcompany, product_types, user=None) -> SubCompanyOperation:
     """Add products (ProductType values of 2.4) to one company; rule 4 is checked first."""
+    _require_api_key(company)
     [subcompany] = _own(company, [subcompany])
     _check_rule_4([subcompany])
     return _operation(company, OperationKind.ADD_PRODUCTS, [subcompany], user,
@@ -210,6 +232,7 @@ def products_add(*, company, subcompany, product_types, user=None) -> SubCompany
 
 def products_add_batch(*, company, subcompanies, product_types, user=None) -> SubCompanyOperation:
     """Add products to several companies in one call; refused as a whole if one of them fails rule 4."""
+    _require_api_key(company)
     subcompanies = _own(company, subcompanies)
     if len(subcompanies) == 1:
         return products_add(company=company, subcompany=subcompanies[0], product_types=product_types, user=user)
@@ -219,26 +242,53 @@ def products_add_batch(*, company, subcompanies, product_types, user=None) -> Su
 
 
 def record_resend(record):
-    """The user asks to send a failed record again (after checking the platform when it may have arrived)."""
-    type(record).objects.filter(pk=record.pk).update(maybe_sent=False)
+    """The user asks to send a failed record again."""
+    type(record).objects.filter(pk=record.pk).update(maybe_sent_at=None)
     return sync.record_queue(record)
 
 
 # --- the push jobs' send and reconcile ----------------------------------------------------------------
+# Creation and credit offers are not idempotent (a second one is real money) and company management gives no
+# status call: when a request may have arrived (a 5xx, a timeout, a dropped connection), nothing is sent
+# again before a usage report fetched at least CRM_SETTLE_SECONDS after it says whether it took effect
+# (the report is given once per 15 minutes; rule 3: creation is processed later). Products are idempotent
+# (a product the company has is no change), and a cancel answered "no such active offer" is already done.
+
+def _settle_seconds() -> float:
+    return tunable("CRM_SETTLE_SECONDS", 900)
+
+
+def _ambiguous(exc: RemoteError) -> bool:
+    """Whether the platform may have applied a call that failed this way."""
+    return isinstance(exc, (MaybeSent, NoAnswer)) or (not exc.permanent and (exc.status or 0) >= 500)
+
 
 def _guarded(record, call):
-    """Run a non-idempotent call; remember when it timed out after leaving (never resent blindly)."""
+    """Run a non-idempotent call; remember when its outcome is unknown (never resent blindly)."""
     try:
         return call()
-    except MaybeSent:
-        type(record).objects.filter(pk=record.pk).update(maybe_sent=True)
+    except RemoteError as exc:
+        if _ambiguous(exc):
+            type(record).objects.filter(pk=record.pk).update(maybe_sent_at=timezone.now())
         raise
 
 
-def _may_have_arrived():
-    return RemoteError(detail=_("The platform may have received this request before the connection was lost, so it "
-                                "is not sent again automatically. Check the next usage report, then send it again "
-                                "if it is not there."), permanent=True, source=NETWORK)
+def _report_after(record):
+    """The first usage report fetched long enough after the request that may have arrived; until there is
+    one, the refresh is asked for and the push waits (TryLater: no attempt counted)."""
+    after = record.maybe_sent_at + timedelta(seconds=_settle_seconds())
+    snapshot = UsageSnapshot.objects.filter(company=record.company, fetched_at__gte=after).order_by("fetched_at").first()
+    if snapshot is not None:
+        return snapshot
+    from .jobs import usage_report_refresh as refresh_job
+
+    settle = max((after - timezone.now()).total_seconds(), 0)
+    # The refresh waits for the report's window itself (the limiter defers it); here only for the settle time.
+    jobs.enqueue(refresh_job, company=record.company_id, args=[record.company_id], delay=settle or None)
+    wait = max(settle, report_wait_seconds(record.company) or 0)
+    raise jobs.TryLater(wait + 30, _("The platform may have received this request before its answer was "
+                                               "lost; waiting for the next usage report to tell before sending it "
+                                               "again."))
 
 
 def subcompany_send(record) -> dict:
@@ -255,12 +305,17 @@ def subcompany_send(record) -> dict:
 
 
 def subcompany_reconcile(record) -> dict | None:
-    """Creation shows only in the report (rule 3). Sending it again would add a second offer when the
-    first arrived, so a creation that may have arrived is not repeated."""
+    """Creation shows only in the report (rule 3): a report after the request that shows the identifier
+    (snapshot_save gave the record its customerUniqueId) means it arrived; one that does not, that it did not."""
     if record.remote_id:
         return {}
-    if record.maybe_sent:
-        raise _may_have_arrived()
+    if record.maybe_sent_at is None:
+        return None
+    _report_after(record)
+    record.refresh_from_db(fields=["remote_id"])
+    if record.remote_id:
+        return {}
+    SubCompany.objects.filter(pk=record.pk).update(maybe_sent_at=None)
     return None
 
 
@@ -268,28 +323,59 @@ def operation_send(operation) -> dict:
     client = client_for(operation.company, CompaniesClient)
     uids = [s.remote_id for s in operation.subcompanies.order_by("pk")]
     kind = operation.kind
+    if kind == OperationKind.CANCEL_CREDIT:
+        try:
+            answer = client.cancel_credit(uids[0], operation.application_credit_id)
+        except RemoteError as exc:
+            if exc.status != 404:
+                raise
+            # The offer is not active any more: cancelled by an earlier attempt whose answer was lost (a DELETE
+            # is sent again by the transport after a 5xx), or in the portal. The wanted state holds.
+            return {"response": {"alreadyCancelled": True, "detail": exc.user_message()}}
+        return {"response": answer if isinstance(answer, (dict, list)) else None}
+    if kind == OperationKind.ADD_PRODUCTS:
+        return {"response": client.add_products(uids[0], operation.product_types)}
+    if kind == OperationKind.ADD_PRODUCTS_BATCH:
+        return {"response": client.add_products_batch(uids, operation.product_types)}
     if kind == OperationKind.ADD_CREDIT:
         call = lambda: client.add_credit(uids[0], operation.quantity, show_over_usage=operation.show_over_usage)  # noqa: E731
     elif kind == OperationKind.ADD_CREDIT_BATCH:
         call = lambda: client.add_credit_batch(uids, operation.quantity,  # noqa: E731
                                                show_over_usage=operation.show_over_usage)
-    elif kind == OperationKind.CANCEL_CREDIT:
-        call = lambda: client.cancel_credit(uids[0], operation.application_credit_id)  # noqa: E731
-    elif kind == OperationKind.ADD_PRODUCTS:
-        call = lambda: client.add_products(uids[0], operation.product_types)  # noqa: E731
-    elif kind == OperationKind.ADD_PRODUCTS_BATCH:
-        call = lambda: client.add_products_batch(uids, operation.product_types)  # noqa: E731
     else:
         raise RemoteError(detail=f"unknown operation {kind}", permanent=True)
     answer = _guarded(operation, call)
     return {"response": answer if isinstance(answer, (dict, list)) else None}
 
 
+def _credit_ids(snapshot, uids) -> dict:
+    rows = ReportCredit.objects.filter(customer__snapshot=snapshot, customer__customer_unique_id__in=uids)
+    found = {uid: set() for uid in uids}
+    for uid, credit_id in rows.values_list("customer__customer_unique_id", "application_credit_id"):
+        found[uid].add(credit_id)
+    return found
+
+
 def operation_reconcile(operation) -> dict | None:
-    """None: the earlier attempts were refused or never left; send again. A request that may have
-    arrived is not repeated (a second credit offer would be real money)."""
-    if operation.maybe_sent:
-        raise _may_have_arrived()
+    """None: send (again). A credit offer whose outcome is unknown is looked for in a report fetched after it:
+    an offer new to every company of the request (absent from the last report before it) means it arrived."""
+    if operation.maybe_sent_at is None or operation.kind not in CREDIT_ADDS:
+        return None
+    after = _report_after(operation)
+    uids = [s.remote_id for s in operation.subcompanies.order_by("pk")]
+    before = (UsageSnapshot.objects.filter(company=operation.company, fetched_at__lt=operation.maybe_sent_at)
+              .order_by("-fetched_at").first())
+    known = _credit_ids(before, uids) if before is not None else {uid: set() for uid in uids}
+    now = _credit_ids(after, uids)
+    new = {uid: now[uid] - known[uid] for uid in uids}
+    # Offers other requests added meanwhile are new too: this one arrived only if there are more new offers.
+    since = before.fetched_at if before is not None else operation.created_at
+    others = {uid: SubCompanyOperation.objects.filter(
+        subcompanies__remote_id=uid, kind__in=CREDIT_ADDS, sync_state=SyncState.SYNCED, synced_at__gte=since,
+        synced_at__lte=after.fetched_at).exclude(pk=operation.pk).count() for uid in uids}
+    if all(len(new[uid]) > others[uid] for uid in uids):
+        return {"response": {"foundInReport": after.pk, "newCreditIds": {uid: sorted(ids) for uid, ids in new.items()}}}
+    SubCompanyOperation.objects.filter(pk=operation.pk).update(maybe_sent_at=None)
     return None
 
 
@@ -350,6 +436,7 @@ def refresh_run(company) -> JobRun | None:
 def usage_report_request(*, company) -> JobRun:
     """The manual refresh button: queue the refresh job, only while the platform's window is open
     (1 call per 15 minutes, document 1, section 8), so that it never earns a 429."""
+    _require_api_key(company)
     wait = report_wait_seconds(company)
     if wait:
         minutes = max(1, math.ceil(wait / 60))

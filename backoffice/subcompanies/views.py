@@ -73,6 +73,9 @@ class SectionMixin(CoreSectionMixin):
 
     section = "subcompanies"
 
+    def section_notice(self) -> str:
+        return services.api_key_missing(self.request.company)
+
 
 # --- sub-companies ----------------------------------------------------------------------------------
 
@@ -419,7 +422,7 @@ class UsageDashboardView(RoleRequiredMixin, TemplateView):
     def get_context_data(self, **kwargs):
         context = super().get_context_data(**kwargs)
         company = self.request.company
-        context["section_tabs"] = section_tabs("subcompanies", "dashboard")
+        context["section_tabs"] = section_tabs("subcompanies", "dashboard", services.api_key_missing(company))
         if company is None:
             return context
         snapshot = selectors.latest_snapshot(company)

@@ -63,4 +63,4 @@ TEXT_LIMITS = {"ticket_number": 20, "payment_type": 20, "location_city_code": 10
 TICKET_REPORTS = ReportFamily(
     name="ticket_report_sync", run_model=ReportRun, item_models=REPORT_ITEM_MODELS, client=ticket_client,
     fields=lambda kind: (*COMMON_REPORT_FIELDS, *KIND_REPORT_FIELDS[kind]), text_limits=TEXT_LIMITS,
-    kinds=TicketKind, label=_("Fetch the by-date ticket report"), nightly="30 2 * * *")
+    kinds=TicketKind, label=_("Fetch the by-date ticket report"), daily=True)

@@ -28,6 +28,7 @@ PREFIX_RE = re.compile(r"^[A-Z0-9]{3}$")
 CURRENCY_RE = re.compile(r"^[A-Z]{3}$")
 PASSPORT_RE = re.compile(r"^[A-Z0-9]{5,20}$")
 MAX_LINES = 100
+MAX_TAXES = 10  # other taxes of one line
 CURRENCY_REQUIRED = _("The currency is never empty: use TRY when no other currency applies.")
 
 
@@ -398,26 +399,28 @@ class PassengerTicketForm(VehicleChecks, TicketForm):
         ]
 
 
-class TicketLineForm(forms.Form):
-    """One item (document 2, section 2.4). Discount, VAT and tax amounts are computed from the rates."""
+class TicketLineTaxForm(forms.Form):
+    """One tax of a line other than VAT (document 2, section 2.4: taxes is an array): code and rate given
+    together, the name optional; the amount is computed from the rate."""
 
-    service_type = forms.CharField(label=_("Service type"), max_length=50, required=False)
-    service_description = forms.CharField(label=_("Description"), max_length=200, required=False)
-    amount = money_field(_("Amount"), required=False)
-    discount_rate = rate_field(_("Discount (%)"))
-    vat_rate = rate_field(_("VAT (%)"))
-    tax_code = forms.CharField(label=_("Other tax code"), max_length=10, required=False)
-    tax_name = forms.CharField(label=_("Other tax"), max_length=100, required=False)
+    tax_code = forms.CharField(label=_("Other tax code"), max_length=10, required=False,
+                               widget=forms.TextInput(attrs={"placeholder": _("Code"), "autocomplete": "off"}))
+    tax_name = forms.CharField(label=_("Other tax"), max_length=100, required=False,
+                               widget=forms.TextInput(attrs={"placeholder": _("Tax name")}))
     taxt_rate = rate_field(_("Other tax (%)"))
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        # Table cells have no labels: the placeholder shows what to type, aria-label names the field.
+        self.fields["taxt_rate"].widget.attrs["placeholder"] = _("Rate (%)")
+        for field in self.fields.values():
+            field.widget.attrs["aria-label"] = field.label
 
     def clean(self):
         data = super().clean()
         if self.errors:
             return data
-        if data.get("amount") is None:
-            self.add_error("amount", ValidationError(_("Enter the line's amount."), code="required"))
-        has_tax = any(data.get(name) not in (None, "") for name in ("tax_code", "tax_name", "taxt_rate"))
-        if has_tax:
+        if any(data.get(name) not in (None, "") for name in ("tax_code", "tax_name", "taxt_rate")):
             if not (data.get("tax_code") or "").strip():
                 self.add_error("tax_code", ValidationError(_("Give the tax code of the other tax."),
                                                            code="tax_code_required"))
@@ -426,16 +429,89 @@ class TicketLineForm(forms.Form):
                                                             code="tax_rate_required"))
         return data
 
+    def tax(self) -> dict | None:
+        """The tax as services keep it, or None for a row left empty."""
+        data = self.cleaned_data
+        code = (data.get("tax_code") or "").strip()
+        if not code:
+            return None
+        return {"tax_code": code, "tax_name": (data.get("tax_name") or "").strip(), "taxt_rate": data["taxt_rate"]}
+
+
+class BaseTicketLineTaxFormSet(forms.BaseFormSet):
+    """The taxes of one line, prefixed with the line's prefix (lines-0-taxes-0-tax_code)."""
+
+    default_error_messages = {"too_many_forms": _("A line has at most %(num)s other taxes.")}
+
+    def __init__(self, data=None, *args, prefix=None, **kwargs):
+        # A line posted without any of its tax fields (a client that knows no taxes) has none; a line with
+        # tax fields but no count of them is refused as a tampered form.
+        if data is not None and prefix and f"{prefix}-TOTAL_FORMS" not in data and \
+                not any(str(key).startswith(f"{prefix}-") for key in data):
+            data = data.copy()
+            data[f"{prefix}-TOTAL_FORMS"] = data[f"{prefix}-INITIAL_FORMS"] = "0"
+        super().__init__(data, *args, prefix=prefix, **kwargs)
+
+    @property
+    def empty_form(self):
+        # Its own placeholder: the line's empty form already uses __prefix__ (lines-__prefix__-taxes-__tax__).
+        form = super().empty_form
+        form.prefix = self.add_prefix("__tax__")
+        return form
+
+    def taxes(self) -> list[dict]:
+        """The taxes to keep (once valid): every row not removed and filled in, in the order shown."""
+        kept = []
+        for form in self.forms:
+            tax = None if self._should_delete_form(form) else form.tax()
+            if tax:
+                kept.append(tax)
+        return kept
+
+
+TicketLineTaxFormSet = forms.formset_factory(TicketLineTaxForm, formset=BaseTicketLineTaxFormSet, extra=0,
+                                             can_delete=True, max_num=MAX_TAXES, validate_max=True,
+                                             absolute_max=MAX_TAXES)
+
+
+class TicketLineForm(forms.Form):
+    """One item (document 2, section 2.4) with its taxes other than VAT (a formset of its own). Discount, VAT
+    and tax amounts are computed from the rates."""
+
+    service_type = forms.CharField(label=_("Service type"), max_length=50, required=False)
+    service_description = forms.CharField(label=_("Description"), max_length=200, required=False)
+    amount = money_field(_("Amount"), required=False)
+    discount_rate = rate_field(_("Discount (%)"))
+    vat_rate = rate_field(_("VAT (%)"))
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        # Sent back, every tax typed counts as given (no initial to compare with): a row is kept for what it
+        # holds, whatever the page said about which rows it had shown.
+        self.taxes = TicketLineTaxFormSet(data=self.data if self.is_bound else None, prefix=self.add_prefix("taxes"),
+                                          initial=None if self.is_bound else self.initial.get("taxes"))
+
+    def has_changed(self):
+        return super().has_changed() or self.taxes.has_changed()
+
+    def is_valid(self):
+        # A line is valid with its taxes only: the line formset then saves nothing while one tax is wrong.
+        return super().is_valid() and self.taxes.is_valid()
+
+    def clean(self):
+        data = super().clean()
+        if self.errors:
+            return data
+        if data.get("amount") is None:
+            self.add_error("amount", ValidationError(_("Enter the line's amount."), code="required"))
+        return data
+
     def line(self) -> dict:
         data = self.cleaned_data
-        taxes = []
-        if (data.get("tax_code") or "").strip():
-            taxes.append({"tax_code": data["tax_code"].strip(), "tax_name": (data.get("tax_name") or "").strip(),
-                          "taxt_rate": data["taxt_rate"]})
         return {"service_type": data.get("service_type") or "",
                 "service_description": data.get("service_description") or "",
                 "amount": data["amount"], "discount_rate": data.get("discount_rate") or Decimal(0),
-                "vat_rate": data.get("vat_rate") or Decimal(0), "taxes": taxes}
+                "vat_rate": data.get("vat_rate") or Decimal(0), "taxes": self.taxes.taxes()}
 
 
 class BaseTicketLineFormSet(forms.BaseFormSet):
@@ -448,20 +524,23 @@ class BaseTicketLineFormSet(forms.BaseFormSet):
             kept.append(form.line())
         return kept
 
+    def total_error_count(self):
+        # The taxes' errors count too (the page's "correct the fields marked below").
+        return super().total_error_count() + sum(
+            form.taxes.total_error_count() for form in self.forms
+            if form.is_bound and not self._should_delete_form(form) and form.has_changed())
+
 
 TicketLineFormSet = forms.formset_factory(TicketLineForm, formset=BaseTicketLineFormSet, extra=1, can_delete=True,
                                           max_num=MAX_LINES, validate_max=True, absolute_max=MAX_LINES)
 
 
 def line_initial(ticket) -> list[dict]:
-    rows = []
-    for line in ticket.lines.prefetch_related("taxes"):
-        tax = next(iter(line.taxes.all()), None)
-        rows.append({"service_type": line.service_type, "service_description": line.service_description,
-                     "amount": line.amount, "discount_rate": line.discount_rate, "vat_rate": line.vat_rate,
-                     "tax_code": tax.tax_code if tax else "", "tax_name": tax.tax_name if tax else "",
-                     "taxt_rate": tax.taxt_rate if tax else None})
-    return rows
+    return [{"service_type": line.service_type, "service_description": line.service_description,
+             "amount": line.amount, "discount_rate": line.discount_rate, "vat_rate": line.vat_rate,
+             "taxes": [{"tax_code": tax.tax_code, "tax_name": tax.tax_name, "taxt_rate": tax.taxt_rate}
+                       for tax in line.taxes.all()]}
+            for line in ticket.lines.prefetch_related("taxes")]
 
 
 FORMS = {TicketKind.EVENT: EventTicketForm, TicketKind.PASSENGER: PassengerTicketForm}

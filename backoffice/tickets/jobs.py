@@ -2,13 +2,17 @@
 Cancel, status changes, exports and reports run as core jobs of their declarations (services.TICKET_ACTIONS,
 families.py)."""
 
+from datetime import timedelta
+
+from django.utils import timezone
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext
 
-from backoffice.core.jobs import job
+from backoffice.core.jobs import TryLater, current_run, job
 from backoffice.core.models import Company
 
-from . import services
+from . import conf, services
 from .choices import TicketKind
 from .models import TICKET_MODELS, EventTicket, PassengerTicket
 
@@ -29,10 +33,17 @@ def tickets_push_batch(kind, pks):
 
 
 @job(_("Ask ticket statuses"))
-def tickets_poll(company_id):
-    """Poll one batch of queued tickets of each kind; enqueue the next poll while some still wait."""
+def tickets_poll(company_id, follow=True):
+    """Poll one batch of queued tickets of each kind. A poll asked for by a push or an action (follow) asks
+    again every TICKET_POLL_DELAY_SECONDS while tickets still wait, for TICKET_POLL_FOLLOW_SECONDS after it
+    was asked: a ticket pushed just before the poll ran would otherwise wait for the cron's minute."""
     company = Company.objects.get(pk=company_id)
     changed = sum(services.tickets_poll(company=company, model=model) for model in TICKET_MODELS.values())
+    run = current_run()
+    if (follow and run is not None and services.tickets_waiting(company=company)
+            and timezone.now() - run.enqueued_at < timedelta(seconds=conf.get("TICKET_POLL_FOLLOW_SECONDS"))):
+        raise TryLater(conf.get("TICKET_POLL_DELAY_SECONDS"),
+                       gettext("Tickets still queued on the platform; asking again shortly."))
     return ngettext("%(count)s ticket changed.", "%(count)s tickets changed.", changed) % {"count": changed}
 
 
@@ -41,5 +52,5 @@ def tickets_poll_all():
     count = 0
     for company in Company.objects.filter(is_active=True):
         if services.tickets_waiting(company=company):
-            count += services.poll_soon(company_id=company.pk, delay=0).is_new
+            count += services.poll_soon(company_id=company.pk, delay=0, follow=False).is_new
     return count

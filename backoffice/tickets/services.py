@@ -268,8 +268,11 @@ def tickets_queue(*, tickets) -> list:
 
 def tickets_push_batch(*, model, pks) -> str:
     """Body of a batch push job: the bodies come from one prefetching read, then TICKET_PUSH_CONCURRENCY
-    lanes (threads with their own database connections, sharing the company's HTTP session) push the tickets in order (core.batch.push_batch)."""
-    queued = {t.pk: t for t in model.objects.filter(pk__in=pks, sync_state=SyncState.QUEUED)
+    lanes (threads with their own database connections, sharing the company's HTTP session) push the tickets,
+    each prefix's in number order through one lane (core.batch.push_batch)."""
+    # A run again after its worker died also takes what that run left SENDING (record_push asks the platform).
+    states = [SyncState.QUEUED, SyncState.SENDING] if jobs.recovering() else [SyncState.QUEUED]
+    queued = {t.pk: t for t in model.objects.filter(pk__in=pks, sync_state__in=states)
               .select_related("company").prefetch_related("lines__taxes", "notes")}
     if not queued:
         return batch.nothing_to_send()
@@ -281,8 +284,10 @@ def tickets_push_batch(*, model, pks) -> str:
         return (lambda record: ticket_send(record, client=client, payload=payloads.get(record.pk)),
                 lambda record: ticket_reconcile(record, client=client))
 
-    counts = batch.push_batch(batch.Pusher(model, lane, int(conf.get("TICKET_PUSH_CONCURRENCY"))),
-                              [pk for pk in pks if pk in queued])
+    # One prefix through one lane in number order (document 2: a prefix's numbers continue consecutively).
+    in_number_order = sorted((pk for pk in pks if pk in queued), key=lambda pk: queued[pk].ticket_number)
+    counts = batch.push_batch(batch.Pusher(model, lane, int(conf.get("TICKET_PUSH_CONCURRENCY")),
+                                           key=lambda pk: queued[pk].prefix), in_number_order)
     if model.objects.filter(pk__in=pks, sync_state=SyncState.SYNCED, remote_status__in=WORKING_STATUSES).exists():
         poll_soon(company_id=company.pk)
     return ngettext("%(sent)s ticket sent, %(refused)s refused.", "%(sent)s tickets sent, %(refused)s refused.",
@@ -293,12 +298,13 @@ def tickets_push_batch(*, model, pks) -> str:
 # Status polling (document 2, section 3: a queued ticket settles to approved, error or cancelled)
 
 
-def poll_soon(*, company_id, delay=None):
-    """Enqueue one poll of the company's queued tickets (deduplicated: one waits at a time)."""
+def poll_soon(*, company_id, delay=None, follow=True):
+    """Enqueue one poll of the company's queued tickets (deduplicated: one waits at a time); follow: it asks
+    again shortly while tickets wait (jobs.tickets_poll), the cron's own polls do not."""
     from .jobs import tickets_poll as poll_job
 
     delay = conf.get("TICKET_POLL_DELAY_SECONDS") if delay is None else delay
-    return jobs.enqueue(poll_job, company=company_id, args=[company_id], delay=delay)
+    return jobs.enqueue(poll_job, company=company_id, args=[company_id, follow], delay=delay)
 
 
 def tickets_poll(*, company, model, batch_size=100) -> int:
@@ -354,9 +360,11 @@ TICKET_ACTIONS = actions.ActionSet(
     empty=gettext_lazy("Select at least one ticket."),
     busy=gettext_lazy("Another action on these tickets is still running; wait for it to finish."),
     status_label=lambda status: TicketStatus(status).label,
+    status_operation=lambda model: f"{model.kind}_ticket.status",
     actions=[
         status_change("send", gettext_lazy("Send (draft → queued)"), gettext_lazy("Send"), TicketStatus.DRAFT,
                       TicketStatus.QUEUED, after=poll_after, icon="send",
+                      reached=(TicketStatus.QUEUED, TicketStatus.APPROVED, TicketStatus.ERROR),
                       confirm=gettext_lazy("The selected drafts will be sent to the platform's queue for processing.")),
         status_change("draft", gettext_lazy("Back to draft (error → draft)"), gettext_lazy("Back to draft"),
                       TicketStatus.ERROR, TicketStatus.DRAFT, style="secondary", icon="arrow-counterclockwise",

@@ -1,5 +1,5 @@
-/* Ticket form: lines added and removed in place, and the totals computed as the user types.
-   The server computes the same amounts again (services.line_amounts) and keeps only its own. */
+/* Ticket form: lines and their other taxes added and removed in place, and the totals computed as the user
+   types. The server computes the same amounts again (services.line_amounts) and keeps only its own. */
 (function () {
   "use strict";
 
@@ -7,6 +7,7 @@
   if (!form) { return; }
   var body = form.querySelector("[data-lines]");
   var template = form.querySelector("template[data-line-template]");
+  var taxTemplate = form.querySelector("template[data-tax-template]");
   var totalForms = form.querySelector('input[name="lines-TOTAL_FORMS"]');
   var maxForms = form.querySelector('input[name="lines-MAX_NUM_FORMS"]');
   var lang = document.documentElement.lang === "en" ? "en-US" : "tr-TR";
@@ -78,8 +79,13 @@
     var raw = amountCents * percent / 100;
     return Math.sign(raw) * Math.round(Math.abs(raw) + 1e-9);
   }
+  // A field of a line or tax row by its own prefix (lines-0, lines-0-taxes-1): a line's taxes end in the same names.
   function field(row, name) {
-    return row.querySelector('[name$="-' + name + '"]');
+    return row.querySelector('[name="' + row.getAttribute("data-prefix") + "-" + name + '"]');
+  }
+  function removed(row) {
+    var deleted = field(row, "DELETE");
+    return Boolean(deleted && deleted.checked);
   }
   function show(cell, amountCents) {
     if (cell) { cell.textContent = format.format(amountCents / 100); }
@@ -88,14 +94,17 @@
   function recompute() {
     var sum = {total_amount: 0, total_discount: 0, total_vat: 0, total_taxes: 0, payable_amount: 0};
     body.querySelectorAll("[data-line]").forEach(function (row) {
-      var deleted = field(row, "DELETE");
-      if (deleted && deleted.checked) { return; }
+      if (removed(row)) { return; }
       var amount = cents(field(row, "amount").value);
       var discount = share(amount, rate(field(row, "discount_rate").value));
       var net = amount - discount;
       var vat = share(net, rate(field(row, "vat_rate").value));
-      var tax = field(row, "tax_code").value.trim() || field(row, "taxt_rate").value
-        ? share(net, rate(field(row, "taxt_rate").value)) : 0;
+      // Every tax of the line, each rounded on its own as the server does.
+      var tax = 0;
+      row.querySelectorAll("[data-tax]").forEach(function (taxRow) {
+        if (removed(taxRow)) { return; }
+        tax += share(net, rate(field(taxRow, "taxt_rate").value));
+      });
       show(row.querySelector('[data-out="discount"]'), discount);
       show(row.querySelector('[data-out="vat"]'), vat);
       show(row.querySelector('[data-out="tax"]'), tax);
@@ -123,12 +132,45 @@
     recompute();
   }
 
+  function addTax(row) {
+    var total = row.querySelector('input[name$="-taxes-TOTAL_FORMS"]');
+    var max = row.querySelector('input[name$="-taxes-MAX_NUM_FORMS"]');
+    if (!total || !taxTemplate) { return; }
+    var index = parseInt(total.value, 10);
+    if (max && index >= parseInt(max.value, 10)) { return; }
+    var prefix = total.name.slice(0, -"-TOTAL_FORMS".length);
+    var html = taxTemplate.innerHTML.split("lines-__prefix__-taxes").join(prefix).replace(/__tax__/g, String(index));
+    var list = row.querySelector("[data-taxes]");
+    list.insertAdjacentHTML("beforeend", html);
+    total.value = String(index + 1);
+    var added = list.lastElementChild;
+    var first = added && added.querySelector("input:not([type=hidden]):not([type=checkbox])");
+    if (first) { first.focus(); }
+    recompute();
+  }
+
   form.addEventListener("input", recompute);
   form.addEventListener("change", recompute);
   form.addEventListener("click", function (event) {
     if (event.target.closest("[data-add-line]")) {
       event.preventDefault();
       addLine();
+      return;
+    }
+    var add = event.target.closest("[data-add-tax]");
+    if (add) {
+      event.preventDefault();
+      addTax(add.closest("[data-line]"));
+      return;
+    }
+    var removeTax = event.target.closest("[data-remove-tax]");
+    if (removeTax) {
+      event.preventDefault();
+      var taxRow = removeTax.closest("[data-tax]");
+      var dropped = field(taxRow, "DELETE");
+      if (dropped) { dropped.checked = true; }
+      taxRow.hidden = true;
+      recompute();
       return;
     }
     var remove = event.target.closest("[data-remove-line]");
@@ -170,6 +212,8 @@
   form.addEventListener("input", conditions);
   form.addEventListener("change", conditions);
 
+  // A page sent back with errors keeps what was removed removed.
+  form.querySelectorAll("[data-line], [data-tax]").forEach(function (row) { if (removed(row)) { row.hidden = true; } });
   recompute();
   conditions();
 })();

@@ -167,6 +167,17 @@ def test_a_wrong_service_password(client, sandbox, sandbox_service_user_company,
     assert "Servis kullanıcısı (token)" in page and "servis kullanıcısının adını veya parolasını reddetti" in page
 
 
+def test_a_service_user_company_without_api_key_skips_company_management(client, sandbox,
+                                                                        sandbox_service_user_company, admin_of):
+    """Company management takes only an API key (document 1, section 5, rule 2): no bearer token goes there."""
+    company = sandbox_service_user_company
+    client.force_login(admin_of(company))
+    page = html(client.post(connection_url(company), follow=True))
+    assert 'data-service="crm" data-outcome="no_api_key"' in page and "API anahtarı yok" in page
+    assert 'data-service="ticket" data-outcome="ok"' in page and 'data-ok="true"' in page
+    assert not [row for row in sandbox.stats()["requests"] if row["path"].startswith("/crm/")]
+
+
 def test_a_credential_that_cannot_be_sent_is_a_result_not_a_500(client, sandbox, sandbox_company, admin_of):
     Company.objects.filter(pk=sandbox_company.pk).update(api_key="sbx-ışık")
     client.force_login(admin_of(sandbox_company))

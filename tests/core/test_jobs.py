@@ -95,16 +95,18 @@ def test_duplicate_enqueue_returns_the_active_run(rq_queue, company, django_capt
     assert again.is_new and again.pk != first.pk  # the first one finished: new work is new
 
 
-def test_a_run_lost_from_redis_does_not_block_new_work(rq_queue, company, django_capture_on_commit_callbacks):
+def test_a_run_lost_from_redis_is_enqueued_again_instead_of_blocking(rq_queue, company,
+                                                                     django_capture_on_commit_callbacks):
     lost = start("body_ok", args=["a"], company=company, capture=django_capture_on_commit_callbacks)
     rq_queue.empty()  # Redis lost the queue
     # Within the grace period the row may simply not be committed yet: still treated as alive.
     assert start("body_ok", args=["a"], company=company, capture=django_capture_on_commit_callbacks).pk == lost.pk
     JobRun.objects.filter(pk=lost.pk).update(enqueued_at=lost.enqueued_at - jobs._SUBMIT_GRACE * 2)
-    fresh = start("body_ok", args=["a"], company=company, capture=django_capture_on_commit_callbacks)
-    assert fresh.is_new
+    again = start("body_ok", args=["a"], company=company, capture=django_capture_on_commit_callbacks)
+    assert again.pk == lost.pk and not again.is_new  # the same work, enqueued again once: not a second run
     lost.refresh_from_db()
-    assert lost.status == JobStatus.FAILED and lost.message
+    assert (lost.status, lost.lost_count) == (JobStatus.QUEUED, 1) and lost.message
+    assert [job.id for job in rq_queue.get_jobs()] == [lost.rq_job_id]
 
 
 def test_transient_error_retries_with_backoff_then_fails(rq_queue, company, fast_retries,
@@ -201,12 +203,48 @@ def test_retry_delay_grows_and_is_capped(settings):
         assert len(set(delays)) > 1  # jittered
 
 
-def test_reap_lost_marks_runs_whose_queue_job_vanished(rq_queue, company, django_capture_on_commit_callbacks):
+def test_reap_lost_enqueues_again_runs_whose_queue_job_vanished(rq_queue, company,
+                                                                  django_capture_on_commit_callbacks):
     alive = start("body_ok", args=["a"], company=company, target="alive", capture=django_capture_on_commit_callbacks)
     lost = start("body_ok", args=["b"], company=company, target="lost", capture=django_capture_on_commit_callbacks)
     Job.fetch(lost.rq_job_id, connection=rq_queue.connection).delete()
-    assert jobs.reap_lost(older_than=0) == 0  # younger than the grace period
+    assert jobs.reap_lost() == 0  # younger than the grace period (its submission may not be committed yet)
     JobRun.objects.update(enqueued_at=alive.enqueued_at - jobs._SUBMIT_GRACE * 2)
-    assert jobs.reap_lost(older_than=0) == 1
-    assert JobRun.objects.get(pk=lost.pk).status == JobStatus.FAILED
+    old_id = lost.rq_job_id
+    with django_capture_on_commit_callbacks(execute=True):
+        assert jobs.reap_lost() == 1
+    lost.refresh_from_db()
+    assert (lost.status, lost.lost_count) == (JobStatus.QUEUED, 1) and lost.rq_job_id != old_id
+    again = Job.fetch(lost.rq_job_id, connection=rq_queue.connection)  # on the queue again, same body and args
+    assert again.args[1:] == (lost.func_path, ["b"], {})
     assert JobRun.objects.get(pk=alive.pk).status == JobStatus.QUEUED
+    # Lost again and again: after LOST_RETRIES it waits for a click instead of looping.
+    for _ in range(jobs.LOST_RETRIES):
+        lost.refresh_from_db()
+        Job.fetch(lost.rq_job_id, connection=rq_queue.connection).delete()
+        JobRun.objects.filter(pk=lost.pk).update(enqueued_at=alive.enqueued_at - jobs._SUBMIT_GRACE * 2)
+        with django_capture_on_commit_callbacks(execute=True):
+            jobs.reap_lost()
+    lost.refresh_from_db()
+    assert lost.status == JobStatus.FAILED and lost.message and lost.lost_count == jobs.LOST_RETRIES
+
+
+def test_a_started_job_whose_heartbeat_stopped_is_lost(rq_queue, company, django_capture_on_commit_callbacks, settings):
+    """A worker killed with its work-horse leaves the job STARTED for ever; its silent heartbeat tells."""
+    from datetime import datetime, timedelta
+    from datetime import timezone as dt_timezone
+
+    from rq.job import JobStatus as RQStatus
+
+    settings.WORKER_HEARTBEAT_SECONDS = 1
+    run = start("body_ok", args=["c"], company=company, target="beat", capture=django_capture_on_commit_callbacks)
+    rq_job = Job.fetch(run.rq_job_id, connection=rq_queue.connection)
+    rq_job.set_status(RQStatus.STARTED)
+    rq_job.heartbeat(datetime.now(dt_timezone.utc), 60)
+    JobRun.objects.filter(pk=run.pk).update(status=JobStatus.RUNNING)
+    assert jobs.reap_lost() == 0  # beating
+    rq_job.heartbeat(datetime.now(dt_timezone.utc) - timedelta(seconds=jobs.heartbeat_lost_after() + 1), 60)
+    with django_capture_on_commit_callbacks(execute=True):
+        assert jobs.reap_lost() == 1
+    run.refresh_from_db()
+    assert run.status == JobStatus.QUEUED and run.lost_count == 1

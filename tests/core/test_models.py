@@ -39,3 +39,17 @@ def test_series_allocates_consecutive_numbers(company):
     assert numbers == ["ETK2026000000001", "ETK2026000000002", "ETK2026000000003"]
     other = DocumentSeries.allocate(company=company, kind="event_ticket", prefix="ETK", year=2027)
     assert other == "ETK2027000000001"
+
+
+def test_a_contract_tier_overrides_the_tier_of_the_credits(db, settings):
+    """Document 1, section 8: limits depend on the credits bought and the contract."""
+    from backoffice.core.platform import transport_config
+    from backoffice.remote.ratelimit import RULES_BY_NAME
+
+    company = Company.objects.create(name="Sözleşmeli A.Ş.", api_key="k-1", credit_quantity=1000)
+    assert company.tier == 1 and transport_config(company).tier == 1
+    company.contract_tier = 5
+    company.save()
+    assert company.tier == 5 and transport_config(company).tier == 5  # what the limiter is given
+    rule = next(iter(RULES_BY_NAME.values()))
+    assert rule.limit(company.tier) == rule.limit(5)

@@ -165,6 +165,33 @@ def test_create_company_requires_the_credential_of_its_auth_method(client, admin
     assert not Company.objects.filter(name="Yeni Şirket").exists()
 
 
+def test_choosing_the_service_user_keeps_the_api_key_for_company_management(client, administrator, company):
+    """Issue 11: both may be stored; choosing "service user" no longer wipes the API key."""
+    client.force_login(administrator)
+    response = client.post(reverse("core:company_edit", args=[company.pk]), company_form(
+        name=company.name, auth_method="service_user", service_username="svc-acme", service_password="pw-acme-1"))
+    assert response.status_code == 302, html(response)
+    company.refresh_from_db()
+    assert (company.auth_method, company.api_key, company.service_username, company.service_password) == (
+        "service_user", "key-acme-0001", "svc-acme", "pw-acme-1")
+    page = html(client.get(reverse("core:company_edit", args=[company.pk])))
+    assert "yalnız API anahtarı" in page  # the API key's help says company management needs it
+
+
+def test_contract_tier_is_checked_and_shown(client, administrator, company):
+    client.force_login(administrator)
+    response = client.post(reverse("core:company_edit", args=[company.pk]), company_form(
+        name=company.name, contract_tier="12"))
+    assert response.status_code == 200 and 'id="id_contract_tier_errors"' in html(response)
+    response = client.post(reverse("core:company_edit", args=[company.pk]), company_form(
+        name=company.name, contract_tier="4"))
+    assert response.status_code == 302
+    company.refresh_from_db()
+    assert company.tier == 4
+    page = html(client.get(reverse("core:company_detail", args=[company.pk])))
+    assert "T4" in page and 'data-tier-source="contract"' in page
+
+
 def test_create_company_makes_the_administrator_a_member(client, administrator):
     client.force_login(administrator)
     response = client.post(reverse("core:company_add"), company_form(api_key="new-key-123"))
@@ -184,15 +211,6 @@ def test_edit_company_keeps_secrets_left_empty_and_replaces_typed_ones(client, a
     client.post(reverse("core:company_edit", args=[company.pk]), company_form(api_key="rotated-key"))
     company.refresh_from_db()
     assert company.api_key == "rotated-key"
-
-
-def test_switching_to_a_service_user_drops_the_api_key(client, administrator, company):
-    client.force_login(administrator)
-    client.post(reverse("core:company_edit", args=[company.pk]),
-                company_form(auth_method="service_user", service_username="svc", service_password="pw-1"))
-    company.refresh_from_db()
-    assert (company.auth_method, company.service_username, company.service_password, company.api_key) == (
-        "service_user", "svc", "pw-1", "")
 
 
 def test_company_form_hides_base_urls_in_a_collapsed_section(client, administrator, company):

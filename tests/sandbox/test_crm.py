@@ -4,6 +4,7 @@ import random
 import time
 
 import pytest
+from stdnum.tr import tckimlik, vkn
 
 CREATE = "/v1/crm/customers"
 REPORT = "/v1/sharedpoolusage/report"
@@ -16,8 +17,13 @@ WINDOW = 0.001  # rate-limit scale: the report's 15-minute window becomes 0.9 s
 
 
 def new_identifier(digits=10) -> str:
-    """A fresh identifier: the sandbox's documents outlive a test, and rule 2 looks at all of them."""
-    return str(random.randrange(10 ** (digits - 1), 10 ** digits))
+    """A fresh identifier with valid check digits, a VKN (10 digits) or a TCKN (11): the sandbox's documents
+    outlive a test, and rule 2 looks at all of them."""
+    if digits == 10:
+        base = f"{random.randrange(10 ** 8, 10 ** 9):09d}"
+        return base + vkn.calc_check_digit(base)
+    base = str(random.randrange(10 ** 8, 10 ** 9))
+    return base + tckimlik.calc_check_digits(base)
 
 
 @pytest.fixture
@@ -105,12 +111,57 @@ def test_the_report_answers_429_inside_its_window(sandbox, customer_api):
 @pytest.mark.parametrize("field,value", [
     ("identifier", "123456789"), ("identifier", "123456789012"), ("quantity", 0), ("quantity", "5"),
     ("contactPersonPhoneNumber", "4321234567"), ("contactPersonEmailName", "not-an-email"), ("name", ""),
+    # JSON types as document 1, 2.2 gives them: a number as a string, a boolean as a number, a number as a string
+    ("quantity", "1000"), ("quantity", True), ("quantity", 10.5), ("identifier", 1234567890),
+    ("contactPersonPhoneNumber", 5321234567),
+    # check digits: a VKN and a TCKN of the right length whose last digit is wrong
+    ("identifier", "1234567891"), ("identifier", "10000000147"),
 ])
 def test_creation_validates_each_field(distributor, valid, field, value):
     api, _ = distributor
     body = assert_problem(api.post("crm", CREATE, json={**valid, field: value}), 422)
     assert list(body["errors"]) == [field]
     assert report(api)["subCustomers"] == []
+
+
+def test_creation_takes_a_valid_tckn(distributor, valid):
+    api, _ = distributor
+    assert api.post("crm", CREATE, json={**valid, "identifier": "10000000146"}).status_code == 202
+
+
+@pytest.mark.parametrize("path,body,field", [
+    (CREATE, {**VALID, "Quantity": 5}, "Quantity"),
+    (CREATE, {**VALID, "contactPersonEmail": "a@example.com"}, "contactPersonEmail"),
+    (BATCH_CREDIT, {"customerUniqueIds": ["7c9e6679-7425-40de-944b-e07fc1f90ae7"], "quantity": 5, "overUsage": True},
+     "overUsage"),
+    (BATCH_CREDIT, {"customerUniqueIds": ["7c9e6679-7425-40de-944b-e07fc1f90ae7"], "quantity": "5"}, "quantity"),
+    (BATCH_CREDIT, {"customerUniqueIds": ["7c9e6679-7425-40de-944b-e07fc1f90ae7"], "quantity": 5,
+                    "showOverUsage": "true"}, "showOverUsage"),
+    (BATCH_PRODUCTS, {"customerUniqueIds": ["7c9e6679-7425-40de-944b-e07fc1f90ae7"], "productTypes": ["2"]},
+     "productTypes[0]"),
+    (BATCH_PRODUCTS, {"customerUniqueIds": ["7c9e6679-7425-40de-944b-e07fc1f90ae7"], "productTypes": [True]},
+     "productTypes[0]"),
+])
+def test_bodies_of_another_shape_are_422_naming_the_field(distributor, path, body, field):
+    api, _ = distributor
+    problem = assert_problem(api.post("crm", path, json=body), 422, field)
+    assert list(problem["errors"]) == [field]
+
+
+def test_company_management_takes_an_api_key_only(sandbox, customer_api, anonymous):
+    """Document 1, section 5, rule 2: a bearer token is refused, even of a customer that has an API key."""
+    api, customer = customer_api(username="svc-crm", password="pw")
+    token = anonymous.post("auth", "/v1/token", headers={"Cache-Control": "no-cache"},
+                           data={"username": "svc-crm", "password": "pw", "client_id": "serviceApi"}).json()
+    bearer = {"Authorization": f"Bearer {token['access_token']}"}
+    for method, path, body in (("GET", REPORT, None), ("POST", CREATE, VALID),
+                               ("POST", BATCH_CREDIT, {"customerUniqueIds": [], "quantity": 1})):
+        response = anonymous.request(method, "crm", path, json=body, headers=bearer)
+        problem = assert_problem(response, 401, "API key")
+        assert problem["title"] == "Unauthorized"
+    # The same token works on the other services, and the API key on this one.
+    assert anonymous.get("invoice", "/v2/outboxinvoice/a/status", headers=bearer).status_code == 200
+    assert api.get("crm", REPORT).status_code == 200
 
 
 def test_rule_2_a_company_with_another_distributors_active_offer_cannot_be_created(sandbox, distributor,

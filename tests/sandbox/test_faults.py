@@ -5,12 +5,15 @@ import time
 import pytest
 import requests
 
+from tests.sandbox.test_passenger_lists import LISTS, a_list, issue
+from tests.sandbox.test_tickets import EVENT, create, event_ticket, ticket
+
 STATUS = "/v2/outboxinvoice/{}/status"
 
 
 def bearer_for(sandbox, anonymous):
     sandbox.add_customer(name="Bearer Co", username="svc-fault", password="pw")
-    token = anonymous.post("auth", "/v1/token",
+    token = anonymous.post("auth", "/v1/token", headers={"Cache-Control": "no-cache"},
                            data={"username": "svc-fault", "password": "pw", "client_id": "serviceApi"}).json()
     return {"Authorization": f"Bearer {token['access_token']}"}
 
@@ -103,3 +106,61 @@ def test_clear_faults_and_reset(sandbox, api):
 def test_unknown_fault_field_is_refused(sandbox):
     with pytest.raises(RuntimeError, match="400"):
         sandbox.add_fault(path="*", explode=True)
+
+
+# --- faults after the operation took effect (after_apply) ---------------------------------------------------
+
+def test_after_apply_error_answers_the_status_once_the_cancel_took_effect(sandbox, api):
+    """The platform cancelled the ticket, then its gateway answered 500: a retry is refused as already done."""
+    ettn = create(api, event_ticket())
+    sandbox.add_fault(path="/ticket/v1/event-ticket/cancel", method="POST", error_rate=1, after_apply="error",
+                      remaining=1)
+    failed = api.post("ticket", EVENT + "/cancel", json={"ids": [ettn]})
+    assert failed.status_code == 500 and failed.json()["title"] == "Injected fault"
+    assert ticket(api, ettn)["status"] == 100  # committed before the fault fired
+    again = api.post("ticket", EVENT + "/cancel", json={"ids": [ettn]})
+    assert again.status_code == 400 and "already cancelled" in again.json()["detail"]
+
+
+def test_after_apply_drop_closes_the_connection_once_the_list_was_created(sandbox, api):
+    sandbox.configure(ticket_processing_seconds=600)
+    issue(api, 1)
+    sandbox.add_fault(path="/ticket/v1/passenger-list", method="POST", error_rate=1, after_apply="drop", remaining=1)
+    with pytest.raises(requests.ConnectionError):  # no status line at all, not a 5xx
+        api.post("ticket", LISTS, json=a_list())
+    [saved] = api.get("ticket", LISTS, params={"pageIndex": 1, "pageSize": 10}).json()["items"]
+    assert saved["expeditionNumber"] == "S100"
+    # Sending it again creates another list, replacing the one the caller never heard of.
+    assert api.post("ticket", LISTS, json=a_list()).json()["ettn"] != saved["id"]
+    stats = sandbox.stats()
+    assert stats["no_answer"] == 1 and stats["by_status"]["0"] == 1
+
+
+@pytest.mark.parametrize("mode", ["error", "drop"])
+def test_after_apply_on_a_read(sandbox, api, mode):
+    sandbox.add_fault(path="/invoice/v2/*", method="GET", error_rate=1, error_status=503, after_apply=mode,
+                      remaining=1)
+    if mode == "error":
+        assert api.get("invoice", STATUS.format("a")).status_code == 503
+    else:
+        with pytest.raises(requests.ConnectionError):
+            api.get("invoice", STATUS.format("a"))
+    assert api.get("invoice", STATUS.format("a")).status_code == 200  # the rule is used up
+    assert sandbox.stats()["by_status"] == {"503" if mode == "error" else "0": 1, "200": 1}
+
+
+def test_after_apply_rules_leave_the_before_faults_alone(sandbox, api):
+    """An after_apply rule does not refuse before the operation, and its refusal replaces the operation's."""
+    sandbox.add_fault(path="/ticket/*", method="POST", error_rate=1, after_apply="error", error_status=502)
+    response = api.post("ticket", EVENT, json=event_ticket())
+    assert response.status_code == 502
+    sandbox.clear_faults()
+    duplicate = api.post("ticket", EVENT, json=event_ticket())
+    assert duplicate.status_code == 400 and duplicate.json()["title"] == "Duplicate ticket number"
+
+
+def test_after_apply_needs_an_error_rate(sandbox):
+    with pytest.raises(RuntimeError, match="error_rate"):
+        sandbox.add_fault(path="*", after_apply="drop")
+    with pytest.raises(RuntimeError, match="after_apply"):
+        sandbox.add_fault(path="*", error_rate=1, after_apply="later")

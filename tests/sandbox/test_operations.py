@@ -121,6 +121,7 @@ def test_sandbox_company_fixture_points_every_service_at_the_sandbox(sandbox, sa
                             headers={"x-api-key": sandbox_company.api_key}, timeout=5)
     assert response.json()["customerUniqueId"] == str(sandbox_company.customer_unique_id)
     company = sandbox_service_user_company
-    token = requests.post(company.base_url("auth") + "/v1/token", timeout=5, data={
-        "username": company.service_username, "password": company.service_password, "client_id": "serviceApi"})
+    form = {"username": company.service_username, "password": company.service_password, "client_id": "serviceApi"}
+    token = requests.post(company.base_url("auth") + "/v1/token", timeout=5, headers={"Cache-Control": "no-cache"},
+                          data=form)
     assert token.status_code == 200

@@ -8,7 +8,7 @@ import zipfile
 import pytest
 from openpyxl import load_workbook
 
-from tests.sandbox.test_tickets import PASSENGER, create, passenger_ticket, refusal, ticket, today
+from tests.sandbox.test_tickets import PASSENGER, create, passenger_ticket, refusal, ticket, today, unbound
 
 LISTS = "/v1/passenger-list"
 REPORT = "/v1/passengerticketlistreport/partsbydate/{}"
@@ -115,10 +115,10 @@ def test_an_update_needs_a_list_to_update(slow, api):
     assert body["title"] == "Not Found" and "isNewList true" in body["detail"]
 
 
-@pytest.mark.parametrize("bad", ["true", "yes", 1, [True]])
+@pytest.mark.parametrize("bad", ["true", "yes", 1, 0, [True]])
 def test_is_new_list_takes_only_a_boolean_or_empty(slow, api, bad):
     issue(api, 1)
-    assert "isNewList" in problems(refusal(api.post("ticket", LISTS, json=a_list(isNewList=bad))))
+    assert list(unbound(api.post("ticket", LISTS, json=a_list(isNewList=bad)))) == ["isNewList"]
 
 
 # --- grouping -----------------------------------------------------------------------------------------------
@@ -157,16 +157,44 @@ def test_with_a_manual_plate_tickets_are_grouped_by_number_and_time_and_the_plat
     created = save(api, a_list(isManualPlate="true", vehiclePlate="06 ZZ 1907"))
     assert query(api)["items"][0]["vehiclePlate"] == "06 ZZ 1907"
     # An update may change the stored plate.
-    assert save(api, a_list(isManualPlate=True, isNewList=False, vehiclePlate="06 ZZ 1908")) == created
+    assert save(api, a_list(isManualPlate="TRUE", isNewList=False, vehiclePlate="06 ZZ 1908")) == created
     report_now(slow, customer)
     [item] = report_items(api)
     assert item["vehiclePlate"] == "06 ZZ 1908" and item["totalPayableAmount"] == 1100.0
 
 
-@pytest.mark.parametrize("bad", ["yes", 1, "maybe"])
+@pytest.mark.parametrize("bad", ["yes", "maybe", "1"])
 def test_is_manual_plate_takes_true_or_false(slow, api, bad):
     issue(api, 1)
     assert "isManualPlate" in problems(refusal(api.post("ticket", LISTS, json=a_list(isManualPlate=bad))))
+
+
+@pytest.mark.parametrize("bad", [True, False, 1, 0, ["true"]])
+def test_is_manual_plate_is_a_string_as_declared(slow, api, bad):
+    """Document 2, 4.3: isManualPlate is "declared as string"; a JSON boolean or number is another type."""
+    issue(api, 1)
+    errors = unbound(api.post("ticket", LISTS, json=a_list(isManualPlate=bad)))
+    assert list(errors) == ["isManualPlate"] and "string" in errors["isManualPlate"][0]
+    assert query(api)["totalCount"] == 0
+
+
+@pytest.mark.parametrize("flag", ["false", "False", "", None, ...])
+def test_is_manual_plate_false_empty_or_missing_groups_by_plate(slow, api, flag):
+    issue(api, 1)
+    assert save(api, a_list(isManualPlate=flag))["ettn"]
+    assert refusal(api.post("ticket", LISTS, json=a_list(isManualPlate=flag, vehiclePlate="06 XYZ 99")))[
+        "title"] == "No matching tickets"
+
+
+@pytest.mark.parametrize("change,field", [
+    ({"isManuelPlate": "true"}, "isManuelPlate"), ({"ExpeditionNumber": "S100"}, "ExpeditionNumber"),
+    ({"vehicleOperatorTitle": "Anadolu"}, "vehicleOperatorTitle"), ({"ettn": "x"}, "ettn"),
+    ({"expeditionNumber": 100}, "expeditionNumber"), ({"commissionAmount": "120.5"}, "commissionAmount"),
+    ({"commissionTaxAmount": True}, "commissionTaxAmount"),
+])
+def test_a_list_body_of_another_shape_is_422_naming_the_field(slow, api, change, field):
+    issue(api, 1)
+    assert list(unbound(api.post("ticket", LISTS, json=a_list(**change)))) == [field]
 
 
 @pytest.mark.parametrize("missing", ["expeditionNumber", "expeditionTime", "vehiclePlate"])
@@ -189,7 +217,7 @@ def test_one_operator_field_makes_all_five_required(slow, api, given):
     assert set(found) == set(operator()) - {given}
 
 
-@pytest.mark.parametrize("value, words", [("1234567891", "check digits"), ("12345678950x", "10 digits"),
+@pytest.mark.parametrize("value, words", [("1234567891", "check digit"), ("12345678950x", "10 digits"),
                                           ("10000000147", "check digits")])
 def test_the_operators_tax_number_or_national_id_has_valid_check_digits(slow, api, value, words):
     issue(api, 1)
@@ -200,8 +228,10 @@ def test_the_operators_tax_number_or_national_id_has_valid_check_digits(slow, ap
 def test_commissions_are_non_negative_numbers(slow, api):
     issue(api, 1)
     found = problems(refusal(api.post("ticket", LISTS, json=a_list(**operator(commissionAmount=-1,
-                                                                              commissionTaxAmount="x")))))
+                                                                              commissionTaxAmount=-0.5)))))
     assert set(found) == {"commissionAmount", "commissionTaxAmount"}
+    errors = unbound(api.post("ticket", LISTS, json=a_list(**operator(commissionAmount="x", commissionTaxAmount="5"))))
+    assert set(errors) == {"commissionAmount", "commissionTaxAmount"}
 
 
 # --- reported lists and replacement ----------------------------------------------------------------------------
@@ -293,10 +323,16 @@ def test_export_by_expedition_time_range(slow, api):
     assert [row[1] for row in tickets[1:]] == ["YLC2025000000002", "YLC2025000000003"]
 
 
-@pytest.mark.parametrize("body, field", [({"startDate": "yesterday"}, "startDate"), ({"ids": "x"}, "ids"),
+@pytest.mark.parametrize("body, field", [({"startDate": "yesterday"}, "startDate"),
                                          ({"startDate": "2025-06-03", "endDate": "2025-06-01"}, "endDate")])
 def test_export_filters_are_checked(slow, api, body, field):
     assert problems(refusal(api.post("ticket", LISTS + "/export", json=body)))[field]
+
+
+@pytest.mark.parametrize("body, field", [({"ids": "x"}, "ids"), ({"startdate": "2025-06-01"}, "startdate"),
+                                         ({"expeditionStartDate": "2025-06-01"}, "expeditionStartDate")])
+def test_export_bodies_of_another_shape_are_422(slow, api, body, field):
+    assert list(unbound(api.post("ticket", LISTS + "/export", json=body))) == [field]
 
 
 def test_the_report_answers_the_empty_day_and_bad_dates(slow, api):

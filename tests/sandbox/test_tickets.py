@@ -51,6 +51,11 @@ def passenger_ticket(counter=1, **fields):
     return {name: value for name, value in body.items() if value is not ...}
 
 
+def event_update(ettn, counter=1, **fields):
+    """An update body of an event ticket: eventCityId is not part of the update model (document 2, 2.2)."""
+    return event_ticket(counter, ettn=ettn, eventCityId=..., **fields)
+
+
 def put(api, path, **kwargs):
     return api.request("PUT", "ticket", path, **kwargs)
 
@@ -72,6 +77,17 @@ def refusal(response, status=400):
     body = response.json()
     assert set(body) == {"title", "detail"} and body["title"] and body["detail"]
     return body
+
+
+def unbound(response) -> dict:
+    """{field: [messages]} of a body that does not fit the operation's model: 422 naming each field, also in
+    the detail."""
+    assert response.status_code == 422, response.text
+    body = response.json()
+    assert body["title"] and body["errors"]
+    for name, messages in body["errors"].items():
+        assert f"{name}: " in body["detail"] and messages
+    return body["errors"]
 
 
 # --- create ------------------------------------------------------------------------------------------------
@@ -127,10 +143,9 @@ COMMON_RULES = [
     ({"documentType": 2}, "documentType"),
     ({"ticketDate": "yesterday"}, "ticketDate"),
     ({"customerCountry": "TUR"}, "customerCountry"),
-    ({"ticketLines": [{"amount": "a lot"}]}, "ticketLines[0].amount"),
-    ({"ticketLines": [{"amount": 1, "taxes": [{"taxCode": "X", "taxtAmount": "x"}]}]},
-     "ticketLines[0].taxes[0].taxtAmount"),
-    ({"notes": [{"text": "no note field"}]}, "notes[0].note"),
+    ({"ticketLines": [{"amount": 1, "taxes": [{"taxCode": "X", "taxtAmount": None}]}]}, None),
+    ({"notes": [{"note": None}]}, "notes[0].note"),
+    ({"recordExpensesVknTckn": "1234567891", "recordExpensesTitle": "Gider A.Ş."}, "recordExpensesVknTckn"),
 ]
 EVENT_RULES = [
     ({"seatNumber": ...}, "seatNumber"),
@@ -140,11 +155,12 @@ EVENT_RULES = [
     ({"eventCityId": ...}, "eventCityId"),
     ({"eventCityId": 0}, "eventCityId"),
     ({"eventCityId": 82}, "eventCityId"),
-    ({"eventCityId": "İstanbul"}, "eventCityId"),
     ({"eventOrganizerVknTckn": ...}, "eventOrganizerVknTckn"),
     ({"eventOrganizerVknTckn": "123456789"}, "eventOrganizerVknTckn"),
     ({"eventOrganizerVknTckn": "123456789012"}, "eventOrganizerVknTckn"),
     ({"eventOrganizerVknTckn": "12345678AB"}, "eventOrganizerVknTckn"),
+    ({"eventOrganizerVknTckn": "1234567891"}, "eventOrganizerVknTckn"),  # 10 digits, wrong check digit
+    ({"eventOrganizerVknTckn": "12345678901"}, "eventOrganizerVknTckn"),  # 11 digits, wrong check digits
     ({"eventTime": "31.12.2025"}, "eventTime"),
 ]
 PASSENGER_RULES = [
@@ -156,13 +172,17 @@ PASSENGER_RULES = [
     ({"departureDate": ...}, "departureDate"),
     ({"departureLocation": ...}, "departureLocation"),
     ({"seatNumber": ...}, "seatNumber"),
-    ({"vehicleOperatingVknTckn": "1234567890", "vehicleOperatingTitle": "Taşıma A.Ş.",
-      "vehicleOperatingTaxCenter": "Kadıköy", "commissionAmount": "ten", "commissionTaxAmount": 5}, "commissionAmount"),
+    ({"vehicleOperatingVknTckn": "1234567891", "vehicleOperatingTitle": "Taşıma A.Ş.",
+      "vehicleOperatingTaxCenter": "Kadıköy", "commissionAmount": 10, "commissionTaxAmount": 5},
+     "vehicleOperatingVknTckn"),
 ]
 
 
 @pytest.mark.parametrize("change,field", COMMON_RULES + EVENT_RULES)
 def test_event_ticket_rule_refuses_bad_input_naming_the_field(sandbox, api, change, field):
+    if field is None:  # a null optional member is no refusal
+        assert api.post("ticket", EVENT, json=event_ticket(**change)).status_code == 200
+        return
     body = refusal(api.post("ticket", EVENT, json=event_ticket(**change)))
     assert body["title"] == "Validation failed"
     assert body["detail"].startswith(f"{field}: "), body["detail"]
@@ -170,11 +190,106 @@ def test_event_ticket_rule_refuses_bad_input_naming_the_field(sandbox, api, chan
 
 @pytest.mark.parametrize("change,field", [
     (change, field) for change, field in COMMON_RULES if "ticketType" not in change and "prefix" not in change
-    and "ticketNumber" not in change
+    and "ticketNumber" not in change and field
 ] + PASSENGER_RULES)
 def test_passenger_ticket_rule_refuses_bad_input_naming_the_field(sandbox, api, change, field):
     body = refusal(api.post("ticket", PASSENGER, json=passenger_ticket(**change)))
     assert body["detail"].startswith(f"{field}: "), body["detail"]
+
+
+# Document 2 gives these members a number type (integer, byte, decimal, numeric): a string, even of digits,
+# and a boolean are refused (True is an int in Python, and "34" is what a careless client sends).
+NUMBER_TYPES = [
+    ({"status": "20"}, "status"), ({"status": True}, "status"), ({"status": 20.5}, "status"),
+    ({"documentType": "0"}, "documentType"), ({"documentType": False}, "documentType"),
+    ({"exchangeRate": "35.12"}, "exchangeRate"), ({"exchangeRate": True}, "exchangeRate"),
+    ({"ticketLines": [{"amount": "100"}]}, "ticketLines[0].amount"),
+    ({"ticketLines": [{"amount": True}]}, "ticketLines[0].amount"),
+    ({"ticketLines": [{"amount": 100, "discountRate": "0"}]}, "ticketLines[0].discountRate"),
+    ({"ticketLines": [{"amount": 100, "vatRate": "20", "vatAmount": 20}]}, "ticketLines[0].vatRate"),
+    ({"ticketLines": [{"amount": 100, "vatAmount": "20"}]}, "ticketLines[0].vatAmount"),
+    ({"ticketLines": [{"amount": 1, "taxes": [{"taxCode": "X", "taxtRate": "10"}]}]},
+     "ticketLines[0].taxes[0].taxtRate"),
+    ({"ticketLines": [{"amount": 1, "taxes": [{"taxCode": "X", "taxtAmount": "x"}]}]},
+     "ticketLines[0].taxes[0].taxtAmount"),
+    ({"isEmailSend": "true", "customerEmail": "a@example.com"}, "isEmailSend"),
+    ({"isEmailSend": 1, "customerEmail": "a@example.com"}, "isEmailSend"),
+    ({"ticketNumber": 2025000000001}, "ticketNumber"),
+    ({"ticketLines": {"amount": 1}}, "ticketLines"),
+    ({"ticketLines": ["not an object"]}, "ticketLines[0]"),
+]
+EVENT_NUMBER_TYPES = [({"eventCityId": "34"}, "eventCityId"), ({"eventCityId": True}, "eventCityId"),
+                      ({"eventCityId": "İstanbul"}, "eventCityId"), ({"eventCityId": 34.0}, "eventCityId"),
+                      ({"eventOrganizerVknTckn": 1234567890}, "eventOrganizerVknTckn")]
+PASSENGER_NUMBER_TYPES = [
+    ({"commissionAmount": "25", "commissionTaxAmount": 5}, "commissionAmount"),
+    ({"commissionAmount": 25, "commissionTaxAmount": True}, "commissionTaxAmount"),
+]
+
+
+@pytest.mark.parametrize("change,field", NUMBER_TYPES + EVENT_NUMBER_TYPES)
+def test_event_ticket_members_of_another_json_type_are_422(sandbox, api, change, field):
+    assert list(unbound(api.post("ticket", EVENT, json=event_ticket(**change)))) == [field]
+
+
+@pytest.mark.parametrize("change,field", NUMBER_TYPES + PASSENGER_NUMBER_TYPES)
+def test_passenger_ticket_members_of_another_json_type_are_422(sandbox, api, change, field):
+    operator = {"vehicleOperatingVknTckn": "1234567890", "vehicleOperatingTitle": "Taşıma A.Ş.",
+                "vehicleOperatingTaxCenter": "Kadıköy"} if "commissionAmount" in change else {}
+    body = passenger_ticket(**{**operator, **change})
+    assert list(unbound(api.post("ticket", PASSENGER, json=body))) == [field]
+
+
+# Renamed, misspelt or foreign members are noticed, so that a client sending a wrong name fails.
+UNKNOWN_MEMBERS = [
+    ({"ticketNo": "ETK2025000000001"}, "ticketNo"),
+    ({"TicketNumber": "ETK2025000000001"}, "TicketNumber"),  # names are case-sensitive
+    ({"isArchived": False}, "isArchived"),  # an export filter, not a ticket member
+    ({"executionStartDate": "2025-06-01"}, "executionStartDate"),
+    ({"ticketLines": [{"amount": 100, "taxes": [{"taxCode": "X", "taxRate": 10}]}]}, "ticketLines[0].taxes[0].taxRate"),
+    ({"ticketLines": [{"amount": 100, "vat": 20}]}, "ticketLines[0].vat"),
+    ({"notes": [{"text": "no note field"}]}, "notes[0].text"),
+]
+
+
+@pytest.mark.parametrize("change,field", UNKNOWN_MEMBERS + [({"vehiclePlate": "34 ABC 123"}, "vehiclePlate"),
+                                                           ({"eventCityID": 34}, "eventCityID")])
+def test_unknown_members_of_an_event_ticket_are_422_naming_them(sandbox, api, change, field):
+    errors = unbound(api.post("ticket", EVENT, json=event_ticket(**change)))
+    assert list(errors) == [field]
+    assert field.rsplit(".", 1)[-1] in errors[field][0]
+
+
+@pytest.mark.parametrize("change,field", UNKNOWN_MEMBERS + [({"eventCityId": 34}, "eventCityId"),
+                                                           ({"eventName": "Konser"}, "eventName")])
+def test_unknown_members_of_a_passenger_ticket_are_422_naming_them(sandbox, api, change, field):
+    assert list(unbound(api.post("ticket", PASSENGER, json=passenger_ticket(**change)))) == [field]
+
+
+def test_unknown_members_are_refused_at_update_too(sandbox, api):
+    ettn = create(api, event_ticket())
+    assert list(unbound(put(api, f"{EVENT}/{ettn}", json=event_update(ettn, eventname="x")))) == ["eventname"]
+    ettn = create(api, passenger_ticket(), PASSENGER)
+    body = passenger_ticket(ettn=ettn, departureTime="2025-06-01T08:30:00")
+    assert list(unbound(put(api, f"{PASSENGER}/{ettn}", json=body))) == ["departureTime"]
+
+
+def test_event_city_is_not_part_of_the_update_model(sandbox, api):
+    """Document 2, 2.2: eventCityId "create: yes (not in the update model)"."""
+    ettn = create(api, event_ticket())
+    errors = unbound(put(api, f"{EVENT}/{ettn}", json=event_ticket(ettn=ettn, eventCityId=6)))
+    assert list(errors) == ["eventCityId"] and "update model" in errors["eventCityId"][0]
+    assert ticket(api, ettn)["eventCityId"] == 34
+    assert put(api, f"{EVENT}/{ettn}", json=event_update(ettn)).status_code == 200
+
+
+def test_organizer_and_other_tax_numbers_take_a_valid_vkn_or_tckn(sandbox, api):
+    for counter, number in enumerate(("1234567890", "10000000146"), start=1):
+        fields = {"eventOrganizerVknTckn": number, "recordExpensesVknTckn": number, "recordExpensesTitle": "Gider"}
+        response = api.post("ticket", EVENT, json=event_ticket(counter, **fields))
+        assert response.status_code == 200, response.text
+    detail = refusal(api.post("ticket", EVENT, json=event_ticket(3, eventOrganizerVknTckn="10000000147")))["detail"]
+    assert detail.startswith("eventOrganizerVknTckn: ") and "check digits" in detail
 
 
 def test_every_failing_rule_is_named_at_once(sandbox, api):
@@ -196,11 +311,12 @@ def test_one_vehicle_operator_field_makes_all_five_required(sandbox, api, given)
 
 def test_valid_boundaries_pass(sandbox, api):
     for counter, fields in enumerate([
-        {"eventCityId": 1}, {"eventCityId": 81}, {"eventOrganizerVknTckn": "12345678901"},
+        {"eventCityId": 1}, {"eventCityId": 81}, {"eventOrganizerVknTckn": "10000000146"},
         {"paymentType": "DIGER", "paymentDescription": "Hediye çeki"},
         {"isEmailSend": True, "customerEmail": "ayse@example.com"},
         {"recordExpensesVknTckn": "1234567890", "recordExpensesTitle": "Gider A.Ş."},
-        {"status": 20}, {"currencyCode": "EUR", "exchangeRate": "35.12"}, {"ticketLines": [], "notes": []},
+        {"status": 20}, {"currencyCode": "EUR", "exchangeRate": 35.12}, {"ticketLines": [], "notes": []},
+        {"ticketLines": [{"amount": 100.5, "vatRate": 20, "vatAmount": 20.1, "taxes": []}]}, {"notes": None},
     ], start=1):
         response = api.post("ticket", EVENT, json=event_ticket(counter, **fields))
         assert response.status_code == 200, (fields, response.text)
@@ -232,10 +348,10 @@ def test_update_in_draft_changes_the_ticket_and_keeps_city_and_seat(sandbox, api
 
 def test_update_needs_the_ettn_in_the_body_matching_the_path(sandbox, api):
     ettn = create(api, event_ticket())
-    assert refusal(put(api, f"{EVENT}/{ettn}", json=event_ticket()))["detail"].startswith("ettn: ")
+    assert refusal(put(api, f"{EVENT}/{ettn}", json=event_ticket(eventCityId=...)))["detail"].startswith("ettn: ")
     other = "6f1c1f0e-8f5a-4f4e-9a55-2b7d0c1d2e3f"
-    assert refusal(put(api, f"{EVENT}/{ettn}", json=event_ticket(ettn=other)))["detail"].startswith("ettn: ")
-    refusal(put(api, f"{EVENT}/{other}", json=event_ticket(ettn=other)), 404)
+    assert refusal(put(api, f"{EVENT}/{ettn}", json=event_update(other)))["detail"].startswith("ettn: ")
+    refusal(put(api, f"{EVENT}/{other}", json=event_update(other)), 404)
 
 
 def test_update_applies_the_rules_too(sandbox, api):
@@ -249,24 +365,24 @@ def test_update_applies_the_rules_too(sandbox, api):
 def test_update_refuses_a_number_of_another_ticket(sandbox, api):
     create(api, event_ticket(1))
     ettn = create(api, event_ticket(2))
-    body = refusal(put(api, f"{EVENT}/{ettn}", json=event_ticket(1, ettn=ettn)))
+    body = refusal(put(api, f"{EVENT}/{ettn}", json=event_update(ettn, 1)))
     assert body["title"] == "Duplicate ticket number"
 
 
 def test_update_only_in_draft_or_error(sandbox, api):
     sandbox.configure(ticket_processing_seconds=60)
     ettn = create(api, event_ticket(status=20))
-    body = refusal(put(api, f"{EVENT}/{ettn}", json=event_ticket(ettn=ettn)))
+    body = refusal(put(api, f"{EVENT}/{ettn}", json=event_update(ettn)))
     assert body["title"] == "Update refused" and "(20)" in body["detail"]
     sandbox.configure(clock_offset_seconds=61)
     assert ticket(api, ettn)["status"] == 60
-    assert "(60)" in refusal(put(api, f"{EVENT}/{ettn}", json=event_ticket(ettn=ettn)))["detail"]
+    assert "(60)" in refusal(put(api, f"{EVENT}/{ettn}", json=event_update(ettn)))["detail"]
 
     sandbox.configure(ticket_error_rate=1, clock_offset_seconds=0)
     failed = create(api, event_ticket(2, status=20))
     sandbox.configure(clock_offset_seconds=61)
     assert ticket(api, failed)["status"] == 40
-    response = put(api, f"{EVENT}/{failed}", json=event_ticket(2, ettn=failed, status=0))
+    response = put(api, f"{EVENT}/{failed}", json=event_update(failed, 2, status=0))
     assert response.status_code == 200
     shown = ticket(api, failed)
     assert shown["status"] == 0 and shown["message"] == ""
@@ -315,13 +431,43 @@ def test_status_change_error_to_draft_to_queue(sandbox, api):
     sandbox.configure(ticket_processing_seconds=0, ticket_error_rate=1)
     ettn = create(api, event_ticket(status=20))
     assert ticket(api, ettn)["status"] == 40
-    assert put(api, f"{EVENT}/updatestatuslist", json={"ids": [ettn], "status": 0}).status_code == 200
+    response = put(api, f"{EVENT}/updatestatuslist", json={"Ids": [ettn], "Status": 0})
+    assert response.status_code == 200 and response.content in (b"", b"null")
     assert ticket(api, ettn)["status"] == 0
     sandbox.configure(ticket_error_rate=0)
-    # The documents spell the body Ids / Status as well.
-    response = put(api, f"{EVENT}/updatestatuslist", json={"Ids": [ettn], "Status": 20})
-    assert response.status_code == 200 and response.content in (b"", b"null")
+    assert put(api, f"{EVENT}/updatestatuslist", json={"Ids": [ettn], "Status": 20}).status_code == 200
     assert ticket(api, ettn)["status"] == 60
+
+
+@pytest.mark.parametrize("body,fields", [
+    ({"ids": ["E"], "status": 20}, ["ids", "status"]),  # the spelling of public clients, not of document 2
+    ({"Ids": ["E"], "status": 20}, ["status"]),
+    ({"IDS": ["E"], "Status": 20}, ["IDS"]),
+    ({"Ids": ["E"], "Status": "20"}, ["Status"]),
+    ({"Ids": ["E"], "Status": True}, ["Status"]),
+    ({"Ids": "E", "Status": 20}, ["Ids"]),
+    ({"Ids": [1], "Status": 20}, ["Ids[0]"]),
+])
+def test_status_change_takes_the_documents_spelling_and_types_only(sandbox, api, body, fields):
+    """Document 2, 4.1: "body with Ids (array of Guid) and Status"; the provider's client spells it so too."""
+    ettn = create(api, event_ticket())
+    body = {name: [ettn] if value == ["E"] else ettn if value == "E" else value for name, value in body.items()}
+    errors = unbound(put(api, f"{EVENT}/updatestatuslist", json=body))
+    assert sorted(errors) == sorted(fields)
+    assert ticket(api, ettn)["status"] == 0
+    if "ids" in fields:
+        assert "Ids" in errors["ids"][0]  # the message says how the documents spell it
+
+
+@pytest.mark.parametrize("body,field", [({"Ids": ["E"]}, "Ids"), ({"ids": ["E"], "reason": "x"}, "reason"),
+                                        ({"ids": ["E", 2]}, "ids[1]")])
+def test_cancel_takes_the_documents_spelling_ids_only(sandbox, api, body, field):
+    """Document 2, 4.1: cancel takes "body with ids (array of Guid)"."""
+    ettn = create(api, event_ticket())
+    body = {name: [ettn if item == "E" else item for item in value] if isinstance(value, list) else value
+            for name, value in body.items()}
+    assert list(unbound(api.post("ticket", f"{EVENT}/cancel", json=body))) == [field]
+    assert ticket(api, ettn)["status"] == 0
 
 
 @pytest.mark.parametrize("start,target", [(0, 0), (60, 0), (60, 20), (40, 20), (100, 0), (20, 20)])
@@ -331,7 +477,7 @@ def test_status_changes_other_than_40_to_0_and_0_to_20_are_refused(sandbox, api,
     if start == 100:
         api.post("ticket", f"{EVENT}/cancel", json={"ids": [ettn]})
     assert ticket(api, ettn)["status"] == start
-    body = refusal(put(api, f"{EVENT}/updatestatuslist", json={"ids": [ettn], "status": target}))
+    body = refusal(put(api, f"{EVENT}/updatestatuslist", json={"Ids": [ettn], "Status": target}))
     assert body["title"] == "Status change refused" and f"({start})" in body["detail"]
     assert ticket(api, ettn)["status"] == start
 
@@ -340,18 +486,19 @@ def test_status_change_is_all_or_nothing(sandbox, api):
     sandbox.configure(ticket_processing_seconds=60)
     draft = create(api, event_ticket(1))
     queued = create(api, event_ticket(2, status=20))
-    body = refusal(put(api, f"{EVENT}/updatestatuslist", json={"ids": [draft, queued], "status": 20}))
+    body = refusal(put(api, f"{EVENT}/updatestatuslist", json={"Ids": [draft, queued], "Status": 20}))
     assert queued in body["detail"]
     assert ticket(api, draft)["status"] == 0
 
 
 def test_status_change_bad_requests(sandbox, api):
     ettn = create(api, event_ticket())
-    assert refusal(put(api, f"{EVENT}/updatestatuslist", json={"ids": [ettn], "status": 60}))["detail"].startswith(
-        "status: ")
-    assert refusal(put(api, f"{EVENT}/updatestatuslist", json={"ids": [], "status": 0}))["detail"].startswith("ids: ")
+    assert refusal(put(api, f"{EVENT}/updatestatuslist", json={"Ids": [ettn], "Status": 60}))["detail"].startswith(
+        "Status: ")
+    assert refusal(put(api, f"{EVENT}/updatestatuslist", json={"Ids": [ettn]}))["detail"].startswith("Status: ")
+    assert refusal(put(api, f"{EVENT}/updatestatuslist", json={"Ids": [], "Status": 0}))["detail"].startswith("Ids: ")
     refusal(put(api, f"{EVENT}/updatestatuslist",
-                json={"ids": ["00000000-0000-0000-0000-000000000000"], "status": 20}), 404)
+                json={"Ids": ["00000000-0000-0000-0000-000000000000"], "Status": 20}), 404)
 
 
 def test_cancel_from_draft_error_and_approved(sandbox, api):
@@ -383,7 +530,8 @@ def test_cancel_refuses_queued_and_cancelled_tickets_with_an_error(sandbox, api)
     body = refusal(api.post("ticket", f"{EVENT}/cancel", json={"ids": [draft]}))
     assert "already cancelled" in body["detail"]
     refusal(api.post("ticket", f"{EVENT}/cancel", json={"ids": ["00000000-0000-0000-0000-000000000000"]}), 404)
-    assert refusal(api.post("ticket", f"{EVENT}/cancel", json={"ids": "x"}))["detail"].startswith("ids: ")
+    assert refusal(api.post("ticket", f"{EVENT}/cancel", json={"ids": []}))["detail"].startswith("ids: ")
+    assert list(unbound(api.post("ticket", f"{EVENT}/cancel", json={"ids": "x"}))) == ["ids"]
 
 
 # --- listing -----------------------------------------------------------------------------------------------
@@ -506,6 +654,16 @@ def test_export_filters(sandbox, api):
     assert exported({"startDate": "2000-01-01", "endDate": "2000-12-31"}) == []
     assert exported({"status": 0, "isArchived": False}) == ["1", "2", "3"]
     assert refusal(api.post("ticket", f"{PASSENGER}/export", json={"status": 30}))["detail"].startswith("status: ")
+    assert list(unbound(api.post("ticket", f"{PASSENGER}/export", json={"status": "60"}))) == ["status"]
+    assert list(unbound(api.post("ticket", f"{PASSENGER}/export", json={"isArchived": "false"}))) == ["isArchived"]
+    # Each kind's own members (document 2, 4.1 and 4.2), spelled exactly.
+    for body, field in (({"generateSummaryReport": True}, "generateSummaryReport"),
+                        ({"eventStartDate": "2025-06-01"}, "eventStartDate"),
+                        ({"executionStartdate": "2025-06-01"}, "executionStartdate"),
+                        ({"isarchived": True}, "isarchived")):
+        assert list(unbound(api.post("ticket", f"{PASSENGER}/export", json=body))) == [field]
+    for body, field in (({"isArchived": True}, "isArchived"), ({"generateSummaryReport": 1}, "generateSummaryReport")):
+        assert list(unbound(api.post("ticket", f"{EVENT}/export", json=body))) == [field]
     assert refusal(api.post("ticket", f"{PASSENGER}/export", json={"departureStartDate": "x"}))["detail"].startswith(
         "departureStartDate: ")
 
@@ -601,6 +759,21 @@ def test_timeout_after_creates_the_ticket_then_keeps_the_caller_waiting(sandbox,
         [{"category": "ticketNumber", "operator": "eşittir", "value": "ETK2025000000005"}])}).json()
     assert found["totalCount"] == 1 and found["items"][0]["status"] == 0
     assert refusal(api.post("ticket", EVENT, json=event_ticket(5)))["title"] == "Duplicate ticket number"
+
+
+# Document 1, section 8: list operations return at most 500 records per page; more is refused, everywhere.
+LIST_OPERATIONS = [("ticket", EVENT), ("ticket", PASSENGER), ("ticket", "/v1/passenger-list"),
+                   ("ticket", REPORTS["event_ticket"].format("2025-01-15")),
+                   ("ticket", REPORTS["passenger_ticket"].format("2025-01-15")),
+                   ("ticket", REPORTS["passenger_list"].format("2025-01-15")),
+                   ("invoice", "/v1/inboxinvoice/list"), ("ledger", "/v1/period/getperiodlist")]
+
+
+@pytest.mark.parametrize("service,path", LIST_OPERATIONS)
+def test_every_list_and_report_refuses_a_page_size_over_500(sandbox, api, service, path):
+    assert api.get(service, path, params={"pageIndex": 1, "pageSize": 500}).status_code == 200
+    refused = api.get(service, path, params={"pageIndex": 1, "pageSize": 501})
+    assert refused.status_code in (400, 422) and "pageSize" in refused.text
 
 
 def test_timeout_after_also_delays_a_refusal(sandbox, api):

@@ -12,7 +12,8 @@ from backoffice.core.choices import JobStatus, SyncState
 from backoffice.core.models import Company, JobRun, RemoteCall
 from backoffice.core.platform import client_for
 from backoffice.remote.companies import CompaniesClient
-from backoffice.remote.errors import RemoteError
+from backoffice.remote.errors import ApiKeyRequired, RemoteError
+from backoffice.remote.tickets import EventTicketClient
 from backoffice.subcompanies import jobs as sub_jobs
 from backoffice.subcompanies import services
 from backoffice.subcompanies.choices import OperationKind, Origin, SubCompanyState
@@ -244,26 +245,117 @@ def test_the_company_learns_its_own_customer_unique_id_from_the_report(crm_compa
     assert ReportCustomer.objects.filter(company=crm_company, depth=0).get().customer_unique_id == str(uid)
 
 
-def test_a_request_that_may_have_arrived_is_not_sent_again(crm_company, active_subcompany, sandbox, settings,
-                                                           on_commit, run_jobs):
-    sub = active_subcompany()
+def _lost_answer_then_report(crm_company, sub, sandbox, settings, on_commit, run_jobs, refresh, **fault):
+    """A credit offer whose answer is lost (the fault), then the reconciliation through the next report."""
     settings.PLATFORM_TIMEOUT = (5, 0.5)
     settings.JOB_RETRY_BASE_SECONDS = 0
+    settings.CRM_SETTLE_SECONDS = 0
+    refresh(crm_company)  # the report before the request: its offers are known
     sandbox.add_fault(path=f"/crm/v1/crm/customers/{sub.remote_id}/addapplicationcredit", method="POST",
-                      timeout_seconds=1.5, remaining=1)
+                      remaining=1, **fault)
     op = on_commit(services.credit_add, company=crm_company, subcompany=sub, quantity=5)
     run_jobs()
     op.refresh_from_db()
-    assert op.maybe_sent and op.sync_state == SyncState.QUEUED  # retried by the runner, later
+    assert op.maybe_sent_at is not None and op.sync_state == SyncState.QUEUED  # retried by the runner, later
     run = JobRun.objects.get(name="operation_push")
     assert run.status == JobStatus.RETRYING
     with translation.override("en"):
-        run_rq_job(run)
+        on_commit(lambda: run_rq_job(run))  # no report after the request yet: it asks for one and waits
+    run.refresh_from_db()
     op.refresh_from_db()
-    assert op.sync_state == SyncState.FAILED and "not sent again automatically" in op.last_error
+    assert run.status == JobStatus.DEFERRED and "waiting for the next usage report" in run.message
+    assert op.sync_state == SyncState.QUEUED
+    refresh(crm_company)
+    with translation.override("en"):
+        result = run_rq_job(run)
+    op.refresh_from_db()
+    return op, result
+
+
+def test_a_credit_offer_whose_answer_timed_out_is_found_in_the_next_report(crm_company, active_subcompany, sandbox,
+                                                                           settings, on_commit, run_jobs, refresh):
+    """The platform took the request but its answer came too late: not sent again, found in the report."""
+    sub = active_subcompany()
+    op, result = _lost_answer_then_report(crm_company, sub, sandbox, settings, on_commit, run_jobs, refresh,
+                                          timeout_seconds=1.5)
+    assert result == "Found on the platform; not sent again."
+    assert op.sync_state == SyncState.SYNCED
     assert calls("crm.add_credit").count() == 1
-    # the user checked and sends it again: it goes
-    on_commit(services.record_resend, record=op)
+    assert len(op.response["newCreditIds"][sub.remote_id]) == 1
+
+
+@pytest.mark.parametrize("after_apply", ["error", "drop"])
+def test_a_credit_offer_answered_500_after_taking_effect_is_not_sent_twice(crm_company, active_subcompany, sandbox,
+                                                                           settings, on_commit, run_jobs, refresh,
+                                                                           after_apply):
+    sub = active_subcompany()
+    before = len(services.report_credits(sub))
+    op, result = _lost_answer_then_report(crm_company, sub, sandbox, settings, on_commit, run_jobs, refresh,
+                                          error_rate=1, error_status=500, after_apply=after_apply)
+    assert result == "Found on the platform; not sent again."
+    assert calls("crm.add_credit").count() == 1
+    sub.refresh_from_db()
+    assert len(services.report_credits(sub)) == before + 1  # one offer on the platform, not two
+
+
+def test_a_credit_offer_refused_with_500_before_taking_effect_is_sent_again_after_the_report(
+        crm_company, active_subcompany, sandbox, settings, on_commit, run_jobs, refresh):
+    sub = active_subcompany()
+    before = len(services.report_credits(sub))
+    op, result = _lost_answer_then_report(crm_company, sub, sandbox, settings, on_commit, run_jobs, refresh,
+                                          error_rate=1, error_status=500)
+    assert result == "Sent to the platform." and op.sync_state == SyncState.SYNCED
+    assert calls("crm.add_credit").count() == 2
+    refresh(crm_company)
+    sub.refresh_from_db()
+    assert len(services.report_credits(sub)) == before + 1
+
+
+def test_a_creation_answered_500_after_taking_effect_is_not_sent_twice(crm_company, sandbox, settings, on_commit,
+                                                                       run_jobs, refresh):
+    settings.JOB_RETRY_BASE_SECONDS = 0
+    settings.CRM_SETTLE_SECONDS = 0
+    sandbox.add_fault(path="/crm/v1/crm/customers", method="POST", remaining=1, error_rate=1, error_status=500,
+                      after_apply="error")
+    record = on_commit(services.create_subcompany, company=crm_company, **subcompany_data(identifier=new_tckn()))
     run_jobs()
-    op.refresh_from_db()
-    assert (op.sync_state, op.maybe_sent) == (SyncState.SYNCED, False)
+    record.refresh_from_db()
+    assert record.maybe_sent_at is not None and record.sync_state == SyncState.QUEUED
+    run = JobRun.objects.get(name="subcompany_push")
+    with translation.override("en"):
+        on_commit(lambda: run_rq_job(run))  # waits for a report
+    refresh(crm_company)
+    with translation.override("en"):
+        assert run_rq_job(run) == "Found on the platform; not sent again."
+    record.refresh_from_db()
+    assert record.sync_state == SyncState.SYNCED and record.remote_id
+    assert calls("crm.create_company").count() == 1
+
+
+def test_a_service_user_company_without_api_key_gets_a_clear_message_and_makes_no_call(
+        make_sandbox_company, on_commit):
+    company = make_sandbox_company(auth_method="service_user")
+    assert not company.api_key
+    with pytest.raises(services.Refused, match="takes only an API key"):
+        on_commit(services.create_subcompany, company=company, **subcompany_data(identifier=new_tckn()))
+    with pytest.raises(services.Refused, match="takes only an API key"):
+        services.usage_report_request(company=company)
+    assert not SubCompany.objects.filter(company=company).exists()
+    with pytest.raises(ApiKeyRequired):  # and the client itself refuses before sending anything
+        client_for(company, CompaniesClient).usage_report()
+    assert not RemoteCall.objects.filter(company=company).exists()
+
+
+def test_a_service_user_company_with_an_api_key_uses_the_key_for_company_management(db, sandbox):
+    """Both stored: the documents go with the bearer token, company management with the API key (a bearer
+    token there is refused, as document 1, section 5, rule 2 says)."""
+    customer = sandbox.add_customer(name="İki Anahtar", credits=50_000, api_key="sbx-both-key", username="svc-both",
+                                    password="pw-both-1")
+    company = Company.objects.create(name="İki Anahtar", environment="sandbox", auth_method="service_user",
+                                     customer_unique_id=customer["customer_unique_id"], credit_quantity=50_000,
+                                     api_key="sbx-both-key", service_username="svc-both", service_password="pw-both-1")
+    client_for(company, CompaniesClient).usage_report()
+    client_for(company, EventTicketClient).list(1, 1)
+    [crm_call] = calls("crm.usage_report")
+    assert crm_call.status == 200
+    assert sandbox.stats()["tokens_issued"] == 1  # the token went to the ticket service only

@@ -15,13 +15,23 @@ TCKN = "10000000146"
 TCKN_2 = "12345678950"
 
 
+def management(prefix, total, maximum=100):
+    return {f"{prefix}-TOTAL_FORMS": str(total), f"{prefix}-INITIAL_FORMS": "0", f"{prefix}-MIN_NUM_FORMS": "0",
+            f"{prefix}-MAX_NUM_FORMS": str(maximum)}
+
+
 def line_data(prefix="lines", rows=(), total=None):
-    """The formset fields of these rows (dicts of line fields)."""
-    data = {f"{prefix}-TOTAL_FORMS": str(total if total is not None else len(rows)), f"{prefix}-INITIAL_FORMS": "0",
-            f"{prefix}-MIN_NUM_FORMS": "0", f"{prefix}-MAX_NUM_FORMS": "100"}
+    """The formset fields of these rows (dicts of line fields; "taxes": a list of dicts of tax fields), with
+    each line's tax formset as the page sends it."""
+    data = management(prefix, total if total is not None else len(rows))
     for index, row in enumerate(rows):
+        taxes = row.get("taxes", ())
+        data.update(management(f"{prefix}-{index}-taxes", len(taxes), 10))
+        for number, tax in enumerate(taxes):
+            data.update({f"{prefix}-{index}-taxes-{number}-{name}": value for name, value in tax.items()})
         for name, value in row.items():
-            data[f"{prefix}-{index}-{name}"] = value
+            if name != "taxes":
+                data[f"{prefix}-{index}-{name}"] = value
     return data
 
 

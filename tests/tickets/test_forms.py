@@ -322,13 +322,67 @@ def line_errors(formset, field):
     ({"amount": "10", "discount_rate": "101"}, "discount_rate", "less than or equal to 100"),
     ({"amount": "10", "discount_rate": "-1"}, "discount_rate", "greater than or equal to 0"),
     ({"amount": "10", "vat_rate": "120"}, "vat_rate", "less than or equal to 100"),
-    ({"amount": "10", "taxt_rate": "5"}, "tax_code", "tax code of the other tax"),
-    ({"amount": "10", "tax_code": "4071"}, "taxt_rate", "rate of the other tax"),
-    ({"amount": "10", "tax_name": "ÖİV"}, "tax_code", "tax code of the other tax"),
 ])
 def test_line_rules(row, field, message):
     with translation.override("en"):
         assert message in line_errors(lines_formset(row), field)
+
+
+# Several taxes per line (document 2, 2.4: taxes is an array); a wrong one is marked on its own field.
+GOOD_TAX = {"tax_code": "9021", "tax_name": "Eğlence vergisi", "taxt_rate": "5"}
+
+
+@pytest.mark.parametrize("tax, field, message", [
+    ({"taxt_rate": "5"}, "tax_code", "tax code of the other tax"),
+    ({"tax_code": "4071"}, "taxt_rate", "rate of the other tax"),
+    ({"tax_name": "ÖİV"}, "tax_code", "tax code of the other tax"),
+    ({"tax_name": "ÖİV"}, "taxt_rate", "rate of the other tax"),
+    ({"tax_code": "4071", "taxt_rate": "101"}, "taxt_rate", "less than or equal to 100"),
+    ({"tax_code": "4071", "taxt_rate": "-1"}, "taxt_rate", "greater than or equal to 0"),
+    ({"tax_code": "4071", "taxt_rate": "x"}, "taxt_rate", "Enter a number"),
+    ({"tax_code": "40711234567", "taxt_rate": "1"}, "tax_code", "at most 10 characters"),
+])
+def test_tax_rules_mark_the_field_of_the_tax_that_is_wrong(tax, field, message):
+    formset = lines_formset({"amount": "10", "taxes": [GOOD_TAX, tax]})
+    with translation.override("en"):
+        assert not formset.is_valid()
+        good, bad = formset.forms[0].taxes.forms
+        assert not good.errors and message in " ".join(bad.errors[field])
+        assert formset.total_error_count() >= 1  # the page says "correct the fields marked below"
+
+
+def test_a_line_keeps_all_its_taxes_in_order_and_drops_removed_and_empty_ones():
+    formset = lines_formset({"amount": "100", "taxes": [
+        GOOD_TAX, {"tax_code": "0071", "taxt_rate": "1,5"}, {"tax_code": "4080", "taxt_rate": "x", "DELETE": "on"},
+        {"tax_code": "", "tax_name": "", "taxt_rate": ""}]})
+    assert formset.is_valid(), formset.errors
+    assert formset.lines()[0]["taxes"] == [
+        {"tax_code": "9021", "tax_name": "Eğlence vergisi", "taxt_rate": Decimal("5")},
+        {"tax_code": "0071", "tax_name": "", "taxt_rate": Decimal("1.5")}]
+
+
+def test_a_tax_without_the_lines_amount_asks_for_the_amount():
+    formset = lines_formset({"taxes": [GOOD_TAX]})
+    with translation.override("en"):
+        assert "Enter the line's amount" in line_errors(formset, "amount")
+
+
+def test_at_most_10_taxes_on_a_line():
+    formset = lines_formset({"amount": "10", "taxes": [GOOD_TAX] * 11})
+    with translation.override("en"):
+        assert not formset.is_valid()
+        assert "at most 10 other taxes" in " ".join(formset.forms[0].taxes.non_form_errors())
+
+
+def test_a_line_without_tax_fields_has_no_taxes_but_tax_fields_without_their_count_are_refused():
+    data = {key: value for key, value in line_data(rows=[{"amount": "10"}]).items()
+            if not key.startswith("lines-0-taxes-")}
+    formset = TicketLineFormSet(data=data, prefix="lines")
+    assert formset.is_valid(), formset.errors
+    assert formset.lines()[0]["taxes"] == []
+    data["lines-0-taxes-0-tax_code"] = "9021"
+    formset = TicketLineFormSet(data=data, prefix="lines")
+    assert not formset.is_valid() and formset.forms[0].taxes.non_form_errors()
 
 
 def test_empty_extra_lines_and_deleted_lines_are_ignored():

@@ -37,8 +37,10 @@ def mutate(base: dict, names):
 
 EVENT_FIELDS = list(event_data()) + ["is_email_send", "customer_email", "payment_description", "exchange_rate",
                                      "record_expenses_vkn_tckn", "record_expenses_title", "identifier",
-                                     "customer_country", "notes_text", "lines-1-amount", "lines-0-taxt_rate",
-                                     "lines-0-tax_code", "lines-TOTAL_FORMS", "lines-INITIAL_FORMS"]
+                                     "customer_country", "notes_text", "lines-1-amount", "lines-0-taxes-0-taxt_rate",
+                                     "lines-0-taxes-0-tax_code", "lines-0-taxes-1-tax_name",
+                                     "lines-0-taxes-0-DELETE", "lines-0-taxes-TOTAL_FORMS", "lines-TOTAL_FORMS",
+                                     "lines-INITIAL_FORMS"]
 PASSENGER_FIELDS = list(passenger_data()) + ["vehicle_operating_vkn_tckn", "vehicle_operating_title",
                                              "vehicle_operating_tax_center", "commission_amount",
                                              "commission_tax_amount", "vehicle_operating_email", "lines-0-DELETE"]

@@ -3,7 +3,8 @@
 
 import io
 import zipfile
-from datetime import date, timedelta
+from datetime import date, datetime, time, timedelta
+from unittest import mock
 from decimal import Decimal
 
 import pytest
@@ -13,7 +14,7 @@ from django.utils import timezone, translation
 from backoffice.core import actions
 from backoffice.core.choices import SyncState
 from backoffice.core.exports import ExportError
-from backoffice.core.families import export_job, report_job, reports_nightly_job
+from backoffice.core.families import daily_slot, export_job, report_job, reports_daily_job
 from backoffice.core.models import RemoteCall
 from backoffice.core.platform import client_for
 from backoffice.core.provinces import PROVINCES
@@ -54,9 +55,9 @@ def fast(sandbox, settings):
     return sandbox
 
 
-def new_event(company, *, status=TicketStatus.DRAFT, prefix="ETK", **fields):
+def new_event(company, *, status=TicketStatus.DRAFT, prefix="ETK", payment_type="KREDIKARTI", **fields):
     ticket = EventTicket(
-        company=company, prefix=prefix, ticket_date=timezone.now(), payment_type="KREDIKARTI",
+        company=company, prefix=prefix, ticket_date=timezone.now(), payment_type=payment_type,
         customer_first_name="Ayşe", customer_last_name="Yılmaz", seat_number="B-12", event_name="Bahar Konseri",
         event_location="Salon A", event_city_id=34, event_city="İstanbul", event_municipality="Kadıköy",
         event_organizer_vkn_tckn=VKN, event_time=timezone.now() + timedelta(days=3), **fields)
@@ -275,7 +276,8 @@ def test_status_change_refuses_other_transitions_before_asking(company, status, 
 def test_status_change_refused_by_the_platform_shows_title_and_detail(fast, sandbox_company, client, accountant):
     ticket = new_event(sandbox_company, status=TicketStatus.QUEUED)
     push(ticket)
-    poll(sandbox_company)  # approved on the platform
+    poll(sandbox_company)  # approved on the platform, then cancelled there behind our back
+    client_for(sandbox_company, EventTicketClient).cancel([ticket.remote_id])
     EventTicket.objects.filter(pk=ticket.pk).update(remote_status=TicketStatus.DRAFT)  # our mirror is behind
     ticket.refresh_from_db()
     services.tickets_status_change_request(tickets=[ticket], status=TicketStatus.QUEUED)
@@ -284,6 +286,7 @@ def test_status_change_refused_by_the_platform_shows_title_and_detail(fast, sand
     assert info.value.title == "Status change refused" and "only draft (0) tickets" in info.value.detail
     ticket.refresh_from_db()
     assert ticket.last_error == f"Status change refused: {info.value.detail}"
+    assert ticket.remote_status == TicketStatus.CANCELLED  # the statuses read after the refusal: the mirror learns
     login(client, accountant, sandbox_company)
     page = client.get(reverse("tickets:eventticket_detail", args=[ticket.pk])).content.decode()
     assert "The platform refused" in page and "Status change refused" in page and "only draft (0) tickets" in page
@@ -472,6 +475,22 @@ def test_an_empty_report_is_not_an_error(fast, sandbox_company):
     assert (run.state, run.total_count, run.item_count) == (ReportState.DONE, 0, 0)
 
 
+def test_a_report_without_the_listing_permission_says_which_permission(fast, db):
+    """Document 1, section 5, rule 5: the ticket reports need the e-ticket listing permission; its absence is
+    named, not a generic refusal."""
+    from backoffice.core.models import Company
+
+    customer = fast.add_customer(name="İzinsiz", api_key="sbx-no-listing", listing_permission=False)
+    company = Company.objects.create(name="İzinsiz", environment="sandbox", api_key="sbx-no-listing",
+                                     customer_unique_id=customer["customer_unique_id"])
+    run = TICKET_REPORTS.request(company=company, kind=TicketKind.EVENT, report_date=date(2026, 1, 2))
+    with pytest.raises(RemoteError):
+        report_job("ticket_report_sync", run.pk)
+    run.refresh_from_db()
+    assert run.state == ReportState.FAILED
+    assert "e-ticket listing permission" in run.message and "ticket reports need" in run.message
+
+
 def test_a_report_walk_that_stopped_resumes_at_the_next_page(fast, sandbox_company):
     day = date(2026, 3, 15)
     fast.add_report_items("event_ticket", day, 1100, customer_unique_id=str(sandbox_company.customer_unique_id))
@@ -516,8 +535,8 @@ def test_cron_polls_only_companies_with_queued_tickets_and_fetches_yesterdays_re
     scheduler.load_config_from_file("backoffice.cron")
     registered = {job.name: (job.func_name, job.args, job.interval, job.cron) for job in scheduler.get_jobs()}
     assert registered["tickets_poll"] == ("backoffice.tickets.jobs.tickets_poll_all", (), 60, None)
-    assert registered["ticket_report_sync_nightly"] == ("backoffice.core.families.reports_nightly_job",
-                                                        ("ticket_report_sync",), None, "30 2 * * *")
+    assert registered["ticket_report_sync_daily"] == ("backoffice.core.families.reports_daily_job",
+                                                      ("ticket_report_sync",), 900, None)
 
     ticket = new_event(company)
     EventTicket.objects.filter(pk=ticket.pk).update(sync_state=SyncState.SYNCED, remote_id="e-1",
@@ -527,10 +546,29 @@ def test_cron_polls_only_companies_with_queued_tickets_and_fetches_yesterdays_re
     from backoffice.core.models import JobRun
 
     assert list(JobRun.objects.filter(name="tickets_poll").values_list("company", flat=True)) == [company.pk]
-    assert reports_nightly_job("ticket_report_sync") == 4
     yesterday = timezone.localdate() - timedelta(days=1)
+    # Each company at its own time of day (document 1, section 8: spread over the day): only the ones whose
+    # time has come, once; a time missed is caught up at the next look.
+    early, late = sorted((company, other_company), key=lambda c: daily_slot(c.pk))
+    midnight = timezone.make_aware(datetime.combine(timezone.localdate(), time()))
+    with mock.patch("django.utils.timezone.localtime", lambda *a: midnight + timedelta(seconds=daily_slot(early.pk))):
+        assert reports_daily_job("ticket_report_sync") == 2
+        assert reports_daily_job("ticket_report_sync") == 0
+    assert set(ReportRun.objects.values_list("company", "kind", "report_date")) == {
+        (early.pk, k, yesterday) for k in ("event", "passenger")}
+    with mock.patch("django.utils.timezone.localtime", lambda *a: midnight + timedelta(hours=23, minutes=59)):
+        assert reports_daily_job("ticket_report_sync") == 2
     assert set(ReportRun.objects.values_list("company", "kind", "report_date")) == {
         (c.pk, k, yesterday) for c in (company, other_company) for k in ("event", "passenger")}
+
+
+def test_daily_slots_spread_over_the_day_and_stay_put():
+    slots = [daily_slot(pk) for pk in range(1, 2001)]
+    assert slots == [daily_slot(pk) for pk in range(1, 2001)]  # stable
+    assert min(slots) >= 1800 and max(slots) < 23 * 3600
+    hours = {slot // 3600 for slot in slots}
+    assert len(hours) >= 22  # not all at 02:30
+    assert max(slots.count(s) for s in set(slots)) < 5
 
 
 # --- many at once -------------------------------------------------------------------------------------------
@@ -566,3 +604,21 @@ def test_a_batch_stops_at_a_transient_error_and_the_rest_waits(fast, sandbox_com
     assert set(EventTicket.objects.values_list("sync_state", flat=True)) == {SyncState.SYNCED}
     wait_for(lambda: creates(fast) == 3, timeout=10, message="the slow create to be logged")
     assert len(client_for(sandbox_company, EventTicketClient).list(1, 50)["items"]) == 3
+
+
+# Document 2, 2.1: every paymentType value, written out here so that dropping one from the code fails a test.
+DOCUMENTED_PAYMENT_TYPES = ("BANKAKARTI", "KREDIKARTI", "BEDELSIZ", "COKLU", "PUAN", "NAKIT", "PROMOSYON",
+                            "ULASIMKARTI", "DIGER")
+
+
+@pytest.mark.parametrize("payment_type", DOCUMENTED_PAYMENT_TYPES)
+def test_every_documented_payment_type_is_offered_and_accepted(fast, sandbox_company, payment_type):
+    from backoffice.tickets.choices import PaymentType
+    from backoffice.tickets.forms import EventTicketForm
+
+    assert payment_type in dict(EventTicketForm(company=sandbox_company).fields["payment_type"].choices)
+    assert payment_type in PaymentType.values
+    extra = {"payment_description": "Hediye çeki"} if payment_type == "DIGER" else {}
+    ticket = new_event(sandbox_company, payment_type=payment_type, **extra)
+    assert push(ticket) == "Sent to the platform."
+    assert client_for(sandbox_company, EventTicketClient).get(ticket.remote_id)["paymentType"] == payment_type

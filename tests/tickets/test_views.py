@@ -35,7 +35,7 @@ def post_event(client, **overrides):
 def test_create_event_ticket_allocates_the_number_and_queues_the_push(accountant_client, company):
     response = post_event(accountant_client, requested_status="20", notes_text="Kapı 3\nÖn sıra", lines=(
         {"service_description": "Bilet", "amount": "250.00", "discount_rate": "10", "vat_rate": "20",
-         "tax_code": "9021", "tax_name": "Eğlence vergisi", "taxt_rate": "5"},
+         "taxes": [{"tax_code": "9021", "tax_name": "Eğlence vergisi", "taxt_rate": "5"}]},
         {"service_description": "Hizmet bedeli", "amount": "10.05", "vat_rate": "20"},
     ))
     ticket = EventTicket.objects.get()
@@ -252,8 +252,7 @@ def test_update_keeps_untouched_lines_and_drops_deleted_ones(accountant_client):
     page = accountant_client.get(url)
     formset = page.context["formset"]
     assert formset.initial_form_count() == 2 and len(formset.forms) == 3  # two lines and an empty one
-    data = event_data(lines=({"service_description": "A", "amount": "100.00", "discount_rate": "", "vat_rate": "",
-                              "taxt_rate": ""},
+    data = event_data(lines=({"service_description": "A", "amount": "100.00", "discount_rate": "", "vat_rate": ""},
                              {"service_description": "B", "amount": "50.00", "DELETE": "on"}))
     data.update({"lines-INITIAL_FORMS": "2", "lines-TOTAL_FORMS": "3"})
     del data["prefix"]

@@ -99,3 +99,13 @@ def test_many_tickets_in_batches_with_parallel_lanes_each_sent_once(worker, sand
     wait_for(lambda: creates(sandbox) == 150, timeout=10, message="the slow create to be logged")
     assert len({t.remote_id for t in EventTicket.objects.all()}) == 150
     assert JobRun.objects.filter(name="tickets_push_batch", status=JobStatus.SUCCEEDED).count() == 2
+
+
+def test_a_poll_that_ran_before_the_tickets_settled_asks_again(worker, sandbox, sandbox_company):
+    # The first poll runs a second after the push, before the platform settles (3 s): it asks again by
+    # itself instead of leaving the ticket to the cron's minute (no cron runs here).
+    sandbox.configure(ticket_processing_seconds=3)
+    ticket = new_event(sandbox_company, status=TicketStatus.QUEUED)
+    wait(worker, lambda: settled(ticket.pk, TicketStatus.APPROVED), "the ticket to be approved", timeout=20)
+    wait(worker, lambda: JobRun.objects.filter(name="tickets_poll", status=JobStatus.SUCCEEDED).exists(),
+         "the poll's run to finish once nothing waits")

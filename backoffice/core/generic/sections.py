@@ -10,8 +10,9 @@ from ..roles import EDITORS, has_role
 from .navigation import SECTIONS
 
 
-def section_tabs(section: str, active: str) -> dict | None:
-    """What the tabs template needs: [(tab, url, active)] and the section's CSS class; None if unknown."""
+def section_tabs(section: str, active: str, notice: str = "") -> dict | None:
+    """What the tabs template needs: [(tab, url, active)], the section's CSS class and a notice shown under
+    the tabs on every page of the section (e.g. what the company lacks for it); None if unknown."""
     if section not in SECTIONS:
         return None
     css, declared = SECTIONS[section]
@@ -21,7 +22,7 @@ def section_tabs(section: str, active: str) -> dict | None:
             tabs.append((tab, reverse(tab.url_name), tab.name == active))
         except NoReverseMatch:  # an app of the section not installed
             continue
-    return {"css": css, "tabs": tabs}
+    return {"css": css, "tabs": tabs, "notice": notice}
 
 
 class SectionMixin:
@@ -34,9 +35,12 @@ class SectionMixin:
     def base_context(self):
         context = super().base_context()
         if self.section:
-            context["section_tabs"] = section_tabs(self.section, self.get_tab())
+            context["section_tabs"] = section_tabs(self.section, self.get_tab(), self.section_notice())
         context["may_edit"] = has_role(self.request.user, *EDITORS)
         return context
 
     def get_tab(self) -> str:
         return self.tab
+
+    def section_notice(self) -> str:
+        return ""

@@ -192,6 +192,8 @@ class ObjectListView(BaseObjectView):
             "bulk_actions": actions,
             "add_url": model_url(self.get_model(), "add") if user_may(request.user, self.get_model(), "add")
             else None,
+            "refresh_url": model_url(self.get_model(), "refresh")
+            if user_may(request.user, self.get_model(), "refresh") else None,
             "per_page_choices": PER_PAGE_CHOICES,
             "per_page": self.per_page(),
             "refresh_interval": self.refresh_interval if self.refresh_interval and self.needs_refresh(queryset)
@@ -379,6 +381,7 @@ class BulkAction:
     required_roles: tuple = ()
     # Registered from another app (registry.register_bulk_action): the URL name its button posts to.
     url_name: str = ""
+    ask: bool = True  # False: harmless (a read), done without the confirmation page
 
 
 def bulk_delete(request, queryset):
@@ -416,7 +419,7 @@ class BulkActionView(BaseObjectView):
         if not pks or not selection.exists():
             messages.warning(request, _("Select at least one record first."))
             return redirect(return_url)
-        if not request.POST.get("confirm"):
+        if bulk_action.ask and not request.POST.get("confirm"):
             listed = list(selection[: self.max_listed])
             return self.render({
                 "bulk_action": bulk_action, "action_name": kwargs["action"], "objects": listed,

@@ -8,8 +8,23 @@ from ..models import AccessToken, ServiceUser
 CLIENT_ID = "serviceApi"
 
 
+FORM = "application/x-www-form-urlencoded"
+
+
+def _check_headers(request) -> None:
+    """Document 1, section 5, rule 3: the token call carries Cache-Control: no-cache and a form body."""
+    content_type = request.headers.get("Content-Type", "").split(";")[0].strip().lower()
+    if content_type != FORM:
+        raise problem(400, "Bad Request", f"Content-Type must be {FORM} (got '{content_type or 'none'}'): the "
+                                          "token request is a form with username, password and client_id.")
+    directives = [part.strip().lower() for part in request.headers.get("Cache-Control", "").split(",")]
+    if "no-cache" not in directives:
+        raise problem(400, "Bad Request", "The token request needs the header Cache-Control: no-cache.")
+
+
 @operation("auth", "POST", "/v1/token")
 def token(call: Call):
+    _check_headers(call.request)
     form = call.request.POST
     missing = {name: [f"The {name} field is required."] for name in ("username", "password", "client_id")
                if not form.get(name)}

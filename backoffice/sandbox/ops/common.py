@@ -1,20 +1,26 @@
-"""What every simulated service of the platform's document APIs shares: reading the request body and its
-fields, parsing blanks, numbers, moments and GUIDs, collecting validation problems into one 400, the
-sandbox clock, paging and the paged envelope, id lists, the per-customer lock and the customer a control
-action names.
+"""What every simulated service of the platform's document APIs shares: reading the request body and
+binding it to the operation's model, parsing blanks, numbers, moments and GUIDs, tax numbers with their
+check digits, collecting validation problems into one 400, the sandbox clock, paging and the paged
+envelope, id lists, the per-customer lock and the customer a control action names.
 
-Refusals answer 400 {"title", "detail"}; the details name the field first ("<field>: <message>").
+A body that does not fit the operation's model (a JSON type other than the documents give, such as a
+number sent as a string or a boolean for a number; an unknown or misspelt member, names being
+case-sensitive) answers 422 {"title", "detail", "errors": {field: [messages]}} before any rule is looked
+at. Refusals by the rules answer 400 {"title", "detail"}; the details name the field first
+("<field>: <message>").
 """
 
 import json
+import re
 import uuid
 from datetime import datetime, time, timedelta
 from decimal import Decimal, InvalidOperation
 
 from django.utils import timezone
 from django.utils.dateparse import parse_date, parse_datetime
+from stdnum.tr import tckimlik, vkn
 
-from ..api import ApiError, Call, page_params, paged, problem
+from ..api import ApiError, Call, binding_failed, page_params, paged, problem
 from ..control import BadRequest
 from ..models import ApiKey, Customer, SandboxSetting
 
@@ -30,6 +36,88 @@ def now(call: Call | None = None) -> datetime:
 def refused(title: str, detail: str, status: int = 400) -> ApiError:
     return problem(status, title, detail)
 
+
+# --- the body's model: JSON types and member names ----------------------------------------------------------
+
+STRING, INTEGER, NUMBER, BOOLEAN, FLAG = "string", "integer", "number", "boolean", "flag"  # FLAG: a boolean or ""
+
+
+def array(item):
+    """An array member whose items are of this type, or objects of this model (a dict)."""
+    return ("array", item)
+
+
+def json_type(value) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, (int, float)):
+        return "number"
+    return {str: "string", list: "array", dict: "object"}.get(type(value), type(value).__name__)
+
+
+def fits(value, kind: str) -> bool:
+    """Whether a JSON value is of the type: booleans are no numbers (True is an int in Python), strings of
+    digits are no numbers, and an integer is a number without a fraction."""
+    if kind == STRING:
+        return isinstance(value, str)
+    if kind == BOOLEAN:
+        return isinstance(value, bool)
+    if kind == FLAG:
+        return isinstance(value, bool) or value == ""
+    if isinstance(value, bool):
+        return False
+    if kind == INTEGER:
+        return isinstance(value, int)
+    return isinstance(value, (int, float))  # NUMBER (the documents' decimal and numeric)
+
+
+def bind(body, model: dict, where: str = "", errors: dict | None = None, not_here: dict | None = None) -> dict:
+    """{field: [messages]} of every member of the body that the model has not (not_here: {name: message} for
+    the ones with a reason of their own) or whose JSON type differs; null is left to the rules (required)."""
+    errors = {} if errors is None else errors
+    if not isinstance(body, dict):
+        errors[where or "body"] = [f"{where or 'The request body'} must be a JSON object (got {json_type(body)})."]
+        return errors
+    lowered = {name.lower(): name for name in model}
+    for name, value in body.items():
+        place = f"{where}.{name}" if where else name
+        if name not in model:
+            spelled = lowered.get(str(name).lower())
+            errors[place] = [(not_here or {}).get(name) or (
+                f"Unknown field '{name}': this body spells it {spelled} (names are case-sensitive)." if spelled else
+                f"Unknown field '{name}': it is not a member of this operation's body.")]
+        elif value is not None:
+            _bind_value(value, model[name], place, errors)
+    return errors
+
+
+def _bind_value(value, kind, place: str, errors: dict) -> None:
+    if isinstance(kind, dict):
+        bind(value, kind, place, errors)
+    elif isinstance(kind, tuple):
+        if not isinstance(value, list):
+            errors[place] = [f"{place} must be a JSON array (got {json_type(value)})."]
+            return
+        for index, item in enumerate(value):
+            if item is None and not isinstance(kind[1], dict):
+                errors[f"{place}[{index}]"] = [f"{place}[{index}] must not be null."]
+            elif item is not None:
+                _bind_value(item, kind[1], f"{place}[{index}]", errors)
+    elif not fits(value, kind):
+        wanted = "boolean (or empty)" if kind == FLAG else kind
+        errors[place] = [f"{place} must be a JSON {wanted}, not a {json_type(value)} ({json.dumps(value)[:40]})."]
+
+
+def check_model(body, model: dict, not_here: dict | None = None) -> None:
+    """Answer 422 when the body does not fit the model (see bind)."""
+    errors = bind(body, model, not_here=not_here)
+    if errors:
+        raise binding_failed(errors)
+
+
+# --- validation problems -------------------------------------------------------------------------------------
 
 class Problems:
     """Validation failures collected over the whole body, answered at once."""
@@ -67,11 +155,20 @@ class Checks(Problems):
         return True
 
     def number(self, name: str, value, where: str | None = None):
-        """The Decimal of value (None when it is none); a problem when it is given but not a number."""
-        number = decimal(value)
+        """The Decimal of a JSON number (None when it is none); a problem when it is given but not a number
+        (a numeric string is not one: the body's model has already refused it, see bind)."""
+        number = decimal(value) if fits(value, NUMBER) else None
         if value is not None and number is None:
             self.add(where or name, f"{where or name} must be a number.")
         return number
+
+    def vkn_tckn(self, name: str, label: str | None = None) -> None:
+        """A tax number (VKN) or national id (TCKN), when given: its digits and check digits."""
+        value = self.body.get(name)
+        if not blank(value):
+            reason = vkn_tckn_problem(value)
+            if reason:
+                self.add(name, f"{label or name} {reason} (got '{value}').")
 
     def objects(self, value, where: str, name: str, what: str):
         """(place, item) of each object of an array value, in order; a problem for a value that is given but
@@ -108,7 +205,8 @@ def read_body(call: Call):
 
 
 def field(body: dict, name: str):
-    """A body field whatever its capitalisation (the documents write Ids / Status as well as ids / status)."""
+    """A field whatever its capitalisation: for what no model binds (queryFilter conditions, the status query's
+    {ids} tolerated beside its bare array); bodies with a model are spelled exactly (see bind)."""
     if name in body:
         return body[name]
     lowered = name.lower()
@@ -156,6 +254,18 @@ def moment(value):
     return parsed
 
 
+def vkn_tckn_problem(value) -> str | None:
+    """Why a value is no valid VKN (10 digits) or TCKN (11 digits), checked with their check digits
+    (python-stdnum); None when it is one."""
+    if not (isinstance(value, str) and re.fullmatch(r"[0-9]{10}|[0-9]{11}", value)):
+        return "must be 10 digits (VKN) or 11 digits (TCKN)"
+    if len(value) == 10 and not vkn.is_valid(value):
+        return "is not a valid VKN: its check digit does not match"
+    if len(value) == 11 and not tckimlik.is_valid(value):
+        return "is not a valid TCKN: its check digits do not match"
+    return None
+
+
 def is_guid(value) -> bool:
     try:
         uuid.UUID(str(value))
@@ -169,8 +279,8 @@ def iso(moment) -> str | None:
 
 
 def id_list(body, noun: str, name: str = "ids") -> list[str]:
-    """The non-empty list of document ids (ettn) of the body, each once, in the order given."""
-    ids = field(body, name) if isinstance(body, dict) else None
+    """The non-empty list of document ids (ettn) of the body (spelled exactly so), each once, in the order given."""
+    ids = body.get(name) if isinstance(body, dict) else None
     if not isinstance(ids, list) or not ids or not all(isinstance(item, str) and item for item in ids):
         raise refused("Bad Request", f"{name}: must be a non-empty array of {noun} ids (ettn).")
     return list(dict.fromkeys(ids))

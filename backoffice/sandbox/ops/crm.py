@@ -10,6 +10,10 @@ Everything is kept in the generic Document table, owned by the distributor (the 
   product       key: "<customerUniqueId>:<productType>".
   crm_setting   key: "creation_delay". data: {"seconds": n} (how long a creation takes, per distributor).
 
+The service takes an API key only (section 5, rule 2: a bearer token answers 401, see api.API_KEY_ONLY), and
+bodies of the model of sections 2.2 to 2.4 only (a string for a number, or an unknown member: 422); the
+identifier is a VKN or TCKN with valid check digits.
+
 Rules (section 3): 1. the last active offer cannot be cancelled; 2. a company with an active offer of its
 own or of another distributor cannot be created; 3. creation is asynchronous; 4. products need the pool
 product and an offer. The report is limited to one call per 15 minutes (sandbox/ratelimit.py).
@@ -28,8 +32,9 @@ from django.http import JsonResponse
 from django.utils import timezone
 
 from .. import control, fakes
-from ..api import ApiError, Call, operation, problem
+from ..api import ApiError, Call, binding_failed, operation, problem
 from ..models import Customer, Document
+from .common import BOOLEAN, INTEGER, STRING, array, bind, vkn_tckn_problem
 
 SUB_CUSTOMER, CREDIT, PRODUCT, SETTING = "sub_customer", "credit", "product", "crm_setting"
 PRODUCT_TYPES = (1, 2, 3, 4, 5, 7, 8, 11, 12, 13)  # document 1, section 2.4
@@ -39,16 +44,27 @@ EMAIL_RE = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
 DEFAULT_CREATION_DELAY = float(os.environ.get("SANDBOX_CRM_CREATION_DELAY", "60"))
 CREDIT_ID_BASE = 600_000
 
+# The bodies of document 1, sections 2.2 to 2.4 (JSON types and member names).
+CREATE_MODEL = {"identifier": STRING, "name": STRING, "quantity": INTEGER, "contactPersonFullName": STRING,
+                "contactPersonEmailName": STRING, "contactPersonPhoneNumber": STRING}
+CREDIT_MODEL = {"quantity": INTEGER, "showOverUsage": BOOLEAN}
+CREDIT_BATCH_MODEL = {"customerUniqueIds": array(STRING), **CREDIT_MODEL}
+PRODUCTS_MODEL = {"productTypes": array(INTEGER)}
+PRODUCTS_BATCH_MODEL = {"customerUniqueIds": array(STRING), **PRODUCTS_MODEL}
+
 
 def _validation(errors: dict) -> ApiError:
-    detail = "; ".join(f"{name}: {' '.join(messages)}" for name, messages in errors.items())
-    return ApiError(422, {"title": "One or more validation errors occurred.", "detail": detail, "errors": errors})
+    return binding_failed(errors)
 
 
-def _body(call: Call) -> dict:
+def _body(call: Call, model: dict) -> dict:
+    """The JSON object body, refused (422) when a member is unknown or of another JSON type than the model's."""
     body = call.json()
     if not isinstance(body, dict):
         raise _validation({"body": ["The request body must be a JSON object."]})
+    errors = bind(body, model)
+    if errors:
+        raise _validation(errors)
     return body
 
 
@@ -236,11 +252,12 @@ def sharedpool_usage_report(call: Call):
 @operation("crm", "POST", "/v1/crm/customers")
 def create_customer(call: Call):
     """Rule 3: accepted now, processed after the distributor's creation delay. Rule 2 refused."""
-    body = _body(call)
+    body = _body(call, CREATE_MODEL)
     errors = {}
-    identifier = str(body.get("identifier") or "")
-    if not (identifier.isdigit() and len(identifier) in (10, 11)):
-        errors["identifier"] = ["The identifier must be a tax number (10 digits) or a national id (11 digits)."]
+    identifier = body.get("identifier") or ""
+    reason = vkn_tckn_problem(identifier)
+    if reason:
+        errors["identifier"] = [f"The identifier (tax number or national id) {reason}."]
     for name in ("name", "contactPersonFullName"):
         if not isinstance(body.get(name), str) or not body[name].strip():
             errors[name] = [f"The {name} field is required."]
@@ -282,7 +299,7 @@ def create_customer(call: Call):
 
 @operation("crm", "POST", "/v1/crm/customers/{customerUniqueId}/addapplicationcredit")
 def add_credit(call: Call, customerUniqueId):
-    body = _body(call)
+    body = _body(call, CREDIT_MODEL)
     errors = {}
     quantity = _positive_int(body, "quantity", errors)
     show_over_usage = _optional_bool(body, "showOverUsage", errors)
@@ -297,7 +314,7 @@ def add_credit(call: Call, customerUniqueId):
 
 @operation("crm", "POST", "/v1/crm/addbatchapplicationcredit")
 def add_credit_batch(call: Call):
-    body = _body(call)
+    body = _body(call, CREDIT_BATCH_MODEL)
     errors = {}
     uids = _uuid_list(body, "customerUniqueIds", errors)
     quantity = _positive_int(body, "quantity", errors)
@@ -332,7 +349,7 @@ def _add_products(call: Call, subs, product_types):
 @operation("crm", "POST", "/v1/crm/customers/{customerUniqueId}/products")
 def add_products(call: Call, customerUniqueId):
     errors = {}
-    product_types = _product_types(_body(call), errors)
+    product_types = _product_types(_body(call, PRODUCTS_MODEL), errors)
     if errors:
         raise _validation(errors)
     return _add_products(call, [_sub_customer(call, customerUniqueId)], product_types)[0]
@@ -340,7 +357,7 @@ def add_products(call: Call, customerUniqueId):
 
 @operation("crm", "POST", "/v1/crm/addbatchproducts")
 def add_products_batch(call: Call):
-    body = _body(call)
+    body = _body(call, PRODUCTS_BATCH_MODEL)
     errors = {}
     uids = _uuid_list(body, "customerUniqueIds", errors)
     product_types = _product_types(body, errors)

@@ -9,8 +9,9 @@ Document kinds (customer-scoped):
   passenger_list_report   one row per reported list, created = the moment it was reported.
 
 Choices where the document says "not shown" (the back office relies on them):
-- isNewList true creates; false, null, missing or "" updates; any other value is refused. isManualPlate
-  ("declared as string") takes true / false or "true" / "false" (any case); null or "" is false.
+- isNewList (bool) true creates; false, null, missing or "" updates. isManualPlate is "declared as string":
+  "true" or "false" (any case), null, missing or "" being false; a JSON boolean or any other type answers
+  422, as does a number sent as a string for the commissions, or a member the body does not have.
 - A list covers the tickets that were issued: queued (20) or approved (60); drafts, tickets in error and
   cancelled ones are left out. Tickets match on expeditionNumber (exact), expeditionTime (the same
   instant) and, when isManualPlate is false, vehiclePlate (compared without spaces or dashes, in
@@ -43,16 +44,19 @@ from decimal import Decimal
 
 from django.db import transaction
 from django.utils import timezone
-from stdnum.tr import tckimlik, vkn
 
 from ..api import Call, operation
 from ..control import control_action
 from ..models import Document
 from . import exports, reports, statuses, ticket_rules
 from .common import (
+    FLAG,
+    NUMBER,
+    STRING,
     Checks,
     Problems,
-    blank,
+    array,
+    check_model,
     control_customer,
     decimal,
     iso,
@@ -74,12 +78,12 @@ KIND = "passenger_list"
 BASE = "/v1/passenger-list"
 NUMBER_PREFIX = "YLS"
 FILE_STEM = "yolcu-listeleri"
-OPERATOR_TEXT = ("vehicleOperatingCountry", "vehicleOperatingCity", "vehicleOperatingDistrict",
-                 "vehicleOperatingTown", "vehicleOperatingStreet", "vehicleOperatingBuildingName",
-                 "vehicleOperatingBuildingNo", "vehicleOperatingDoorNo", "vehicleOperatingPostCode",
-                 "vehicleOperatingMersisNo", "vehicleOperatingRegisterNo", "vehicleOperatingTelephone",
-                 "vehicleOperatingEmail", "vehicleOperatingTitle", "vehicleOperatingTaxCenter")
 CENT = Decimal("0.01")
+# Document 2, 4.3: the save body, with all vehicle-operator fields of 2.3.
+SAVE_MODEL = {"expeditionNumber": STRING, "expeditionTime": STRING, "vehiclePlate": STRING, "isManualPlate": STRING,
+              **dict.fromkeys(ticket_rules.VEHICLE_OPERATOR_TEXT, STRING), "commissionAmount": NUMBER,
+              "commissionTaxAmount": NUMBER, "isNewList": FLAG}
+EXPORT_MODEL = {"ids": array(STRING), "startDate": STRING, "endDate": STRING}
 
 
 def plate_key(value) -> str:
@@ -87,22 +91,19 @@ def plate_key(value) -> str:
     return re.sub(r"[^0-9A-Za-z]", "", str(value or "")).upper()
 
 
-def _flag(body: dict, name: str, problems: Problems, *, strings: bool) -> bool:
-    """A boolean field; null, missing and "" are false. strings: "true"/"false" are taken too."""
-    value = body.get(name)
-    if value is None or value == "" or isinstance(value, bool):
-        return bool(value)
-    if strings and isinstance(value, str) and value.strip().lower() in ("true", "false"):
-        return value.strip().lower() == "true"
-    allowed = 'true, false, "true", "false" or empty' if strings else "true, false or empty"
-    problems.add(name, f"{name} must be {allowed} (got {value!r}).")
-    return False
+def _manual_plate(body: dict, problems: Problems) -> bool:
+    """isManualPlate, a string (the model refused any other type): "true" / "false"; null, missing, "" false."""
+    value = (body.get("isManualPlate") or "").strip().lower()
+    if value not in ("", "true", "false"):
+        problems.add("isManualPlate", f'isManualPlate must be "true" or "false" (got {body["isManualPlate"]!r}).')
+    return value == "true"
 
 
 def validate(body) -> dict:
     """The save body of 4.3 checked as a whole; the normalised fields (expeditionTime as a datetime)."""
     if not isinstance(body, dict):
         raise refused("Validation failed", "body: The request body must be a JSON object.")
+    check_model(body, SAVE_MODEL)
     checks = Checks(body)
     for name in ("expeditionNumber", "expeditionTime", "vehiclePlate"):
         if checks.required(name):
@@ -111,8 +112,8 @@ def validate(body) -> dict:
     if isinstance(body.get("vehiclePlate"), str) and body["vehiclePlate"].strip() and \
             not re.fullmatch(r"[0-9A-Za-z][0-9A-Za-z \-]{1,19}", body["vehiclePlate"].strip()):
         checks.add("vehiclePlate", f"The plate '{body['vehiclePlate']}' has letters, digits and spaces only.")
-    manual = _flag(body, "isManualPlate", checks, strings=True)
-    new = _flag(body, "isNewList", checks, strings=False)
+    manual = _manual_plate(body, checks)
+    new = body.get("isNewList") is True
     _check_operator(checks)
     checks.raise_any()
     return {"expeditionNumber": body["expeditionNumber"].strip(), "moment": when,
@@ -123,22 +124,10 @@ def _check_operator(checks: Checks) -> None:
     """The vehicle operator: the five fields go together (as for tickets), a valid VKN or TCKN, amounts."""
     body = checks.body
     ticket_rules.check_operator(body, checks)
-    operator = body.get("vehicleOperatingVknTckn")
-    if not blank(operator):
-        if not (isinstance(operator, str) and re.fullmatch(r"[0-9]{10}|[0-9]{11}", operator)):
-            checks.add("vehicleOperatingVknTckn", f"vehicleOperatingVknTckn must be 10 digits (VKN) or 11 digits "
-                                                  f"(TCKN) (got '{operator}').")
-        elif not (vkn.is_valid(operator) if len(operator) == 10 else tckimlik.is_valid(operator)):
-            checks.add("vehicleOperatingVknTckn", f"vehicleOperatingVknTckn '{operator}' is not a valid "
-                                                  f"{'VKN' if len(operator) == 10 else 'TCKN'}: its check digits "
-                                                  "do not match.")
     for name in ("commissionAmount", "commissionTaxAmount"):
         number = checks.number(name, body.get(name))
         if number is not None and number < 0:
             checks.add(name, f"{name} must not be negative.")
-    for name in OPERATOR_TEXT:
-        if body.get(name) is not None and not isinstance(body[name], str):
-            checks.add(name, f"{name} must be a string.")
 
 
 # --- lists and their tickets ------------------------------------------------------------------------------
@@ -307,6 +296,7 @@ def query(call: Call):
 
 def _export_filters(body) -> dict:
     body = exports.filter_body(body)
+    check_model(body, EXPORT_MODEL)
     problems = Problems()
     filters = {}
     exports.ids_filter(body, problems, filters, "passenger-list")

@@ -11,7 +11,7 @@ from datetime import date, datetime, time, timedelta
 
 from django.utils import timezone
 
-from ..api import Call
+from ..api import Call, problem
 from ..control import BadRequest, control_action
 from ..models import Document
 from .common import control_customer, page, paged_query, refused
@@ -20,7 +20,10 @@ FILLERS: dict[str, Callable[[date, int], dict]] = {}
 
 
 def by_date(call: Call, kind: str, report_date: str, settle: Callable[[Call], None] | None = None):
-    """The items reported on that (Istanbul) day, oldest first; settle runs once the request is checked."""
+    """The items reported on that (Istanbul) day, oldest first; settle runs once the request is checked.
+    Only for credentials with the e-ticket listing permission (document 1, section 5, rule 5)."""
+    if not call.customer.listing_permission:
+        raise problem(403, "Forbidden", "The credentials lack the e-ticket listing permission needed for reports.")
     if not re.fullmatch(r"\d{4}-\d{2}-\d{2}", report_date or ""):
         raise refused("Bad Request", f"reportDate: '{report_date}' is not a date in the format yyyy-MM-dd.")
     try:

@@ -12,6 +12,9 @@ Choices where the documents say "not shown":
 - cancel (-> 100) is allowed from 0, 40 and 60; refused for a queued document (20: being processed) and for
   one already cancelled; a cancelled approved document shows canceled in its report item;
 - status change: 40 -> 0 and 0 -> 20 only; cancel and status change are all-or-nothing.
+
+The bodies are spelled as document 2 spells them, exactly: cancel {ids}, status change {Ids, Status}
+(the provider's client agrees); another spelling or member answers 422 (common.bind).
 """
 
 import uuid
@@ -23,9 +26,11 @@ from django.db import transaction
 
 from ..api import Call
 from ..models import Document
-from .common import field, id_list, iso, lock, now, read_body, refused
+from .common import INTEGER, STRING, array, check_model, field, id_list, iso, lock, now, read_body, refused
 
 DRAFT, DELETED, QUEUED, ERROR, APPROVED, CANCELLED = 0, 10, 20, 40, 60, 100
+CANCEL_MODEL = {"ids": array(STRING)}  # document 2, 4.1: "body with ids (array of Guid)"
+STATUS_CHANGE_MODEL = {"Ids": array(STRING), "Status": INTEGER}  # document 2, 4.1: "body with Ids ... and Status"
 STATUS_NAMES = {DRAFT: "draft", DELETED: "deleted", QUEUED: "queued", ERROR: "error", APPROVED: "approved",
                 CANCELLED: "cancelled"}
 
@@ -141,7 +146,9 @@ def _cancel_refusal(life: Lifecycle, doc: Document) -> str | None:
 
 def cancel(call: Call, life: Lifecycle, kind: str):
     """POST .../cancel {ids}: all of them cancelled (their report items marked canceled), or none."""
-    ids = id_list(read_body(call), life.noun)
+    body = read_body(call)
+    check_model(body, CANCEL_MODEL)
+    ids = id_list(body, life.noun)
     settle(call, life)
     at = now(call)
     with transaction.atomic():
@@ -162,12 +169,13 @@ def cancel(call: Call, life: Lifecycle, kind: str):
 
 
 def change_status(call: Call, life: Lifecycle, kind: str):
-    """PUT .../updatestatuslist {ids, status}: error -> draft or draft -> queued, all of them or none."""
+    """PUT .../updatestatuslist {Ids, Status}: error -> draft or draft -> queued, all of them or none."""
     body = read_body(call)
-    ids = id_list(body, life.noun)
-    target = field(body, "status")
-    if isinstance(target, bool) or target not in (DRAFT, QUEUED):
-        raise refused("Bad Request", "status: must be 0 (draft) or 20 (queue and send).")
+    check_model(body, STATUS_CHANGE_MODEL)
+    ids = id_list(body, life.noun, "Ids")
+    target = body.get("Status")
+    if target not in (DRAFT, QUEUED):
+        raise refused("Bad Request", "Status: must be 0 (draft) or 20 (queue and send).")
     settle(call, life)
     allowed_from = ERROR if target == DRAFT else DRAFT
     at = now(call)

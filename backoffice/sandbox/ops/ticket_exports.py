@@ -6,7 +6,7 @@ history, download and the 24-hour lifetime are shared (exports.py).
 from ..api import Call
 from ..models import Document
 from . import exports
-from .common import Problems, field, iso, moment, read_body
+from .common import BOOLEAN, INTEGER, STRING, Problems, array, check_model, field, iso, moment, read_body
 from .statuses import APPROVED, CANCELLED, DRAFT, ERROR, QUEUED, STATUS_NAMES
 from .ticket_rules import customer_name, settle, totals
 
@@ -23,14 +23,23 @@ def _date_names(prefix: str) -> tuple[str, str]:
     return ("startDate", "endDate") if prefix == "start" else (f"{prefix}StartDate", f"{prefix}EndDate")
 
 
+# Document 2, 4.1 and 4.2: the export bodies (generateSummaryReport for event tickets, isArchived for passenger ones).
+EXPORT_MODELS = {
+    kind: {"ids": array(STRING), "status": INTEGER, flag: BOOLEAN,
+           **{name: STRING for prefix in EXPORT_DATES[kind] for name in _date_names(prefix)}}
+    for kind, flag in (("event_ticket", "generateSummaryReport"), ("passenger_ticket", "isArchived"))
+}
+
+
 def _export_filters(kind: str, body) -> dict:
     body = exports.filter_body(body)
+    check_model(body, EXPORT_MODELS[kind])
     problems = Problems()
     filters = {}
     exports.ids_filter(body, problems, filters, "ticket")
     status = field(body, "status")
     if status is not None:
-        if isinstance(status, bool) or status not in EXPORT_STATUSES:
+        if status not in EXPORT_STATUSES:
             problems.add("status", f"status must be one of {', '.join(map(str, EXPORT_STATUSES))}.")
         else:
             filters["status"] = status

@@ -11,7 +11,22 @@ from decimal import Decimal
 from ..api import Call
 from ..models import Document
 from . import reports, statuses
-from .common import Checks, Problems, blank, decimal, is_guid, iso, refused
+from .common import (
+    BOOLEAN,
+    INTEGER,
+    NUMBER,
+    STRING,
+    Checks,
+    Problems,
+    array,
+    blank,
+    check_model,
+    decimal,
+    is_guid,
+    iso,
+    refused,
+    vkn_tckn_problem,
+)
 from .statuses import DRAFT, QUEUED
 
 PAYMENT_TYPES = ("BANKAKARTI", "KREDIKARTI", "BEDELSIZ", "COKLU", "PUAN", "NAKIT", "PROMOSYON", "ULASIMKARTI",
@@ -23,13 +38,60 @@ ERROR_MESSAGE = "Bilet vergi idaresine iletilemedi: doğrulama hatası (sandbox 
 TEXT_FIELDS = ("referenceNumber", "identifier", "customerFirstName", "customerLastName", "customerTelephone",
                "customerTaxCenter", "xsltCode", "customerStreet", "customerCity", "customerTown")
 TICKET_TYPES = {"event_ticket": "ETKINLIK", "passenger_ticket": "YOLCU"}  # kind -> ticketType
+# The vehicle operator's text fields of 2.3 (the amounts are commissionAmount and commissionTaxAmount).
+VEHICLE_OPERATOR_TEXT = (
+    "vehicleOperatingVknTckn", "vehicleOperatingTitle", "vehicleOperatingTaxCenter", "vehicleOperatingCountry",
+    "vehicleOperatingCity", "vehicleOperatingDistrict", "vehicleOperatingTown", "vehicleOperatingStreet",
+    "vehicleOperatingBuildingName", "vehicleOperatingBuildingNo", "vehicleOperatingDoorNo",
+    "vehicleOperatingPostCode", "vehicleOperatingMersisNo", "vehicleOperatingRegisterNo",
+    "vehicleOperatingTelephone", "vehicleOperatingEmail")
+
+# --- the body models of document 2, sections 2.1 to 2.4 (JSON types and member names) ---------------------
+
+LINE_MODEL = {
+    "serviceType": STRING, "serviceDescription": STRING, "amount": NUMBER, "discountRate": NUMBER,
+    "discountAmount": NUMBER, "vatRate": NUMBER, "vatAmount": NUMBER,
+    # sic: taxtRate and taxtAmount, spelled with the extra t
+    "taxes": array({"taxCode": STRING, "taxName": STRING, "taxtRate": NUMBER, "taxtAmount": NUMBER}),
+}
+COMMON_MODEL = {
+    "ettn": STRING, "status": INTEGER, "documentType": INTEGER, "ticketType": STRING, "ticketDate": STRING,
+    "ticketNumber": STRING, "prefix": STRING, "currencyCode": STRING, "exchangeRate": NUMBER,
+    **dict.fromkeys((
+        "referenceNumber", "identifier", "customerFirstName", "customerLastName", "customerStreet",
+        "customerBuildingName", "customerBuildingNo", "customerDoorNo", "customerTown", "customerDistrict",
+        "customerCity", "customerPostCode", "customerCountry", "customerTelephone", "customerEmail",
+        "customerTaxCenter", "paymentType", "paymentDescription", "recordExpensesVknTckn", "recordExpensesTitle",
+        "xsltCode"), STRING),
+    "isEmailSend": BOOLEAN, "ticketLines": array(LINE_MODEL), "notes": array({"note": STRING}),
+}
+EVENT_MODEL = {
+    **COMMON_MODEL, "seatNumber": STRING, "eventTime": STRING, "eventName": STRING, "eventLocation": STRING,
+    "eventCity": STRING, "eventCityId": INTEGER, "eventMunicipality": STRING, "eventDescription": STRING,
+    "eventOrganizerVknTckn": STRING,
+}
+PASSENGER_MODEL = {
+    **COMMON_MODEL, "vehiclePlate": STRING, **dict.fromkeys(VEHICLE_OPERATOR_TEXT, STRING),
+    "commissionAmount": NUMBER, "commissionTaxAmount": NUMBER, "expeditionTime": STRING, "expeditionNumber": STRING,
+    "departureDate": STRING, "departureLocation": STRING, "destination": STRING, "seatNumber": STRING,
+}
+MODELS = {"event_ticket": EVENT_MODEL, "passenger_ticket": PASSENGER_MODEL}
+# Document 2, 2.2: eventCityId is "not in the update model".
+NOT_IN_UPDATE = {"eventCityId": "eventCityId is not part of the update model (document 2, 2.2): the province "
+                                "of an event ticket is fixed at create."}
 
 
 # --- validation: document 2, sections 2.1 to 2.4 and 3 ---------------------------------------------------
 
 def validate(kind: str, body, *, creating: bool) -> None:
+    """The body's model first (422: JSON types, unknown or misspelt members, eventCityId at update), then the
+    rules of the document (400, every failing rule named at once)."""
     if not isinstance(body, dict):
         raise refused("Validation failed", "body: The request body must be a JSON object.")
+    model = MODELS[kind]
+    if not creating:
+        model = {name: kind_ for name, kind_ in model.items() if name not in NOT_IN_UPDATE}
+    check_model(body, model, not_here=None if creating else NOT_IN_UPDATE)
     checks = Checks(body)
     _check_identity(checks, kind, creating)
     _check_customer(checks, kind)
@@ -53,10 +115,10 @@ def _check_identity(checks: Checks, kind: str, creating: bool) -> None:
     elif not blank(ettn) and not is_guid(ettn):
         checks.add("ettn", f"The value '{ettn}' of ettn is not a valid GUID.")
     status = body.get("status")
-    if status is not None and (isinstance(status, bool) or status not in (DRAFT, QUEUED)):
+    if status is not None and status not in (DRAFT, QUEUED):
         checks.add("status", "status must be 0 (draft) or 20 (queued); no other value is accepted.")
     document_type = body.get("documentType")
-    if document_type is not None and (isinstance(document_type, bool) or document_type not in (0, 1)):
+    if document_type is not None and document_type not in (0, 1):
         checks.add("documentType", "documentType must be 0 (SATIS) or 1 (IADE).")
     ticket_type = TICKET_TYPES[kind]
     if checks.required("ticketType") and body["ticketType"] != ticket_type:
@@ -116,6 +178,7 @@ def _check_payment(checks: Checks) -> None:
         checks.add("recordExpensesVknTckn", "recordExpensesVknTckn is required when recordExpensesTitle is given.")
     if not blank(expenses_id) and blank(expenses_title):
         checks.add("recordExpensesTitle", "recordExpensesTitle is required when recordExpensesVknTckn is given.")
+    checks.vkn_tckn("recordExpensesVknTckn")
 
 
 def _check_lines(checks: Checks) -> None:
@@ -146,17 +209,10 @@ def _check_event(checks: Checks, creating: bool) -> None:
     for name in ("eventName", "eventLocation", "eventMunicipality"):
         checks.required(name)
     checks.moment("eventTime")
-    if creating and checks.required("eventCityId"):
-        city = body["eventCityId"]
-        if isinstance(city, bool) or not (isinstance(city, int) or (isinstance(city, str) and city.isdigit())):
-            checks.add("eventCityId", f"eventCityId must be a province plate code, 1 to 81 (got '{city}').")
-        elif not 1 <= int(city) <= 81:
-            checks.add("eventCityId", f"eventCityId must be between 1 and 81 (got {city}).")
-    organizer = body.get("eventOrganizerVknTckn")
-    if checks.required("eventOrganizerVknTckn", "organizer tax number or national id (eventOrganizerVknTckn)") \
-            and not (isinstance(organizer, str) and re.fullmatch(r"[0-9]{10}|[0-9]{11}", organizer)):
-        checks.add("eventOrganizerVknTckn",
-                   f"eventOrganizerVknTckn must be 10 digits (VKN) or 11 digits (TCKN) (got '{organizer}').")
+    if creating and checks.required("eventCityId") and not 1 <= body["eventCityId"] <= 81:
+        checks.add("eventCityId", f"eventCityId must be a province plate code, 1 to 81 (got {body['eventCityId']}).")
+    if checks.required("eventOrganizerVknTckn", "organizer tax number or national id (eventOrganizerVknTckn)"):
+        checks.vkn_tckn("eventOrganizerVknTckn")
 
 
 def _check_passenger(checks: Checks) -> None:
@@ -171,13 +227,18 @@ def _check_passenger(checks: Checks) -> None:
 
 
 def check_operator(body: dict, problems: Problems) -> None:
-    """Document 2, section 2.3 (and 4.3 for passenger lists): the five vehicle-operator fields go together."""
+    """Document 2, section 2.3 (and 4.3 for passenger lists): the five vehicle-operator fields go together,
+    and the operator's VKN or TCKN has valid check digits."""
     filled = [name for name in OPERATOR_FIELDS if not blank(body.get(name))]
     if filled:
         for name in OPERATOR_FIELDS:
             if name not in filled:
                 problems.add(name, f"{name} is required because {', '.join(filled)} is filled: the five "
                                    "vehicle-operator fields go together.")
+    operator = body.get("vehicleOperatingVknTckn")
+    reason = None if blank(operator) else vkn_tckn_problem(operator)
+    if reason:
+        problems.add("vehicleOperatingVknTckn", f"vehicleOperatingVknTckn {reason} (got '{operator}').")
 
 
 # --- amounts and views -----------------------------------------------------------------------------------

@@ -12,6 +12,9 @@ Document kinds (customer-scoped):
 
 Choices where the documents say "not shown" (the back office relies on them; statuses.py and exports.py
 list those of the state machine and the exports):
+- a body that does not fit the model of document 2 (a JSON type other than the documents give, e.g. a
+  number sent as a string; an unknown or misspelt member; eventCityId at update) answers 422
+  {"title", "detail", "errors": {field: [messages]}} (common.bind), before any rule is checked;
 - a validation failure answers 400 {"title": "Validation failed", "detail": "<field>: <message>; ..."};
   refusals of a state change answer 400 with their own title; an unknown ettn 404;
 - an approved ticket is reported in the by-date report of the day it was approved;

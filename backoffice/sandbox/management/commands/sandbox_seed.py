@@ -23,6 +23,8 @@ class Command(BaseCommand):
         parser.add_argument("--rate-limit-scale", type=float,
                             help="multiply every rate-limit window (match the back-office's RATE_LIMIT_SCALE)")
         parser.add_argument("--token-lifetime", type=int, help="token lifetime in seconds (default 86400)")
+        parser.add_argument("--token-max-uses", type=int,
+                            help="a bearer token expires after this many calls (0: never)")
         parser.add_argument("--admin-user")
         parser.add_argument("--admin-password")
 
@@ -37,6 +39,8 @@ class Command(BaseCommand):
             setting.rate_limit_scale = options["rate_limit_scale"]
         if options["token_lifetime"] is not None:
             setting.token_lifetime_seconds = options["token_lifetime"]
+        if options["token_max_uses"] is not None:
+            setting.token_max_uses = options["token_max_uses"]
         setting.save()
         fields = {"name": options["name"], "credits": options["credits"]}
         if options["customer_id"]:

@@ -4,7 +4,9 @@ Django's threaded development server, with TCP_NODELAY on every connection: the 
 and body in two sends, and on a kept-alive connection Nagle's algorithm then waits for the client's
 delayed ACK, adding about 40 ms to every call (runserver works too, just slower per request).
 Each request is also stamped the moment its request line is read, so that rate limits count it at
-arrival as the platform does, not after the thread has waited for the interpreter.
+arrival as the platform does, not after the thread has waited for the interpreter. And a request can be
+answered with nothing at all (an after_apply "drop" fault): the connection is closed unanswered, as when
+the platform's gateway loses a request it has already applied.
 """
 
 import socket
@@ -12,7 +14,9 @@ import socketserver
 import time
 
 from django.core.management.base import BaseCommand, CommandError
-from django.core.servers.basehttp import WSGIRequestHandler, WSGIServer, get_internal_wsgi_application
+from django.core.servers.basehttp import ServerHandler, WSGIRequestHandler, WSGIServer, get_internal_wsgi_application
+
+from backoffice.sandbox.api import CAN_DROP, DROP
 
 
 class SandboxWSGIServer(socketserver.ThreadingMixIn, WSGIServer):
@@ -25,6 +29,16 @@ class SandboxWSGIServer(socketserver.ThreadingMixIn, WSGIServer):
         return connection, address
 
 
+class DroppingServerHandler(ServerHandler):
+    def finish_response(self):
+        if self.environ.get(DROP):
+            # Not a byte of the response: the client reads end-of-stream (RemoteDisconnected).
+            self.request_handler.close_connection = True
+            self.close()
+            return
+        super().finish_response()
+
+
 class StampingRequestHandler(WSGIRequestHandler):
     arrived = None
 
@@ -35,7 +49,21 @@ class StampingRequestHandler(WSGIRequestHandler):
     def get_environ(self):
         environ = super().get_environ()
         environ["sandbox.arrived"] = self.arrived
+        environ[CAN_DROP] = True
         return environ
+
+    def handle_one_request(self):
+        # WSGIRequestHandler.handle_one_request, with the ServerHandler that can drop the connection.
+        self.raw_requestline = self.rfile.readline(65537)
+        if len(self.raw_requestline) > 65536:
+            self.requestline = self.request_version = self.command = ""
+            self.send_error(414)
+            return
+        if not self.parse_request():
+            return
+        handler = DroppingServerHandler(self.rfile, self.wfile, self.get_stderr(), self.get_environ())
+        handler.request_handler = self
+        handler.run(self.server.get_app())
 
 
 class Command(BaseCommand):

@@ -1,0 +1,29 @@
+"""The list's "Re-read now" button: the platform's statuses of the active company's recent records, read
+again in the background (core.refresh). One record or a selection goes through the list's bulk action."""
+
+from django.contrib import messages
+from django.shortcuts import redirect
+from django.utils.decorators import method_decorator
+from django.views.decorators.http import require_POST
+
+from ..roles import EVERYONE
+from .families import active_company
+from .registry import model_url, register_model_view
+from .views import BaseObjectView
+
+
+@method_decorator(require_POST, name="dispatch")
+class RefreshView(BaseObjectView):
+    required_roles = EVERYONE
+
+    def post(self, request):
+        from .. import refresh
+
+        refresh.refresh_request(self.get_model(), active_company(request))
+        messages.info(request, refresh.refresh_message())
+        return redirect(model_url(self.get_model(), "list"))
+
+
+def register_refresh_view(model) -> None:
+    register_model_view(model, "refresh", path="refresh/")(
+        type(f"{model.__name__}RefreshView", (RefreshView,), {"model": model}))

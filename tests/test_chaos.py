@@ -1,0 +1,55 @@
+"""`make chaos` in small: the same script (scripts/chaos.py) with a few dozen documents and a short chaos phase,
+so that `make test` runs it. It starts everything of its own (database, Redis, sandbox, two workers, cron)
+and needs nothing of the test run's; it must pass every check and stop every process it started."""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+pytestmark = [pytest.mark.worker]
+
+# Small enough for `make test` (about a minute): every kind of chaos event still happens once at least.
+ARGS = ["--documents", "40", "--chaos-seconds", "25", "--settle-seconds", "75", "--max-seconds", "115",
+        "--event-every", "3", "5", "--action-every", "3", "--seed", "11"]
+
+
+def test_a_small_chaos_run_loses_nothing_and_leaves_no_process(tmp_path):
+    # With DATABASE_URL (CI's first pass) the run makes a database of its own on that PostgreSQL server and drops
+    # it; without, a SQLite file in its directory.
+    env = {**os.environ, "TMPDIR": str(tmp_path)}  # the run's directory (kept when a check fails) lands in the test's
+    process = subprocess.Popen([sys.executable, str(ROOT / "scripts" / "chaos.py"), *ARGS], cwd=ROOT, env=env,
+                               stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        out, _ = process.communicate(timeout=180)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    assert process.returncode == 0, out
+    for figure in ("documents saved locally / found once on the sandbox", "lost", "duplicates on the sandbox",
+                   "status differs from the sandbox's", "stuck records", "stuck jobs", "tokens issued"):
+        assert f"ok   {figure}" in out, out
+    # Every kind of fault happened.
+    chaos = next(line for line in out.splitlines() if line.startswith("chaos:       "))
+    for fault in ("work-horses killed", "workers killed", "Redis restarts", "429 storms"):
+        count = int(chaos.split(fault, 1)[1].split()[0].strip(",;"))
+        assert count >= 1, chaos
+    # Nothing of the run is left behind: no process names its directory in its command line or environment
+    # (every child has it in DATABASE_URL or BACKOFFICE_VAR_DIR; Redis in its arguments).
+    run_dir = next(line for line in out.splitlines() if "run directory" in line).split("run directory ")[1].split()[0]
+    assert not Path(run_dir).exists()
+    leftovers = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                seen = (entry / "cmdline").read_bytes() + (entry / "environ").read_bytes()
+            except OSError:
+                continue
+            if run_dir.encode() in seen:
+                leftovers.append(entry.name)
+    assert not leftovers, leftovers
