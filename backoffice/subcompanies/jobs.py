@@ -4,7 +4,7 @@ from django.db.models import Exists, OuterRef, Q
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
-from backoffice.core import jobs, sync
+from backoffice.core import jobs, schedule, sync
 from backoffice.core.jobs import job
 from backoffice.core.models import Company
 
@@ -40,6 +40,10 @@ def usage_reports_enqueue():
     in_use = Q(Exists(UsageSnapshot.objects.filter(company=OuterRef("pk")))) | Q(
         Exists(SubCompany.objects.filter(company=OuterRef("pk"))))
     count = 0
-    for company_id in Company.objects.filter(in_use, is_active=True).values_list("pk", flat=True):
-        count += jobs.enqueue(usage_report_refresh, company=company_id, args=[company_id]).is_new
+    for company in Company.objects.filter(in_use, is_active=True):
+        if not company.api_key:  # company management takes only an API key: nothing to ask with
+            continue
+        # Each company at its own offset in the 15 minutes, so that the companies' reads spread.
+        count += jobs.enqueue(usage_report_refresh, company=company.pk, args=[company.pk],
+                              delay=schedule.company_offset(company.pk, services.USAGE_REPORT_INTERVAL) or None).is_new
     return count

@@ -146,3 +146,36 @@ def test_the_periodic_refresh_covers_the_companies_that_use_company_management(c
     runs = JobRun.objects.filter(name="usage_report_refresh")
     assert set(runs.values_list("company", flat=True)) == {company.pk, other_company.pk}
     assert not runs.filter(company=unused).exists()
+    # A company that sends its documents with a service user and has no API key is not asked (nothing to ask
+    # with: company management takes only an API key).
+    keyless = Company.objects.create(name="Anahtarsız A.Ş.", auth_method="service_user", service_username="s",
+                                     service_password="p")
+    SubCompany.objects.create(company=keyless, identifier="1234567891", name="Alt 2")
+    assert usage_reports_enqueue() == 0 and not runs.filter(company=keyless).exists()
+
+
+def test_the_periodic_refresh_spreads_the_companies_over_its_interval(company, other_company, rq_queue,
+                                                                     django_capture_on_commit_callbacks):
+    """Document 1, section 8: scheduled work spread; each company's report at its own offset in the 15 min."""
+    import time as clock
+
+    from rq.registry import ScheduledJobRegistry
+
+    from backoffice.core.models import JobRun
+    from backoffice.core.schedule import company_offset
+
+    from backoffice.subcompanies.jobs import usage_reports_enqueue
+
+    for owner in (company, other_company):
+        services.snapshot_save(company=owner, body=node(ROOT))
+    before = clock.time()
+    with django_capture_on_commit_callbacks(execute=True):
+        assert usage_reports_enqueue() == 2
+    registry = ScheduledJobRegistry(queue=rq_queue)
+    for owner in (company, other_company):
+        offset = company_offset(owner.pk, services.USAGE_REPORT_INTERVAL)
+        run = JobRun.objects.get(name="usage_report_refresh", company=owner)
+        if offset:
+            at = registry.get_scheduled_time(run.rq_job_id).timestamp()
+            assert before + offset - 1 <= at <= clock.time() + offset + 1
+    assert company_offset(company.pk, 900) != company_offset(other_company.pk, 900)
