@@ -3,7 +3,6 @@ answered 500, or with a dropped connection, after taking effect ends as success 
 a retry asks the platform before sending again, and "already done" is success."""
 
 import pytest
-from django.utils import translation
 
 from backoffice.core import actions, jobs
 from backoffice.core.choices import JobStatus
@@ -15,25 +14,12 @@ from backoffice.tickets import services
 from backoffice.tickets.choices import TicketStatus
 from backoffice.tickets.models import EventTicket
 
-from .test_services import new_event, poll, push
+from .test_services import english, fast, new_event, poll, push  # noqa: F401, F811 (fixtures)
 
 pytestmark = pytest.mark.django_db
 
 CANCEL_PATH = "/ticket/v1/event-ticket/cancel"
 STATUS_PATH = "/ticket/v1/event-ticket/updatestatuslist"
-
-
-@pytest.fixture(autouse=True)
-def english():
-    with translation.override("en"):
-        yield
-
-
-@pytest.fixture
-def fast(sandbox, settings):
-    sandbox.configure(ticket_processing_seconds=0)
-    settings.PLATFORM_TIMEOUT = (5, 1.5)
-    return sandbox
 
 
 def calls(sandbox, method, path):
