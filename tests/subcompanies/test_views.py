@@ -277,3 +277,23 @@ def test_a_failed_refresh_is_shown_with_the_platforms_message(client, manager, c
     html = client.get("/sub-companies/usage/").content.decode()
     assert 'id="refresh-failed"' in html and "HTTP 503: Service Unavailable" in html
     assert 'data-state="open"' in html  # and it can be tried again
+
+
+def test_a_company_without_api_key_is_told_on_every_page_and_its_forms_send_nothing(client, administrator, company,
+                                                                                    rq_queue):
+    """Company management takes only an API key (document 1, section 5, rule 2); a company whose documents go
+    with a service user may have none: every page of the section says so, and nothing is saved or queued."""
+    company.auth_method, company.api_key = "service_user", ""
+    company.service_username, company.service_password = "svc", "pw-1"
+    company.save()
+    login(client, administrator)
+    for url in ("/sub-companies/", "/sub-companies/usage/", "/sub-companies/requests/", "/sub-companies/add/"):
+        page = client.get(url).content.decode()
+        assert "data-section-notice" in page and "takes only an API key" in page, url
+    response = form_post(client, "/sub-companies/add/", {
+        "identifier": new_vkn(), "name": "Yeni Alt A.Ş.", "quantity": "100", "contact_full_name": "Ayşe Kaya",
+        "contact_email": "ayse@example.com", "contact_phone": "5321234567"})
+    assert response.status_code == 200 and "takes only an API key" in response.content.decode()
+    response = client.post("/sub-companies/usage/refresh/", {"next": "/sub-companies/usage/"}, follow=True)
+    assert "takes only an API key" in response.content.decode()
+    assert not SubCompany.objects.exists() and not JobRun.objects.exists()
