@@ -153,17 +153,19 @@ def job(label, *, name: str = ""):
 
 
 def enqueue(func, *, name: str = "", company=None, target: str = "", args=(), kwargs=None, delay: float | None = None,
-            queue: str = DEFAULT_QUEUE) -> JobRun:
+            queue: str = DEFAULT_QUEUE, join_running: bool = True) -> JobRun:
     """Create a JobRun (QUEUED) and put the job on the RQ queue when the caller's transaction commits.
 
     func: the job body (callable or dotted path); it gets *args / **kwargs, which must be plain ids and
     strings. (name, company, target) identify the work: while such a JobRun is queued, running or
     waiting to run again, it is returned instead of a second one (duplicate protection). The returned
-    JobRun has `is_new` set to tell the two cases apart.
+    JobRun has `is_new` set to tell the two cases apart. join_running=False: a run already running does not
+    count (a poll that has read its work may miss what came since; one more waits behind it).
     """
     name = name or getattr(func, "job_name", "") or func_path(func).rsplit(".", 1)[-1]
     company_id = company.pk if isinstance(company, Company) else company
-    existing = _active_run(name=name, company_id=company_id, target=target)
+    existing = _active_run(name=name, company_id=company_id, target=target,
+                           statuses=ACTIVE if join_running else tuple(s for s in ACTIVE if s != JobStatus.RUNNING))
     if existing is not None:
         existing.is_new = False
         return existing
@@ -192,8 +194,8 @@ def enqueue_per_company(func, *, name: str) -> int:
     return count
 
 
-def _active_run(*, name, company_id, target) -> JobRun | None:
-    runs = JobRun.objects.filter(name=name, company_id=company_id, target=target, status__in=ACTIVE)
+def _active_run(*, name, company_id, target, statuses=ACTIVE) -> JobRun | None:
+    runs = JobRun.objects.filter(name=name, company_id=company_id, target=target, status__in=statuses)
     for run in runs.order_by("-pk")[:5]:
         if _is_alive(run) or _mark_lost(run):  # alive, or enqueued again just now
             run.refresh_from_db()

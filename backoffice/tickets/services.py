@@ -304,7 +304,8 @@ def poll_soon(*, company_id, delay=None, follow=True):
     from .jobs import tickets_poll as poll_job
 
     delay = conf.get("TICKET_POLL_DELAY_SECONDS") if delay is None else delay
-    return jobs.enqueue(poll_job, company=company_id, args=[company_id, follow], delay=delay)
+    # Not joined to a poll already running: it may have read what waits before this ticket was queued.
+    return jobs.enqueue(poll_job, company=company_id, args=[company_id, follow], delay=delay, join_running=False)
 
 
 def tickets_poll(*, company, model, batch_size=100) -> int:

@@ -10,7 +10,7 @@ from datetime import timedelta
 import pytest
 from django.db import connection
 from django.db.models import Q
-from django.utils import timezone
+from django.utils import timezone, translation
 
 from backoffice.core import jobs, sync
 from backoffice.core.choices import JobStatus, SyncState
@@ -145,8 +145,9 @@ def test_transient_errors_until_the_last_attempt_leave_the_record_to_the_sweep(m
     settings.JOB_MAX_ATTEMPTS = 2
     probe = make_probe("transient", "transient", "ok")
     run = queue_probe(probe)
-    run_rq_job(run)
-    run_rq_job(run)
+    with translation.override("en"):
+        run_rq_job(run)
+        run_rq_job(run)
     probe.refresh_from_db()
     run.refresh_from_db()
     assert probe.sync_state == SyncState.QUEUED and "Service Unavailable" in probe.last_error
