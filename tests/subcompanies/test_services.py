@@ -33,10 +33,10 @@ def test_creation_waits_for_the_platform_then_appears_with_its_credit(crm_compan
     sandbox.control("POST", "crm/settings", {"customer_unique_id": str(crm_company.customer_unique_id),
                                              "creation_delay_seconds": 3})
     data = subcompany_data(identifier=new_tckn(), quantity=750)
-    due = time.monotonic() + 3.2
     record = on_commit(services.create_subcompany, company=crm_company, **data)
     assert (record.sync_state, record.state) == (SyncState.QUEUED, SubCompanyState.SENDING)
     run_jobs()
+    due = time.monotonic() + 3.2  # the platform processes it 3 s after the POST, which run_jobs() made
     record.refresh_from_db()
     assert (record.sync_state, record.state) == (SyncState.SYNCED, SubCompanyState.WAITING)
     [call] = calls("crm.create_company")
