@@ -36,12 +36,14 @@ def tickets_push_batch(kind, pks):
 def tickets_poll(company_id, follow=True):
     """Poll one batch of queued tickets of each kind. A poll asked for by a push or an action (follow) asks
     again every TICKET_POLL_DELAY_SECONDS while tickets still wait, for TICKET_POLL_FOLLOW_SECONDS after it
-    was asked: a ticket pushed just before the poll ran would otherwise wait for the cron's minute."""
+    was asked or after the latest of them was sent (a push that joined a poll asked long ago): a ticket
+    pushed just before the poll ran would otherwise wait for the cron's minute."""
     company = Company.objects.get(pk=company_id)
     changed = sum(services.tickets_poll(company=company, model=model) for model in TICKET_MODELS.values())
     run = current_run()
+    since = timezone.now() - timedelta(seconds=conf.get("TICKET_POLL_FOLLOW_SECONDS"))
     if (follow and run is not None and services.tickets_waiting(company=company)
-            and timezone.now() - run.enqueued_at < timedelta(seconds=conf.get("TICKET_POLL_FOLLOW_SECONDS"))):
+            and (run.enqueued_at >= since or services.tickets_waiting(company=company, synced_since=since))):
         raise TryLater(conf.get("TICKET_POLL_DELAY_SECONDS"),
                        gettext("Tickets still queued on the platform; asking again shortly."))
     return ngettext("%(count)s ticket changed.", "%(count)s tickets changed.", changed) % {"count": changed}

@@ -330,9 +330,11 @@ def tickets_poll(*, company, model, batch_size=100) -> int:
                              fetch_statuses=fetch, settle=settle, batch_size=batch_size)
 
 
-def tickets_waiting(*, company) -> bool:
-    return any(model.objects.filter(company=company, sync_state=SyncState.SYNCED,
-                                    remote_status__in=WORKING_STATUSES).exists() for model in TICKET_MODELS.values())
+def tickets_waiting(*, company, synced_since=None) -> bool:
+    """Whether tickets of the company wait in status 20 on the platform (synced_since: sent since then)."""
+    recent = {"synced_at__gte": synced_since} if synced_since is not None else {}
+    return any(model.objects.filter(company=company, sync_state=SyncState.SYNCED, remote_status__in=WORKING_STATUSES,
+                                    **recent).exists() for model in TICKET_MODELS.values())
 
 
 # ---------------------------------------------------------------------------------------------------

@@ -622,3 +622,25 @@ def test_every_documented_payment_type_is_offered_and_accepted(fast, sandbox_com
     ticket = new_event(sandbox_company, payment_type=payment_type, **extra)
     assert push(ticket) == "Sent to the platform."
     assert client_for(sandbox_company, EventTicketClient).get(ticket.remote_id)["paymentType"] == payment_type
+
+
+def test_a_poll_asked_long_ago_follows_a_ticket_sent_just_now(fast, sandbox_company):
+    """make chaos: pushes that joined a poll queued a minute earlier (the worker was busy) were polled once
+    before the platform settled them, and the poll stopped following because it was asked long ago."""
+    from backoffice.core import jobs as core_jobs
+    from backoffice.core.jobs import TryLater
+    from backoffice.core.models import JobRun
+
+    fast.configure(ticket_processing_seconds=3600)  # stays queued on the platform
+    ticket = new_event(sandbox_company, status=TicketStatus.QUEUED)
+    push(ticket)
+    run = JobRun.objects.create(name="tickets_poll", company=sandbox_company,
+                                enqueued_at=timezone.now() - timedelta(minutes=5))
+    token = core_jobs._current_run.set(run)
+    try:
+        with pytest.raises(TryLater):  # the ticket was sent just now: ask again shortly
+            jobs.tickets_poll(sandbox_company.pk)
+        EventTicket.objects.filter(pk=ticket.pk).update(synced_at=timezone.now() - timedelta(minutes=5))
+        assert jobs.tickets_poll(sandbox_company.pk) == "0 tickets changed."  # old: left to the cron's minute
+    finally:
+        core_jobs._current_run.reset(token)
