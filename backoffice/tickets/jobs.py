@@ -2,9 +2,6 @@
 Cancel, status changes, exports and reports run as core jobs of their declarations (services.TICKET_ACTIONS,
 families.py)."""
 
-from datetime import timedelta
-
-from django.utils import timezone
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext
@@ -35,15 +32,13 @@ def tickets_push_batch(kind, pks):
 @job(_("Ask ticket statuses"))
 def tickets_poll(company_id, follow=True):
     """Poll one batch of queued tickets of each kind. A poll asked for by a push or an action (follow) asks
-    again every TICKET_POLL_DELAY_SECONDS while tickets still wait, for TICKET_POLL_FOLLOW_SECONDS after it
-    was asked or after the latest of them was sent (a push that joined a poll asked long ago): a ticket
-    pushed just before the poll ran would otherwise wait for the cron's minute."""
+    again every TICKET_POLL_DELAY_SECONDS while tickets still wait, for TICKET_POLL_FOLLOW_SECONDS after the
+    latest push or action asked (services.poll_follow; also when it joined a poll queued long before): a
+    ticket pushed just before the poll ran would otherwise wait for the cron's minute."""
     company = Company.objects.get(pk=company_id)
     changed = sum(services.tickets_poll(company=company, model=model) for model in TICKET_MODELS.values())
     run = current_run()
-    since = timezone.now() - timedelta(seconds=conf.get("TICKET_POLL_FOLLOW_SECONDS"))
-    if (follow and run is not None and services.tickets_waiting(company=company)
-            and (run.enqueued_at >= since or services.tickets_waiting(company=company, synced_since=since))):
+    if follow and run is not None and services.poll_following(company.pk) and services.tickets_waiting(company=company):
         raise TryLater(conf.get("TICKET_POLL_DELAY_SECONDS"),
                        gettext("Tickets still queued on the platform; asking again shortly."))
     return ngettext("%(count)s ticket changed.", "%(count)s tickets changed.", changed) % {"count": changed}

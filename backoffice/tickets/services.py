@@ -5,14 +5,18 @@ The only code of this app that changes sync state or calls the platform client. 
 the rule of document 2 it enforces.
 """
 
+import logging
 from dataclasses import dataclass
 from decimal import Decimal
+
+import django_rq
 
 from django.db import transaction
 from django.db.models import Q, prefetch_related_objects
 from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, ngettext
+from redis.exceptions import RedisError
 
 from backoffice.core import actions, batch, jobs, sync
 from backoffice.core.choices import SyncState
@@ -24,6 +28,8 @@ from backoffice.remote.tickets import EventTicketClient, PassengerTicketClient
 from . import conf
 from .choices import WORKING_STATUSES, TicketKind, TicketStatus
 from .models import OPERATOR_FIELDS, TICKET_MODELS, EventTicket, TicketLine, TicketLineTax, TicketNote
+
+logger = logging.getLogger(__name__)
 
 TICKET_CLIENTS = {TicketKind.EVENT: EventTicketClient, TicketKind.PASSENGER: PassengerTicketClient}
 SERIES_KIND = {TicketKind.EVENT: "event_ticket", TicketKind.PASSENGER: "passenger_ticket"}
@@ -304,8 +310,32 @@ def poll_soon(*, company_id, delay=None, follow=True):
     from .jobs import tickets_poll as poll_job
 
     delay = conf.get("TICKET_POLL_DELAY_SECONDS") if delay is None else delay
+    if follow:
+        poll_follow(company_id)
     # Not joined to a poll already running: it may have read what waits before this ticket was queued.
     return jobs.enqueue(poll_job, company=company_id, args=[company_id, follow], delay=delay, join_running=False)
+
+
+def _follow_key(company_id) -> str:
+    return f"tickets:poll-follow:{company_id}"
+
+
+def poll_follow(company_id) -> None:
+    """A push or an action asked for a poll now: the company's polls follow its tickets for
+    TICKET_POLL_FOLLOW_SECONDS from now. Kept in Redis (every worker process sees it; a poll the push joined
+    may have been queued long before)."""
+    seconds = conf.get("TICKET_POLL_FOLLOW_SECONDS")
+    try:
+        django_rq.get_connection("default").set(_follow_key(company_id), "1", px=max(1, int(seconds * 1000)))
+    except RedisError:  # then the cron's minute polls
+        logger.warning("could not record the poll follow-up of company %s", company_id)
+
+
+def poll_following(company_id) -> bool:
+    try:
+        return bool(django_rq.get_connection("default").exists(_follow_key(company_id)))
+    except RedisError:
+        return False
 
 
 def tickets_poll(*, company, model, batch_size=100) -> int:
@@ -330,11 +360,9 @@ def tickets_poll(*, company, model, batch_size=100) -> int:
                              fetch_statuses=fetch, settle=settle, batch_size=batch_size)
 
 
-def tickets_waiting(*, company, synced_since=None) -> bool:
-    """Whether tickets of the company wait in status 20 on the platform (synced_since: sent since then)."""
-    recent = {"synced_at__gte": synced_since} if synced_since is not None else {}
-    return any(model.objects.filter(company=company, sync_state=SyncState.SYNCED, remote_status__in=WORKING_STATUSES,
-                                    **recent).exists() for model in TICKET_MODELS.values())
+def tickets_waiting(*, company) -> bool:
+    return any(model.objects.filter(company=company, sync_state=SyncState.SYNCED,
+                                    remote_status__in=WORKING_STATUSES).exists() for model in TICKET_MODELS.values())
 
 
 # ---------------------------------------------------------------------------------------------------

@@ -625,8 +625,11 @@ def test_every_documented_payment_type_is_offered_and_accepted(fast, sandbox_com
 
 
 def test_a_poll_asked_long_ago_follows_a_ticket_sent_just_now(fast, sandbox_company):
-    """make chaos: pushes that joined a poll queued a minute earlier (the worker was busy) were polled once
-    before the platform settled them, and the poll stopped following because it was asked long ago."""
+    """make chaos: pushes and actions that joined a poll queued a minute earlier (the worker was busy) were
+    polled once before the platform settled them, and the poll stopped following because it was asked long
+    ago. The follow-up now runs from the latest push or action (services.poll_follow)."""
+    import django_rq
+
     from backoffice.core import jobs as core_jobs
     from backoffice.core.jobs import TryLater
     from backoffice.core.models import JobRun
@@ -640,7 +643,11 @@ def test_a_poll_asked_long_ago_follows_a_ticket_sent_just_now(fast, sandbox_comp
     try:
         with pytest.raises(TryLater):  # the ticket was sent just now: ask again shortly
             jobs.tickets_poll(sandbox_company.pk)
-        EventTicket.objects.filter(pk=ticket.pk).update(synced_at=timezone.now() - timedelta(minutes=5))
-        assert jobs.tickets_poll(sandbox_company.pk) == "0 tickets changed."  # old: left to the cron's minute
+        django_rq.get_connection("default").delete(services._follow_key(sandbox_company.pk))  # the window passed
+        assert jobs.tickets_poll(sandbox_company.pk) == "0 tickets changed."  # left to the cron's minute
+        services.poll_after([ticket])  # an action asks the same way
+        with pytest.raises(TryLater):
+            jobs.tickets_poll(sandbox_company.pk)
     finally:
         core_jobs._current_run.reset(token)
+        django_rq.get_connection("default").delete(services._follow_key(sandbox_company.pk))
