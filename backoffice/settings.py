@@ -62,6 +62,8 @@ INSTALLED_APPS = [
     "backoffice.subcompanies",
     "backoffice.tickets",
     "backoffice.passenger_lists",
+    "backoffice.chart_of_accounts",
+    "backoffice.current_accounts",
 ]
 # Test-only apps (the test suite sets tests.testapp); never set in production.
 INSTALLED_APPS += env_list("BACKOFFICE_EXTRA_APPS")

@@ -18,6 +18,8 @@ urlpatterns = [
     path("admin/", operators_only(admin.site.urls)),
     path("tickets/", include("backoffice.tickets.urls")),
     path("passenger-lists/", include("backoffice.passenger_lists.urls")),
+    path("current-accounts/", include("backoffice.current_accounts.urls")),
+    path("chart-of-accounts/", include("backoffice.chart_of_accounts.urls")),
     path("", include("backoffice.subcompanies.urls")),
     path("", include("backoffice.core.urls")),
 ]

@@ -269,3 +269,46 @@ def clean_vkn_or_tckn(value) -> str:
     if value:
         validate_vkn_or_tckn(value)
     return value
+
+
+class LineNumberField(forms.CharField):
+    """A phone or fax number of document 3 (10 to 11 digits, landlines too), stored as its digits."""
+
+    def __init__(self, **kwargs):
+        from .validators import validate_line_number
+
+        kwargs.setdefault("max_length", 30)
+        kwargs.setdefault("widget", forms.TextInput(attrs={"type": "tel", "inputmode": "tel"}))
+        super().__init__(**kwargs)
+        self.validators.append(validate_line_number)
+
+    def widget_attrs(self, widget):
+        attrs = super().widget_attrs(widget)
+        attrs.pop("maxlength", None)
+        return attrs
+
+    def to_python(self, value):
+        from .validators import normalize_line_number
+
+        value = super().to_python(value)
+        return normalize_line_number(value) if value else value
+
+
+class IbanField(forms.CharField):
+    """An IBAN as typed (spaces allowed), stored compact and in capitals, checked with its check digits."""
+
+    def __init__(self, **kwargs):
+        from .validators import validate_iban
+
+        kwargs.setdefault("max_length", 40)
+        super().__init__(**kwargs)
+        self.validators.append(validate_iban)
+
+    def widget_attrs(self, widget):
+        attrs = super().widget_attrs(widget)
+        attrs.pop("maxlength", None)
+        return attrs
+
+    def to_python(self, value):
+        value = super().to_python(value)
+        return "".join(value.split()).upper() if value else value

@@ -129,6 +129,14 @@ class ErrorSource(models.TextChoices):
     LOCAL = "local", _("stopped here, not by the platform")
 
 
+def record_indexes(prefix: str) -> list:
+    """RemoteRecord's indexes under names of at most 30 characters, for an app whose label is too long for the
+    default "<app_label>_<class>_..." names (prefix: 20 characters at most)."""
+    return [models.Index(fields=["company", "-created_at"], name=f"{prefix}_co_new"),
+            models.Index(fields=["sync_state", "updated_at"], name=f"{prefix}_sync"),
+            models.Index(fields=["company", "status_read_at"], name=f"{prefix}_read")]
+
+
 class RemoteRecord(models.Model):
     """Abstract base of every mirrored record: the local copy plus what the platform said of it."""
 

@@ -110,3 +110,38 @@ def validate_tr_iban(value):
         raise ValidationError(_("A Turkish IBAN starts with TR and has 26 characters."), code="iban_length")
     if not stdnum_iban.is_valid(value):
         raise ValidationError(_("This IBAN is not valid: its check digits do not match."), code="iban_checksum")
+
+
+def validate_iban(value):
+    """An IBAN of any country with its check digits (python-stdnum), at most 26 characters (document 3, 2.3);
+    a Turkish one has exactly 26."""
+    value = re.sub(r"\s+", "", str(value or "")).upper()
+    if value.startswith("TR"):
+        validate_tr_iban(value)
+        return
+    if len(value) > 26:
+        raise ValidationError(_("An IBAN has at most 26 characters here."), code="iban_length")
+    if not stdnum_iban.is_valid(value):
+        raise ValidationError(_("This IBAN is not valid: check its country code, length and check digits."),
+                              code="iban_checksum")
+
+
+def normalize_line_number(value) -> str:
+    """A phone or fax number as typed, its digits only: 0212 123 45 67, +90 212 123 45 67, (212) 1234567."""
+    value = PHONE_SEPARATORS_RE.sub("", str(value or "").strip())
+    if value.startswith("+90"):
+        value = "0" + value[3:]
+    elif value.startswith("0090"):
+        value = "0" + value[4:]
+    return value
+
+
+def validate_line_number(value):
+    """Document 3, 2.2 and 2.4: a phone or fax number of 10 to 11 digits (landlines too)."""
+    number = normalize_line_number(value)
+    if not number.isdigit():
+        raise ValidationError(_("A phone or fax number has digits only (spaces, dashes and parentheses are fine), "
+                                "e.g. 0212 123 45 67."), code="line_characters")
+    if not 10 <= len(number) <= 11:
+        raise ValidationError(_("A phone or fax number has 10 or 11 digits, e.g. 0212 123 45 67."),
+                              code="line_length")

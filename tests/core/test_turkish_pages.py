@@ -147,6 +147,18 @@ def working_company(company, other_company, administrator):
                               last_error="Geçersiz vergi numarası")
     TicketExport.objects.create(company=company, kind="event", filters={"ids": []})
     JobRun.objects.create(name="usage_report_refresh", company=company, status="failed", message="Zaman aşımı")
+    from backoffice.chart_of_accounts.models import Account
+    from backoffice.current_accounts.models import Address, CurrentAccount, Mapping
+
+    main = Account.objects.create(company=company, type=0, base_code="120", name="Alıcılar",
+                                  sync_state=SyncState.SYNCED, remote_id="1")
+    sub = Account.objects.create(company=company, type=2, base_code="120", code="120", unit_code="001",
+                                 name="Yurtiçi Alıcılar", parent=main, currency_code_id=1)
+    account = CurrentAccount.objects.create(company=company, name="Örnek Ticaret A.Ş.", identifier="1234567890",
+                                            sync_state=SyncState.SYNCED, remote_id="5")
+    Address.objects.create(company=company, current_account=account, address_name="Merkez", city="İstanbul",
+                           sub_division_name="Kadıköy", is_default=True, sync_state=SyncState.SYNCED, remote_id="9")
+    Mapping.objects.create(company=company, current_account=account, account=sub, name="Satış")
     return company
 
 

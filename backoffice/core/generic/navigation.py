@@ -112,6 +112,11 @@ SECTIONS = {
         Tab("exports", _("Exports"), "file-earmark-zip", "passenger_lists:passengerlistexport_list"),
         Tab("report", _("Report"), "calendar3", "passenger_lists:passengerlistreportitem_list"),
     )),
+    "accounting": ("accounting-tabs", (
+        Tab("current_accounts", _("Current accounts"), "person-vcard", "current_accounts:currentaccount_list"),
+        Tab("chart", _("Chart of accounts"), "diagram-3", "chart_of_accounts:account_list"),
+        Tab("imports", _("Import from Excel"), "file-earmark-spreadsheet", "current_accounts:currentaccount_import"),
+    )),
     "subcompanies": ("subcompanies-tabs", (
         Tab("dashboard", _("Usage dashboard"), "bar-chart-line", "subcompanies:usage_dashboard"),
         Tab("subcompanies", _("Sub-companies"), "buildings", "subcompanies:subcompany_list"),

@@ -1,0 +1,106 @@
+"""Forms of current accounts: every format rule of document 3, 2.1 to 2.5 on the field it concerns. The
+Excel import checks its rows with these same forms (imports.py); rules that need the database are the
+services' (services.check_identifier, the default and mapping rules)."""
+
+from django import forms
+from django.utils.translation import gettext_lazy as _
+
+from backoffice.core.fields import IbanField, LineNumberField, localized_formfield
+from backoffice.core.validators import validate_vkn_or_tckn
+
+from backoffice.chart_of_accounts.choices import AccountType
+from backoffice.chart_of_accounts.models import Account
+
+from .models import Address, Bank, Contact, CurrentAccount, Mapping
+
+ACCOUNT_FIELDS = ("name", "surname", "identifier", "code", "tax_office", "maturity", "mersis_number",
+                  "registration_number", "professional_chamber", "chamber_registration_number", "branch_id")
+ADDRESS_FIELDS = ("address_name", "country", "city", "sub_division_name", "region", "street_name", "building_name",
+                  "building_number", "door_number", "postal_zone", "phone_number", "fax_number", "email_address",
+                  "web_site", "branch_id", "is_default")
+BANK_FIELDS = ("name", "bank_name", "bank_branch_name", "iban_number", "bank_account_number", "receiver_name", "type",
+               "branch_id", "is_default")
+CONTACT_FIELDS = ("full_name", "phone_number", "email_address", "branch_id")
+
+
+class CurrentAccountForm(forms.ModelForm):
+    identifier = forms.CharField(label=_("tax or national id"), max_length=11, validators=[validate_vkn_or_tckn],
+                                 help_text=_("VKN (10 digits) or TCKN (11 digits)."),
+                                 widget=forms.TextInput(attrs={"inputmode": "numeric", "autocomplete": "off"}))
+
+    class Meta:
+        model = CurrentAccount
+        fields = ACCOUNT_FIELDS
+        formfield_callback = localized_formfield
+
+    def clean_identifier(self):
+        return (self.cleaned_data.get("identifier") or "").strip()
+
+    def clean(self):
+        cleaned = super().clean()
+        identifier = cleaned.get("identifier") or ""
+        if len(identifier) == 11 and not (cleaned.get("surname") or "").strip():
+            self.add_error("surname", _("A person (an 11-digit national id) needs a surname."))
+        return cleaned
+
+
+class AddressForm(forms.ModelForm):
+    email_address = forms.EmailField(label=_("e-mail address"), max_length=250, required=False)
+    web_site = forms.URLField(label=_("web site"), max_length=250, required=False, assume_scheme="https")
+    phone_number = LineNumberField(label=_("phone number"), required=False)
+    fax_number = LineNumberField(label=_("fax number"), required=False)
+
+    class Meta:
+        model = Address
+        fields = ADDRESS_FIELDS
+        formfield_callback = localized_formfield
+
+
+class FirstAddressForm(AddressForm):
+    """The first address given with a new account (sent inside its create, 2.1): always the default."""
+
+    class Meta(AddressForm.Meta):
+        fields = tuple(name for name in ADDRESS_FIELDS if name not in ("is_default", "branch_id"))
+
+    def has_any(self) -> bool:
+        """Whether anything of the address was typed (the address is optional)."""
+        return any((self.data.get(self.add_prefix(name)) or "").strip() for name in self.fields
+                   if name != "country")
+
+
+class BankForm(forms.ModelForm):
+    iban_number = IbanField(label=_("IBAN"), required=False, help_text=_("A Turkish IBAN has 26 characters."))
+
+    class Meta:
+        model = Bank
+        fields = BANK_FIELDS
+        formfield_callback = localized_formfield
+
+
+class ContactForm(forms.ModelForm):
+    email_address = forms.EmailField(label=_("e-mail address"), max_length=250, required=False)
+    phone_number = LineNumberField(label=_("phone number"), required=False)
+
+    class Meta:
+        model = Contact
+        fields = CONTACT_FIELDS
+        formfield_callback = localized_formfield
+
+
+class MappingForm(forms.ModelForm):
+    class Meta:
+        model = Mapping
+        fields = ("account", "name", "branch_id")
+        formfield_callback = localized_formfield
+        help_texts = {"name": _("Optional, but it makes the mapping easy to recognise.")}
+
+    def __init__(self, *args, company=None, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["account"].queryset = Account.objects.filter(company=company, type=AccountType.SUB).order_by(
+            "full_code")
+        self.fields["account"].label = _("sub-account")
+        self.fields["account"].help_text = _("A pool account can be mapped to several current accounts; any other "
+                                             "to one only.")
+
+
+CHILD_FORMS = {Address: AddressForm, Bank: BankForm, Contact: ContactForm, Mapping: MappingForm}

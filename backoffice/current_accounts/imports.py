@@ -1,0 +1,226 @@
+"""Excel import of current accounts (each with its first address, bank record and contact) and of chart
+accounts: every row checked with the pages' forms and the services' rules before anything is saved, all
+saved in one transaction or none, then sent in the background with progress (core.imports)."""
+
+from dataclasses import replace
+
+from django.db import transaction
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy as tr
+
+from backoffice.core import jobs, resources
+from backoffice.core.choices import SyncState
+from backoffice.core.imports import Column, Sheet, error_on, form_errors
+from backoffice.remote.errors import RateLimited, RemoteError
+
+from backoffice.chart_of_accounts import services as chart_services
+from backoffice.chart_of_accounts.choices import currency_ids
+from backoffice.chart_of_accounts.forms import AccountForm
+from backoffice.chart_of_accounts.models import Account
+
+from . import services
+from .forms import BankForm, ContactForm, CurrentAccountForm, FirstAddressForm
+from .models import Address, Bank, Contact, CurrentAccount
+
+ACCOUNT_SHEET = Sheet(tr("Current accounts"), (
+    Column("name", tr("Name or title"), True, "Örnek Ticaret A.Ş."),
+    Column("surname", tr("Surname"), False, ""),
+    Column("identifier", tr("Tax or national id"), True, "1234567890"),
+    Column("code", tr("Account code"), False, "120.01.001"),
+    Column("tax_office", tr("Tax office"), False, "Kadıköy"),
+    Column("maturity", tr("Payment term (days)"), False, "30"),
+    Column("mersis_number", tr("MERSIS number")),
+    Column("registration_number", tr("Trade registry number")),
+    Column("address-address_name", tr("Address name"), False, "Merkez"),
+    Column("address-country", tr("Country"), False, "Türkiye"),
+    Column("address-city", tr("City"), False, "İstanbul"),
+    Column("address-sub_division_name", tr("District"), False, "Kadıköy"),
+    Column("address-street_name", tr("Street")),
+    Column("address-building_number", tr("Building number")),
+    Column("address-postal_zone", tr("Postal code")),
+    Column("address-phone_number", tr("Phone number"), False, "0216 123 45 67"),
+    Column("address-email_address", tr("E-mail address"), False, "info@example.com.tr"),
+    Column("bank-name", tr("Bank record name"), False, "Ana hesap"),
+    Column("bank-bank_name", tr("Bank")),
+    Column("bank-iban_number", tr("IBAN")),
+    Column("contact-full_name", tr("Contact name")),
+    Column("contact-phone_number", tr("Contact phone")),
+    Column("contact-email_address", tr("Contact e-mail")),
+))
+
+CHART_SHEET = Sheet(tr("Chart of accounts"), (
+    Column("type", tr("Account type"), True, "muavin"),
+    Column("base_code", tr("Main account code"), False, "120"),
+    Column("parent", tr("Parent account code"), False, "120.01"),
+    Column("unit_code", tr("Unit code"), False, "001"),
+    Column("name", tr("Account name"), True, "Yurtiçi alıcılar"),
+    Column("currency", tr("Currency"), False, "TRY"),
+    Column("is_bundle_account", tr("Pool account"), False, "hayır"),
+))
+TYPE_WORDS = {"0": 0, "kebir": 0, "ana": 0, "ana hesap": 0, "main": 0, "1": 1, "grup": 1, "ara": 1, "group": 1,
+              "2": 2, "muavin": 2, "alt": 2, "alt hesap": 2, "sub": 2, "sub-account": 2}
+YES = {"1", "evet", "e", "yes", "y", "true", "doğru", "x"}
+NO = {"", "0", "hayır", "h", "no", "n", "false", "yanlış"}
+
+PARTS = (("address", FirstAddressForm), ("bank", BankForm), ("contact", ContactForm))
+
+
+def _has(values: dict, prefix: str) -> bool:
+    return any(value for key, value in values.items() if key.startswith(prefix + "-") and key != "address-country")
+
+
+def check_accounts(company, checked) -> list:
+    """Check every row (forms, then the identifier rule within the file and against the company's accounts).
+    Returns [(row number, account form, {part: form})] of the rows; checked.errors holds the problems."""
+    checked_rows = []
+    for number, values in checked.rows:
+        account_form = CurrentAccountForm(values)
+        if not account_form.is_valid():
+            form_errors(checked, number, account_form)
+        children = {}
+        for part, form_class in PARTS:
+            if not _has(values, part):
+                continue
+            form = form_class(values, prefix=part)
+            if not form.is_valid():
+                form_errors(checked, number, form)
+            children[part] = form
+        checked_rows.append((number, account_form, children))
+    _check_identifiers(company, checked, checked_rows)
+    return checked_rows
+
+
+def _check_identifiers(company, checked, checked_rows) -> None:
+    """Two accounts cannot share an identifier unless their codes tell them apart (2.1): in the file and
+    against the accounts the company has (one query)."""
+    pairs = {}
+    for number, form, _children in checked_rows:
+        if form.is_valid():
+            pairs.setdefault((form.cleaned_data["identifier"], form.cleaned_data.get("code") or ""), []).append(number)
+    identifiers = {identifier for identifier, _code in pairs}
+    known = set(CurrentAccount.objects.filter(company=company, identifier__in=identifiers)
+                .values_list("identifier", "code"))
+    for (identifier, code), numbers in pairs.items():
+        for number in numbers[1:]:
+            error_on(checked, number, "code", _("Row %(first)s has the same tax or national id and code; give one of "
+                                                "them a different code.") % {"first": numbers[0]})
+        if (identifier, code) in known:
+            error_on(checked, numbers[0], "code", _("A current account with this tax or national id and code exists "
+                                                    "already; give this one a different code."))
+
+
+@transaction.atomic
+def save_accounts(company, checked_rows, user) -> list:
+    """Save every checked row at once (bulk), each account waiting to be sent with its children."""
+    accounts, children = [], []
+    for _number, form, parts in checked_rows:
+        account = form.save(commit=False)
+        account.company, account.created_by, account.sync_state = company, user, SyncState.QUEUED
+        accounts.append(account)
+        children.append(parts)
+    CurrentAccount.objects.bulk_create(accounts, batch_size=500)
+    made = {Address: [], Bank: [], Contact: []}
+    for account, parts in zip(accounts, children):
+        for form in parts.values():
+            child = form.save(commit=False)
+            child.current_account, child.company, child.sync_state = account, company, SyncState.QUEUED
+            if hasattr(child, "is_default"):
+                child.is_default = True  # the first of its kind (2.2, 2.3)
+            made[type(child)].append(child)
+    for model, records in made.items():
+        model.objects.bulk_create(records, batch_size=500)
+    pks = [account.pk for account in accounts]
+    from . import jobs as app_jobs
+
+    jobs.enqueue(app_jobs.current_accounts_import_push, company=company.pk, args=[company.pk, pks],
+                 join_running=False)
+    return pks
+
+
+def import_accounts(company, checked, user):
+    """Check, then save all or nothing. Returns the saved pks ([] when checked.errors says why)."""
+    rows = check_accounts(company, checked)
+    if checked.errors:
+        return []
+    return save_accounts(company, rows, user)
+
+
+# The import job sends each account and then its children itself, instead of a job each.
+_ACCOUNT_ONLY = replace(services.ACCOUNTS, after=None)
+
+
+def push_imported(company_id, pks) -> str:
+    """Send the imported accounts one by one with their children, showing progress. A refusal stays on its
+    record and the rest go on; the rate limit defers the job, which then goes on where it was."""
+    sent = failed = 0
+    total = len(pks)
+    for index, pk in enumerate(pks, start=1):
+        jobs.set_progress(100 * (index - 1) / max(total, 1),
+                          _("Account %(index)s of %(total)s") % {"index": index, "total": total})
+        try:
+            resources.push(_ACCOUNT_ONLY, pk)
+            for model in (Address, Bank, Contact):
+                for child_pk in model.objects.filter(current_account_id=pk, sync_state=SyncState.QUEUED).values_list(
+                        "pk", flat=True):
+                    resources.push(services.CHILDREN[model], child_pk)
+        except RateLimited:
+            raise
+        except RemoteError:
+            failed += 1
+            continue
+        sent += 1
+    jobs.set_progress(100, "")
+    return _("%(sent)s account(s) sent, %(failed)s refused or left for a retry (see each account).") % {
+        "sent": sent, "failed": failed}
+
+
+# --- chart of accounts ----------------------------------------------------------------------------------
+@transaction.atomic
+def import_chart(company, checked) -> int:
+    """Check and save the chart rows in file order (a parent may come earlier in the file), all or nothing:
+    any error rolls every row back. Returns how many were saved (0 when checked.errors says why)."""
+    codes = dict(Account.objects.filter(company=company).values_list("full_code", "pk"))
+    saved = []
+    currencies = {code.upper(): number for code, number in currency_ids().items()}
+    for number, values in checked.rows:
+        type_ = TYPE_WORDS.get(values.get("type", "").strip().lower())
+        pool = values.get("is_bundle_account", "").strip().lower()
+        data = {"type": "" if type_ is None else type_, "base_code": values.get("base_code", ""),
+                "unit_code": values.get("unit_code", ""), "name": values.get("name", ""),
+                "currency_code_id": currencies.get(values.get("currency", "").strip().upper(), ""),
+                "is_bundle_account": "on" if pool in YES else ""}
+        parent_code = values.get("parent", "").strip()
+        if parent_code:
+            data["parent"] = codes.get(parent_code, "")
+        form = AccountForm(data, company=company)
+        if type_ is None:
+            error_on(checked, number, "type", _("Write main (kebir), group or sub (muavin), or 0, 1 or 2."))
+        if values.get("currency") and data["currency_code_id"] == "":
+            error_on(checked, number, "currency", _("Unknown currency: use its code, e.g. TRY, USD, EUR."))
+        if pool not in YES | NO:
+            error_on(checked, number, "is_bundle_account", _("Write yes (evet) or no (hayır)."))
+        if parent_code and data["parent"] == "":
+            error_on(checked, number, "parent", _("No account with this code in the chart or in earlier rows."))
+        if not form.is_valid():
+            for name, messages in form.errors.items():
+                key = {"currency_code_id": "currency"}.get(name, name)
+                for message in messages:
+                    error_on(checked, number, key if name != "__all__" else "", message)
+            continue
+        account = form.save(commit=False)
+        account.company = company
+        try:
+            chart_services.check_account(account)
+        except chart_services.ChartError as exc:
+            error_on(checked, number, exc.field or "", exc.message)
+            continue
+        account.save()
+        codes[account.full_code] = account.pk
+        saved.append(account)
+    if checked.errors:
+        transaction.set_rollback(True)
+        return 0
+    for account in saved:
+        resources.queue_change(account)
+    return len(saved)
+

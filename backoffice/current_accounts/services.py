@@ -1,0 +1,408 @@
+"""Current accounts: every rule of document 3, 2.1 to 2.5 that needs the database, every change, the
+pushes (core.resources) and the mirror of the platform's lists. Format rules (lengths, digits, check
+digits, IBAN, e-mail, URL) are on the forms (forms.py), which the Excel import uses too.
+"""
+
+from django.db import transaction
+from django.db.models import F
+from django.utils import timezone
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
+
+from backoffice.core import jobs, resources, sync
+from backoffice.core.choices import SyncState
+from backoffice.core.payloads import camel_names
+from backoffice.core.platform import client_for
+from backoffice.core.resources import Resource, ResourceError
+from backoffice.remote.accounting import AccountingClient, condition
+from backoffice.remote.common import field, to_int
+
+from .models import Address, Bank, Contact, CurrentAccount, DefaultChild, Mapping
+
+
+class CurrentAccountError(ResourceError):
+    """A change refused by a rule of 2.1 to 2.5; `field` is the form field it belongs to."""
+
+
+def accounting_client(company) -> AccountingClient:
+    return client_for(company, AccountingClient)
+
+
+# --- bodies ----------------------------------------------------------------------------------------------
+ACCOUNT_FIELDS = camel_names("name", "identifier", "code", "surname", "tax_office", "maturity", "mersis_number",
+                             "registration_number", "professional_chamber", "chamber_registration_number")
+CHILD_FIELDS = {
+    Address: camel_names("is_default", "address_name", "sub_division_name", "city", "country", "region",
+                         "street_name", "building_name", "building_number", "door_number", "postal_zone",
+                         "email_address", "fax_number", "phone_number", "web_site"),
+    Bank: camel_names("name", "is_default", "bank_name", "bank_branch_name", "bank_account_number", "iban_number",
+                      "receiver_name", "type"),
+    Contact: camel_names("full_name", "phone_number", "email_address"),
+    Mapping: camel_names("name"),
+}
+
+
+def _body(record, names: dict) -> dict:
+    """The platform's names; an empty number is left out (a strict reader refuses null for an integer)."""
+    body = {platform: getattr(record, name) for platform, name in names.items()}
+    body = {key: value for key, value in body.items() if value is not None}
+    if record.branch_id:
+        body["branchId"] = record.branch_id
+    if record.remote_id:
+        body["id"] = int(record.remote_id)
+    return body
+
+
+def account_body(account) -> dict:
+    return _body(account, ACCOUNT_FIELDS)
+
+
+def child_body(child) -> dict:
+    body = _body(child, CHILD_FIELDS[type(child)])
+    body["currentAccountId"] = int(child.current_account.remote_id)
+    if isinstance(child, Mapping):
+        body["accountId"] = int(child.account.remote_id)
+    return body
+
+
+def _values(item, names: dict) -> dict:
+    """Model fields from an answer (the names the answer has; blanks as "")."""
+    values = {}
+    for platform, name in names.items():
+        value = field(item, platform)
+        if value is None:
+            continue
+        values[name] = value if isinstance(value, bool) else to_int(value) if name == "maturity" else str(value)
+    return values
+
+
+# --- rules ----------------------------------------------------------------------------------------------
+def check_identifier(account) -> None:
+    """Two current accounts cannot share an identifier unless their codes tell them apart (2.1)."""
+    twins = CurrentAccount.objects.filter(company=account.company, identifier=account.identifier,
+                                          code=account.code or "").exclude(pk=account.pk)
+    if twins.exists():
+        message = (_("Another current account has this tax or national id and this code; give this one a different "
+                     "code.") if account.code else
+                   _("Another current account has this tax or national id; give this one a code to tell them apart."))
+        raise CurrentAccountError(message, field="code")
+
+
+def address_warning(account) -> str:
+    """What an invoice for this account will say about its address (2.2: no default address, a warning)."""
+    if account.address_set.filter(is_default=True).exclude(pending_action=resources.DELETE).exists():
+        return ""
+    return _("This current account has no default address: the platform saves its invoices with an address "
+             "warning. Add an address.")
+
+
+def _siblings(child):
+    return type(child).objects.filter(current_account=child.current_account).exclude(pk=child.pk)
+
+
+# --- changes ------------------------------------------------------------------------------------------------
+def current_account_save(account, *, user=None, address=None):
+    """Save a new or changed account and send it; a new one may come with its first address (2.2: default)."""
+    if account.pk and account.is_busy:
+        raise CurrentAccountError(_("This current account is on its way to the platform; wait until it is there."))
+    with transaction.atomic():
+        check_identifier(account)
+        if account.pk is None:
+            account.created_by = user
+        account.save()
+        if address is not None:
+            address.current_account, address.company, address.is_default = account, account.company, True
+            address.save()  # goes inside the account's create body (see _create_account)
+        resources.queue_change(account)
+    return account
+
+
+def child_save(child):
+    """Save a new or changed address, bank record, contact or mapping and send it (2.2 to 2.5 rules)."""
+    if child.pk and child.is_busy:
+        raise CurrentAccountError(_("This record is on its way to the platform; wait until it is there."))
+    with transaction.atomic():
+        CurrentAccount.objects.select_for_update().filter(pk=child.current_account_id).first()  # one writer per account
+        if isinstance(child, DefaultChild):
+            _default_rules(child)
+        if isinstance(child, Mapping):
+            _mapping_rules(child)
+        child.company = child.current_account.company
+        child.save()
+        if isinstance(child, DefaultChild) and child.is_default:
+            # The platform sets the others false itself (2.2): ours follow without a call of their own.
+            _siblings(child).filter(is_default=True).update(is_default=False)
+        resources.queue_change(child)
+    return child
+
+
+def _default_rules(child) -> None:
+    """The first address (bank record) is the default; the default cannot be unset, only replaced."""
+    siblings = _siblings(child).exclude(pending_action=resources.DELETE)
+    if not siblings.exists():
+        child.is_default = True
+    elif child.pk and not child.is_default and type(child).objects.filter(pk=child.pk, is_default=True).exists():
+        raise CurrentAccountError(
+            _("The account needs a default address; make another one default instead.") if isinstance(child, Address)
+            else _("The account needs a default bank record; make another one default instead."), field="is_default")
+
+
+def _mapping_rules(mapping) -> None:
+    """2.5: a sub-account only; a non-pool account to one current account only; never twice to the same one."""
+    account = mapping.account
+    if account.type != 2:
+        raise CurrentAccountError(_("Choose a sub-account: only sub-accounts are mapped to current accounts."),
+                                  field="account")
+    others = Mapping.objects.filter(account=account).exclude(pk=mapping.pk)
+    if others.filter(current_account=mapping.current_account).exists():
+        raise CurrentAccountError(_("This sub-account is already mapped to this current account."), field="account")
+    taken = others.exclude(current_account=mapping.current_account).select_related("current_account").first()
+    if taken is not None and not account.is_bundle_account:
+        raise CurrentAccountError(
+            _("This sub-account is mapped to “%(account)s” already and is not a pool account: only a pool account "
+              "can be mapped to several current accounts.") % {"account": taken.current_account}, field="account")
+
+
+def child_make_default(child):
+    """Make this address (bank record) the default; the platform clears the others."""
+    child.is_default = True
+    return child_save(child)
+
+
+def child_delete(child) -> bool:
+    """Delete a child record (a default address or bank record cannot be deleted: 2.2, 2.3). Returns True
+    when it went at once (the platform never had it)."""
+    if isinstance(child, DefaultChild) and child.is_default and (child.remote_id or _siblings(child).exists()):
+        raise CurrentAccountError(_("The default record cannot be deleted; make another one default first."))
+    try:
+        return resources.request_delete(child)
+    except ResourceError as exc:
+        raise CurrentAccountError(exc.message) from None
+
+
+# --- pushes ------------------------------------------------------------------------------------------------
+def _create_account(account) -> dict:
+    body = account_body(account)
+    address = account.address_set.filter(remote_id="", sync_state=SyncState.LOCAL).order_by("pk").first()
+    if address is not None:
+        # Sent inside the account: counted as an attempt, so that its own push asks the platform first.
+        Address.objects.filter(pk=address.pk).update(attempts=F("attempts") + 1)
+        body["currentAccountAddress"] = {key: value for key, value in child_body_without_account(address).items()}
+    answer = accounting_client(account.company).create_current_account(body)
+    embedded = field(answer, "currentAccountAddress")
+    if address is not None and field(embedded, "id"):
+        Address.objects.filter(pk=address.pk, remote_id="").update(
+            remote_id=str(field(embedded, "id")), sync_state=SyncState.SYNCED, synced_at=timezone.now())
+    return _account_fields(answer)
+
+
+def child_body_without_account(child) -> dict:
+    body = _body(child, CHILD_FIELDS[type(child)])
+    body["isDefault"] = True
+    return body
+
+
+def _account_fields(answer) -> dict:
+    fields = {"remote_id": str(field(answer, "id"))}
+    if field(answer, "isUsed") is not None:
+        fields["is_used"] = bool(field(answer, "isUsed"))
+    return fields
+
+
+def _find_account(account):
+    found = accounting_client(account.company).find_current_account(identifier=account.identifier,
+                                                                     code=account.code)
+    return _account_fields(found) if found else None
+
+
+def _account_landed(account) -> None:
+    """Children that waited for the account go now (the first address went inside its create)."""
+    for model in (Address, Bank, Contact, Mapping):
+        for child in model.objects.filter(current_account=account, sync_state__in=[SyncState.LOCAL, SyncState.QUEUED]):
+            if child.sync_state == SyncState.LOCAL:
+                resources.queue_change(child)
+            else:
+                sync.enqueue_push(model, child.pk, child.company_id)
+
+
+def _child_create(child) -> dict:
+    answer = accounting_client(child.company).create_child(child.part, child_body(child))
+    return {"remote_id": answer["id"]}
+
+
+def _child_update(child) -> dict:
+    answer = accounting_client(child.company).update_child(child.part, child_body(child))
+    return {"remote_id": answer["id"]}
+
+
+def _same_child(child, item) -> bool:
+    if isinstance(child, Mapping):
+        return str(field(item, "accountId")) == child.account.remote_id
+    names = {Address: ("addressName", "address_name"), Bank: ("name", "name"), Contact: ("fullName", "full_name")}
+    platform, name = names[type(child)]
+    return str(field(item, platform) or "") == getattr(child, name)
+
+
+def _child_find(child):
+    """The platform's record this child's lost create made: the same name (mapping: sub-account), not
+    already known here."""
+    known = set(type(child).objects.filter(current_account=child.current_account).exclude(remote_id="")
+                .values_list("remote_id", flat=True))
+    items = accounting_client(child.company).children(child.part, child.current_account.remote_id,
+                                                      branch_id=child.branch_id)
+    for item in items:
+        if item["id"] not in known and _same_child(child, item):
+            return {"remote_id": item["id"]}
+    return None
+
+
+def _child_delete(child) -> None:
+    accounting_client(child.company).delete_child(child.part, child.remote_id, branch_id=child.branch_id)
+
+
+def _child_exists(child) -> bool:
+    items = accounting_client(child.company).children(child.part, child.current_account.remote_id,
+                                                      branch_id=child.branch_id)
+    return any(item["id"] == child.remote_id for item in items)
+
+
+def _child_waits(child) -> str:
+    if not child.current_account.remote_id:
+        return _("Waits for its current account to reach the platform.")
+    if isinstance(child, Mapping) and not child.account.remote_id:
+        return _("Waits for its sub-account to reach the platform.")
+    return ""
+
+
+ACCOUNTS = Resource(CurrentAccount, create=_create_account, update=lambda a: _account_fields(
+    accounting_client(a.company).update_current_account(account_body(a))), find=_find_account, after=_account_landed)
+CHILDREN = {model: Resource(model, create=_child_create, update=_child_update, find=_child_find,
+                            delete=_child_delete, exists=_child_exists, waits_for=_child_waits)
+            for model in (Address, Bank, Contact, Mapping)}
+
+
+def current_account_push(pk) -> str:
+    return resources.push(ACCOUNTS, pk)
+
+
+def child_push(model, pk) -> str:
+    return resources.push(CHILDREN[model], pk)
+
+
+def mappings_waiting_for(chart_account) -> int:
+    """Mappings that waited for this sub-account to reach the platform go now."""
+    count = 0
+    for mapping in Mapping.objects.filter(account=chart_account, sync_state=SyncState.QUEUED):
+        count += sync.enqueue_push(Mapping, mapping.pk, mapping.company_id).is_new
+    return count
+
+
+# --- the mirror -------------------------------------------------------------------------------------------
+LIST_FIELDS = {"name": "name", "identifier": "identifier", "surname": "surname", "branchId": "branch_id",
+               "totalBalance": "total_balance", "status": "remote_status"}
+
+
+def _list_item(item):
+    values = {}
+    for platform, name in LIST_FIELDS.items():
+        value = field(item, platform)
+        if name in ("branch_id", "remote_status"):
+            value = to_int(value) if value not in (None, "") else None
+        elif name == "total_balance":
+            value = None if value in (None, "") else _money(value)
+        else:
+            value = str(value or "")[:CurrentAccount._meta.get_field(name).max_length]
+        values[name] = value
+    return str(field(item, "id") or ""), values
+
+
+def _money(value):
+    from decimal import Decimal, InvalidOperation
+
+    try:
+        return Decimal(str(value)).quantize(Decimal("0.01"))
+    except (InvalidOperation, ValueError):
+        return None
+
+
+def store_current_accounts(company, items) -> int:
+    """One page of the platform's current-account list into the mirror (bulk): how many were new."""
+    return resources.mirror_store(CurrentAccount, items, company=company, fields_of=_list_item)
+
+
+def current_accounts_mirror(company, *, full: bool = False) -> int:
+    """Walk the platform's list into the mirror, 500 a page. Not full: newest first (by id, descending),
+    stopping after the first page that brings nothing new, which is all the platform allows to tell (its
+    list has no date of change); full: every page, which also takes changed names and balances."""
+    client = accounting_client(company)
+    new = 0
+    for page in sync_pages(client.current_account_pages(sorted_column="Id", is_desc=True)):
+        added = store_current_accounts(company, page["items"])
+        new += added
+        if not full and not added:
+            break
+    return new
+
+
+def sync_pages(pages):
+    """Pages with the job's progress shown (core.sync.mirror_walk's words)."""
+    for index, page in enumerate(pages, start=1):
+        jobs.set_progress(100 * index / max(page["totalPages"], 1),
+                          _("Page %(page)s of %(pages)s") % {"page": index, "pages": page["totalPages"]})
+        yield page
+
+
+def account_details_refresh(account) -> dict:
+    """Read one account in full and its child lists from the platform into the mirror: {part: count}."""
+    from backoffice.chart_of_accounts.services import sub_account_for
+
+    client = accounting_client(account.company)
+    if not account.remote_id:
+        return {}
+    full = client.current_account(account.remote_id)
+    values = _values(full, ACCOUNT_FIELDS)
+    values.update(_account_fields(full))
+    if account.sync_state == SyncState.SYNCED:
+        CurrentAccount.objects.filter(pk=account.pk, sync_state=SyncState.SYNCED).update(**values)
+    counts = {}
+    for model in (Address, Bank, Contact, Mapping):
+        items = client.children(model.part, account.remote_id, branch_id=account.branch_id)
+        names = CHILD_FIELDS[model]
+
+        def fields_of(item, names=names, model=model):
+            values = _values(item, names)
+            if field(item, "branchId") not in (None, ""):
+                values["branch_id"] = to_int(field(item, "branchId"))
+            if model is Mapping:
+                values["account_id"] = sub_account_for(account.company, item).pk
+            return item["id"], values
+
+        resources.mirror_store(model, items, company=account.company, fields_of=fields_of, current_account=account)
+        resources.prune_missing(model, company=account.company, keep=[item["id"] for item in items],
+                                current_account=account)
+        counts[model.part] = len(items)
+    CurrentAccount.objects.filter(pk=account.pk).update(details_read_at=timezone.now())
+    return counts
+
+
+def find_on_platform(company, identifier: str):
+    """The platform's accounts with this identifier (the filter of document 3, eşittir)."""
+    page = accounting_client(company).current_accounts(conditions=[condition("Identifier", "eşittir", identifier)])
+    return page["items"]
+
+
+# --- background work ---------------------------------------------------------------------------------
+def mirror_request(company, *, full: bool = False):
+    from . import jobs as app_jobs
+
+    return jobs.enqueue(app_jobs.current_accounts_mirror, company=company.pk, args=[company.pk, full])
+
+
+def details_request(account):
+    from . import jobs as app_jobs
+
+    return jobs.enqueue(app_jobs.current_account_details, company=account.company_id,
+                        target=sync.record_target(CurrentAccount, account.pk), args=[account.pk])
+
+
+PUSH_LABEL = gettext_lazy("Send current account")

@@ -1,0 +1,401 @@
+"""Current-account pages: the list (Excel export of any filter), one page per account with a tab for each
+child list whose records are added and edited in place, the mappings, the Excel import.
+
+Views validate, call one service and redirect; every queryset is the active company's (another company's
+account, or a child of it, is a 404).
+"""
+
+from django import forms
+from django.contrib import messages
+from django.http import Http404, HttpResponse
+from django.shortcuts import get_object_or_404, redirect
+from django.utils.decorators import method_decorator
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
+from django.views.decorators.http import require_POST
+
+from backoffice.core.generic.families import active_company, button_view
+from backoffice.core.generic.guarded import SubmissionGuardMixin
+from backoffice.core.generic.registry import model_url, register_model_view, register_model_views
+from backoffice.core.generic.sections import SectionMixin
+from backoffice.core.generic.views import BaseObjectView, ObjectDetailView, ObjectEditView, ObjectListView
+from backoffice.core.generic.export import XLSX
+from backoffice.core.imports import ImportFileError, read, template
+from backoffice.core.jobs import runs_of
+from backoffice.core.models import JobRun
+from backoffice.core.roles import EDITORS, EVERYONE, has_role
+
+from backoffice.chart_of_accounts.models import Account
+
+from . import filters, imports, services, tables
+from .forms import CHILD_FORMS, CurrentAccountForm, FirstAddressForm
+from .models import Address, Bank, Contact, CurrentAccount, Mapping
+
+PARTS = {"address": Address, "bank": Bank, "contact": Contact, "mapping": Mapping}
+COLUMNS = {
+    "address": ("address_name", "city", "sub_division_name", "country", "phone_number", "email_address"),
+    "bank": ("name", "bank_name", "iban_number", "bank_account_number", "receiver_name"),
+    "contact": ("full_name", "phone_number", "email_address"),
+    "mapping": ("account", "name"),
+}
+
+
+class AccountingSection(SectionMixin):
+    section = "accounting"
+    tab = "current_accounts"
+
+
+class CurrentAccountListView(AccountingSection, ObjectListView):
+    model = CurrentAccount
+    required_roles = EVERYONE
+    table = tables.CurrentAccountTable
+    filterset = filters.CurrentAccountFilterSet
+    refresh_interval = 3
+
+
+class CurrentAccountEditView(AccountingSection, ObjectEditView):
+    model = CurrentAccount
+    required_roles = EDITORS
+    form = CurrentAccountForm
+    refused = services.CurrentAccountError
+
+    def get_template_names(self):
+        return ["current_accounts/currentaccount_edit.html"]
+
+    def locked_message(self, account):
+        return _("This current account is on its way to the platform; wait until it is there.") \
+            if account.is_busy else ""
+
+    def address_form(self, account):
+        if account.pk:
+            return None
+        return FirstAddressForm(self.request.POST or None, prefix="address")
+
+    def render_form(self, account, form, status=200):
+        return self.render({"object": account, "form": form, "is_new": account.pk is None,
+                            "address_form": getattr(self, "_address_form", None) or self.address_form(account),
+                            "cancel_url": self.cancel_url(account)}, status=status)
+
+    def post(self, request, *args, **kwargs):
+        account = self.get_object()
+        if (locked := self.locked(account)) is not None:
+            return locked
+        is_new = account.pk is None
+        form = self.form(data=request.POST, instance=account)
+        self._address_form = address = self.address_form(account)
+        with_address = address is not None and address.has_any()
+
+        def valid():
+            return all([form.is_valid(), address.is_valid() if with_address else True])
+
+        def save():
+            first = address.save(commit=False) if with_address else None
+            return services.current_account_save(form.save(commit=False), user=request.user, address=first)
+
+        account, answered = self.guarded_submit(self.guard_for(account), form, save, valid=valid, refused=self.refused,
+                                                invalid=lambda: self.render_form(account, form))
+        if answered is not None:
+            return answered
+        messages.success(request, self.success_message(account, is_new))
+        return redirect(self.return_url(account))
+
+
+class CurrentAccountDetailView(AccountingSection, SubmissionGuardMixin, ObjectDetailView):
+    model = CurrentAccount
+    required_roles = EVERYONE
+    fields = ("name", "surname", "identifier", "code", "tax_office", "maturity", "mersis_number",
+              "registration_number", "professional_chamber", "chamber_registration_number", "branch_id",
+              "total_balance", "is_used", "remote_id", "sync_state", "details_read_at")
+
+    def guarded(self, obj):
+        return True  # the add forms of the tabs create records
+
+    def get_extra_context(self, account, open_part=None, open_form=None, editing=None):
+        user = self.request.user
+        may_edit = has_role(user, *EDITORS)
+        active = open_part or self.request.GET.get("tab") or "address"
+        if active not in PARTS:
+            active = "address"
+        parts = []
+        for part, model in PARTS.items():
+            queryset = model.objects.filter(current_account=account)
+            if model is Mapping:
+                queryset = queryset.select_related("account")
+            form = None
+            if may_edit:
+                if part == open_part and open_form is not None:
+                    form = open_form
+                else:
+                    form = _child_form(model, account)
+            rows = [{"record": row, "cells": [getattr(row, name) for name in COLUMNS[part]],
+                     "edit_url": model_url(account, "child_edit", part=part, child=row.pk),
+                     "delete_url": model_url(account, "child_delete", part=part, child=row.pk),
+                     "default_url": model_url(account, "child_default", part=part, child=row.pk)}
+                    for row in queryset.order_by("pk")[:500]]
+            editing_here = editing if part == open_part else None
+            parts.append({"part": part, "label": model._meta.verbose_name_plural, "rows": rows,
+                          "headers": [model._meta.get_field(name).verbose_name for name in COLUMNS[part]],
+                          "form": form, "editing": editing_here, "has_default": hasattr(model, "is_default"),
+                          "active": part == active,
+                          "form_url": model_url(account, "child_edit", part=part, child=editing_here)
+                          if editing_here else model_url(account, "child_add", part=part)})
+        return {"parts": parts, "may_edit": may_edit, "warning": services.address_warning(account),
+                "runs": runs_of(account), "needs_refresh": account.is_busy or any(
+                    row["record"].is_busy for part in parts for row in part["rows"]),
+                "edit_url": model_url(account, "edit") if may_edit and not account.is_busy else None,
+                "read_url": model_url(account, "read") if account.remote_id else None}
+
+
+def _child_form(model, account, *args, **kwargs):
+    form_class = CHILD_FORMS[model]
+    if model is Mapping:
+        kwargs["company"] = account.company
+    return form_class(*args, prefix=model.part, **kwargs)
+
+
+register_model_views(CurrentAccount, prefix="accounts", list=CurrentAccountListView, detail=CurrentAccountDetailView,
+                     edit=CurrentAccountEditView)
+
+
+@register_model_view(CurrentAccount, "child_add", path="<id:pk>/<slug:part>/add/")
+class ChildAddView(AccountingSection, SubmissionGuardMixin, BaseObjectView):
+    """Add an address, bank record, contact or mapping on the account's page (its tab, in place)."""
+
+    model = CurrentAccount
+    required_roles = EDITORS
+    refused = services.CurrentAccountError
+
+    def get_template_names(self):
+        return ["current_accounts/currentaccount_detail.html"]
+
+    def get_model_of(self, part):
+        if part not in PARTS:
+            raise Http404
+        return PARTS[part]
+
+    def detail(self, account, part, form, editing=None, status=200):
+        view = CurrentAccountDetailView(request=self.request, kwargs={"pk": account.pk})
+        context = {"object": account, "fields": [], **view.get_extra_context(account, part, form, editing)}
+        from backoffice.core.generic.views import describe_fields
+
+        context["fields"] = describe_fields(account, CurrentAccountDetailView.fields, user=self.request.user)
+        return self.render(context, status=status)
+
+    def get(self, request, pk, part, child=None):
+        account = get_object_or_404(self.get_queryset(), pk=pk)
+        return redirect(f"{model_url(account, 'detail')}?tab={part}")
+
+    def instance(self, account, model, child):
+        return model(current_account=account, company=account.company)
+
+    def post(self, request, pk, part, child=None):
+        account = get_object_or_404(self.get_queryset(), pk=pk)
+        model = self.get_model_of(part)
+        instance = self.instance(account, model, child)
+        form = _child_form(model, account, data=request.POST, instance=instance)
+        guard = self.guard_for(account) if instance.pk is None else None
+        record, answered = self.guarded_submit(
+            guard, form, lambda: services.child_save(form.save(commit=False)), refused=self.refused,
+            invalid=lambda: self.detail(account, part, form, editing=instance.pk))
+        if answered is not None:
+            return answered
+        messages.success(request, _("Saved “%(record)s”; it is being sent to the platform.") % {"record": record})
+        return redirect(f"{model_url(account, 'detail')}?tab={part}")
+
+
+@register_model_view(CurrentAccount, "child_edit", path="<id:pk>/<slug:part>/<int:child>/")
+class ChildEditView(ChildAddView):
+    """Edit one record in its tab: GET opens its form in place of the add form."""
+
+    def instance(self, account, model, child):
+        record = get_object_or_404(model.objects.filter(current_account=account), pk=child)
+        if record.is_busy:
+            raise services.CurrentAccountError(_("This record is on its way to the platform; wait until it is "
+                                                 "there."))
+        return record
+
+    def get(self, request, pk, part, child=None):
+        account = get_object_or_404(self.get_queryset(), pk=pk)
+        model = self.get_model_of(part)
+        try:
+            record = self.instance(account, model, child)
+        except services.CurrentAccountError as exc:
+            messages.warning(request, str(exc))
+            return redirect(f"{model_url(account, 'detail')}?tab={part}")
+        return self.detail(account, part, _child_form(model, account, instance=record), editing=record.pk)
+
+    def post(self, request, pk, part, child=None):
+        try:
+            return super().post(request, pk, part, child)
+        except services.CurrentAccountError as exc:
+            messages.warning(request, str(exc))
+            return redirect(f"{model_url(get_object_or_404(self.get_queryset(), pk=pk), 'detail')}?tab={part}")
+
+
+@register_model_view(CurrentAccount, "child_delete", path="<id:pk>/<slug:part>/<int:child>/delete/")
+class ChildDeleteView(AccountingSection, BaseObjectView):
+    """A confirmation page, then the deletion (on the platform first when it has the record)."""
+
+    model = CurrentAccount
+    required_roles = EDITORS
+
+    def get_template_names(self):
+        return ["current_accounts/child_delete.html"]
+
+    def record(self, pk, part, child):
+        account = get_object_or_404(self.get_queryset(), pk=pk)
+        if part not in PARTS:
+            raise Http404
+        return account, get_object_or_404(PARTS[part].objects.filter(current_account=account), pk=child)
+
+    def get(self, request, pk, part, child):
+        account, record = self.record(pk, part, child)
+        return self.render({"object": account, "record": record, "part": part,
+                            "record_name": record._meta.verbose_name,
+                            "cancel_url": f"{model_url(account, 'detail')}?tab={part}"})
+
+    def post(self, request, pk, part, child):
+        account, record = self.record(pk, part, child)
+        try:
+            gone = services.child_delete(record)
+        except services.CurrentAccountError as exc:
+            messages.error(request, str(exc))
+        else:
+            messages.success(request, _("Deleted “%(record)s”.") % {"record": record} if gone else
+                             _("“%(record)s” is being deleted on the platform.") % {"record": record})
+        return redirect(f"{model_url(account, 'detail')}?tab={part}")
+
+
+@register_model_view(CurrentAccount, "child_default", path="<id:pk>/<slug:part>/<int:child>/default/")
+@method_decorator(require_POST, name="dispatch")
+class ChildDefaultView(ChildDeleteView):
+    """Make an address (bank record) the default; the platform clears the others."""
+
+    def post(self, request, pk, part, child):
+        account, record = self.record(pk, part, child)
+        if not hasattr(record, "is_default"):
+            raise Http404
+        try:
+            services.child_make_default(record)
+        except services.CurrentAccountError as exc:
+            messages.error(request, str(exc))
+        else:
+            messages.success(request, _("“%(record)s” is now the default.") % {"record": record})
+        return redirect(f"{model_url(account, 'detail')}?tab={part}")
+
+
+@register_model_view(CurrentAccount, "read", path="<id:pk>/read/")
+@method_decorator(require_POST, name="dispatch")
+class ReadView(AccountingSection, BaseObjectView):
+    """Read the account and its child lists again from the platform (in the background)."""
+
+    model = CurrentAccount
+    required_roles = EDITORS
+
+    def post(self, request, pk):
+        account = get_object_or_404(self.get_queryset().exclude(remote_id=""), pk=pk)
+        services.details_request(account)
+        messages.info(request, _("Reading the account from the platform; this page shows it when done."))
+        return redirect(model_url(account, "detail"))
+
+
+register_model_view(CurrentAccount, "mirror", path="mirror/")(button_view(
+    CurrentAccount, lambda request: services.mirror_request(active_company(request),
+                                                            full=request.POST.get("full") == "1"),
+    roles=EDITORS, section="accounting", tab="current_accounts",
+    message=gettext_lazy("Reading the current accounts from the platform; the list fills as pages arrive.")))
+
+
+class ImportForm(forms.Form):
+    file = forms.FileField(label=gettext_lazy("Excel file (.xlsx)"),
+                           widget=forms.ClearableFileInput(attrs={"accept": ".xlsx"}))
+
+
+IMPORT_KINDS = {"accounts": imports.ACCOUNT_SHEET, "chart": imports.CHART_SHEET}
+
+
+@register_model_view(CurrentAccount, "import", path="import/")
+class ImportView(SubmissionGuardMixin, SectionMixin, BaseObjectView):
+    """Import current accounts (with their first address, bank record and contact) or chart accounts from
+    the template: every row checked first, errors per row and cell, nothing saved while any is left."""
+
+    model = CurrentAccount
+    required_roles = EDITORS
+    section, tab = "accounting", "imports"
+
+    def get_template_names(self):
+        return ["current_accounts/import.html"]
+
+    def kind(self):
+        kind = self.request.POST.get("kind") or self.request.GET.get("kind") or "accounts"
+        return kind if kind in IMPORT_KINDS else "accounts"
+
+    def guard_target(self, context):
+        return self.request.company if self.kind() == "accounts" else None
+
+    def page(self, form, checked=None, status=200):
+        kind = self.kind()
+        runs = JobRun.objects.filter(company=self.request.company, name="current_accounts_import_push")[:5]
+        return self.render({"form": form, "kind": kind, "sheet": IMPORT_KINDS[self.kind()], "checked": checked,
+                            "errors": checked.errors[:500] if checked else [], "runs": runs,
+                            "running": any(run.status in ("queued", "started", "deferred") for run in runs),
+                            "template_url": model_url(CurrentAccount, "import_template", kind=self.kind())},
+                           status=status)
+
+    def get(self, request):
+        return self.page(ImportForm())
+
+    def post(self, request):
+        form = ImportForm(request.POST, request.FILES)
+        if not form.is_valid():
+            return self.page(form)
+        company = active_company(request)
+        try:
+            checked = read(form.cleaned_data["file"], IMPORT_KINDS[self.kind()])
+        except ImportFileError as exc:
+            form.add_error("file", str(exc))
+            return self.page(form)
+        if checked.errors:
+            return self.page(form, checked)
+        if self.kind() == "chart":
+            count = imports.import_chart(company, checked)
+            if checked.errors:
+                return self.page(form, checked)
+            messages.success(request, _("%(count)s chart account(s) imported; they are being sent to the platform.")
+                             % {"count": count})
+            return redirect(model_url(Account, "list"))
+        rows = imports.check_accounts(company, checked)
+        if checked.errors:
+            return self.page(form, checked)
+        saved, answered = self.guarded_submit(
+            self.guard_for(company), form, lambda: _Imported(imports.save_accounts(company, rows, request.user)),
+            valid=lambda: True, invalid=lambda: self.page(form, checked))
+        if answered is not None:
+            return answered
+        messages.success(request, _("%(count)s current account(s) imported; they are being sent to the platform "
+                                    "(progress below).") % {"count": len(saved.pks)})
+        return redirect(model_url(CurrentAccount, "import"))
+
+
+class _Imported:
+    """The import's result, recorded on the one-time key as the first account it made (Back and submit again
+    shows it instead of importing twice)."""
+
+    def __init__(self, pks):
+        self.pks = pks
+        first = CurrentAccount.objects.filter(pk=pks[0]).first() if pks else None
+        self._meta, self.pk = CurrentAccount._meta, first.pk if first else 0
+        self.company = first.company if first else None
+
+
+@register_model_view(CurrentAccount, "import_template", path="import/template/<slug:kind>/")
+class ImportTemplateView(AccountingSection, BaseObjectView):
+    model = CurrentAccount
+    required_roles = EVERYONE
+
+    def get(self, request, kind):
+        if kind not in IMPORT_KINDS:
+            raise Http404
+        response = HttpResponse(template(IMPORT_KINDS[kind]), content_type=XLSX)
+        response["Content-Disposition"] = f'attachment; filename="{kind}-template.xlsx"'
+        return response
