@@ -169,10 +169,7 @@ def chart_mirror(company) -> int:
     """Walk the platform's chart into the mirror (every page: the chart is small and has no date of change),
     then link each account to its parent. Returns how many were new."""
     new = 0
-    pages = chart_client(company).account_pages()
-    for index, page in enumerate(pages, start=1):
-        jobs.set_progress(100 * index / max(page["totalPages"], 1),
-                          _("Page %(page)s of %(pages)s") % {"page": index, "pages": page["totalPages"]})
+    for page in sync.pages_with_progress(chart_client(company).account_pages()):
         new += resources.mirror_store(Account, page["items"], company=company, fields_of=_item)
     parents = Account.objects.filter(company=company, remote_id=OuterRef("parent_remote_id")).values("pk")[:1]
     Account.objects.filter(company=company).exclude(parent_remote_id="").update(parent=Subquery(parents))

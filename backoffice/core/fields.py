@@ -14,7 +14,8 @@ from django.core.exceptions import ValidationError
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
-from .validators import normalize_phone, validate_phone
+from .validators import (normalize_line_number, normalize_phone, validate_iban, validate_line_number,
+                         validate_phone)
 
 # Spaces people (or a copy from a spreadsheet) put between thousands: normal, no-break, narrow no-break, thin.
 _SPACES = re.compile(r"[\s\u00a0\u202f\u2009]+")
@@ -204,16 +205,20 @@ def localized_formfield(model_field, **kwargs):
     return model_field.formfield(**kwargs)
 
 
-class PhoneField(forms.CharField):
-    """A mobile number of document 1, section 2.2, as typed: 0532 123 45 67, +90 (532) 123-45-67, 5321234567.
+class TypedNumberField(forms.CharField):
+    """A number people type with separators (a phone, an IBAN), stored as `normalize` gives it and checked by
+    `validator`. The browser's maxlength is left off: the typed form may be longer than the stored one."""
 
-    Stored as the spec's ten digits (5321234567)."""
+    validator = None
 
     def __init__(self, **kwargs):
-        kwargs.setdefault("max_length", 30)
-        kwargs.setdefault("widget", forms.TextInput(attrs={"type": "tel", "inputmode": "tel", "autocomplete": "tel"}))
+        kwargs.setdefault("max_length", 40)
         super().__init__(**kwargs)
-        self.validators.append(validate_phone)
+        self.validators.append(self.validator)
+
+    @staticmethod
+    def normalize(value: str) -> str:
+        return value
 
     def widget_attrs(self, widget):
         attrs = super().widget_attrs(widget)
@@ -222,7 +227,21 @@ class PhoneField(forms.CharField):
 
     def to_python(self, value):
         value = super().to_python(value)
-        return normalize_phone(value) if value else value
+        return self.normalize(value) if value else value
+
+
+class PhoneField(TypedNumberField):
+    """A mobile number of document 1, section 2.2, as typed: 0532 123 45 67, +90 (532) 123-45-67, 5321234567.
+
+    Stored as the spec's ten digits (5321234567)."""
+
+    validator = staticmethod(validate_phone)
+    normalize = staticmethod(normalize_phone)
+
+    def __init__(self, **kwargs):
+        kwargs.setdefault("max_length", 30)
+        kwargs.setdefault("widget", forms.TextInput(attrs={"type": "tel", "inputmode": "tel", "autocomplete": "tel"}))
+        super().__init__(**kwargs)
 
 
 # --- what every domain's forms share -----------------------------------------------------------------------
@@ -271,44 +290,23 @@ def clean_vkn_or_tckn(value) -> str:
     return value
 
 
-class LineNumberField(forms.CharField):
+class LineNumberField(TypedNumberField):
     """A phone or fax number of document 3 (10 to 11 digits, landlines too), stored as its digits."""
 
-    def __init__(self, **kwargs):
-        from .validators import validate_line_number
+    validator = staticmethod(validate_line_number)
+    normalize = staticmethod(normalize_line_number)
 
+    def __init__(self, **kwargs):
         kwargs.setdefault("max_length", 30)
         kwargs.setdefault("widget", forms.TextInput(attrs={"type": "tel", "inputmode": "tel"}))
         super().__init__(**kwargs)
-        self.validators.append(validate_line_number)
-
-    def widget_attrs(self, widget):
-        attrs = super().widget_attrs(widget)
-        attrs.pop("maxlength", None)
-        return attrs
-
-    def to_python(self, value):
-        from .validators import normalize_line_number
-
-        value = super().to_python(value)
-        return normalize_line_number(value) if value else value
 
 
-class IbanField(forms.CharField):
+class IbanField(TypedNumberField):
     """An IBAN as typed (spaces allowed), stored compact and in capitals, checked with its check digits."""
 
-    def __init__(self, **kwargs):
-        from .validators import validate_iban
+    validator = staticmethod(validate_iban)
 
-        kwargs.setdefault("max_length", 40)
-        super().__init__(**kwargs)
-        self.validators.append(validate_iban)
-
-    def widget_attrs(self, widget):
-        attrs = super().widget_attrs(widget)
-        attrs.pop("maxlength", None)
-        return attrs
-
-    def to_python(self, value):
-        value = super().to_python(value)
-        return "".join(value.split()).upper() if value else value
+    @staticmethod
+    def normalize(value: str) -> str:
+        return "".join(value.split()).upper()

@@ -32,6 +32,8 @@ from django.utils.module_loading import import_string
 from django.utils.translation import gettext as _
 from redis.exceptions import RedisError
 from rq.job import Job
+from rq.queue import Queue
+from rq.registry import ScheduledJobRegistry
 from rq.job import JobStatus as RQStatus
 
 from backoffice.remote.errors import RateLimited, RemoteError
@@ -213,7 +215,7 @@ def _queue(name=DEFAULT_QUEUE):
     return django_rq.get_queue(name, commit_mode="auto")
 
 
-def _is_alive(run: JobRun, rq_job: Job | None = None, *, fetched=False) -> bool:
+def _is_alive(run: JobRun, rq_job: Job | None = None, *, fetched=False, queued: dict | None = None) -> bool:
     """A JobRun is alive while its RQ job will still run; one whose RQ job vanished (Redis lost), failed
     outside our runner (a work-horse killed) or stopped beating (its worker killed) is not, and must not
     block new work."""
@@ -224,15 +226,49 @@ def _is_alive(run: JobRun, rq_job: Job | None = None, *, fetched=False) -> bool:
             return True  # cannot tell: do not risk a duplicate
         except Exception:  # NoSuchJobError, or a job that cannot be read any more
             rq_job = None
+    young = timezone.now() - run.enqueued_at < _SUBMIT_GRACE
     if rq_job is None:
-        return timezone.now() - run.enqueued_at < _SUBMIT_GRACE
+        return young
     status = rq_job.get_status(refresh=False)
+    if status in (RQStatus.QUEUED, RQStatus.SCHEDULED) and not young and not _waiting_in_redis(rq_job, status,
+                                                                                                    queued):
+        # Redis restarted from its append-only file may keep a job's hash but not its place in the queue or the
+        # schedule (the last second is not on disk): nobody would ever run it.
+        return False
     if status == RQStatus.STARTED and rq_job.last_heartbeat is not None:
         # The worker beats every WORKER_HEARTBEAT_SECONDS while the job runs (core.worker); silence for a
         # few beats means the worker died with its work-horse, and nobody will finish this job.
         silent = (datetime.now(dt_timezone.utc) - rq_job.last_heartbeat.replace(tzinfo=dt_timezone.utc))
         return silent.total_seconds() < heartbeat_lost_after()
     return status in _RQ_ALIVE
+
+
+def _waiting_in_redis(rq_job: Job, status, queued: dict | None = None) -> bool:
+    """Whether a queued job is on its queue's list, or a scheduled one in its queue's schedule (`queued`: the
+    queues' job ids read once for a whole sweep). A job moved this very moment (popped by a worker, moved from
+    the schedule to the queue) is caught by reading its status and places once more."""
+    connection = rq_job.connection
+
+    def present():
+        if status == RQStatus.SCHEDULED and connection.zscore(
+                ScheduledJobRegistry(rq_job.origin, connection=connection).key, rq_job.id) is not None:
+            return True
+        key = Queue(rq_job.origin, connection=connection).key
+        if queued is not None:
+            if key not in queued:
+                queued[key] = {job_id.decode() if isinstance(job_id, bytes) else job_id
+                               for job_id in connection.lrange(key, 0, -1)}
+            return rq_job.id in queued[key]
+        return connection.lpos(key, rq_job.id) is not None
+
+    try:
+        if present():
+            return True
+        if queued is not None:
+            queued.pop(Queue(rq_job.origin, connection=connection).key, None)  # read afresh for the second look
+        return rq_job.get_status(refresh=True) != status or present()
+    except RedisError:
+        return True  # cannot tell: do not risk a duplicate
 
 
 def heartbeat_lost_after() -> float:
@@ -286,9 +322,9 @@ def reap_lost(*, limit: int = 500) -> int:
         rq_jobs = Job.fetch_many([run.rq_job_id or "-" for run in runs], connection=_rq_connection())
     except RedisError:
         return 0
-    lost = 0
+    lost, queued = 0, {}
     for run, rq_job in zip(runs, rq_jobs):
-        if not _is_alive(run, rq_job, fetched=True):
+        if not _is_alive(run, rq_job, fetched=True, queued=queued):
             _mark_lost(run)
             lost += 1
     return lost

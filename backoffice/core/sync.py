@@ -211,15 +211,18 @@ def records_poll(model, *, company, select, fetch_statuses, settle, key=attrgett
     return changed
 
 
-def mirror_walk(pages, store) -> int:
-    """Walk a list of the platform's page by page (progress shown on the job) and store(item) each item;
-    store returns 1 for a record new here. Returns how many were new."""
-    new = 0
+def pages_with_progress(pages):
+    """The pages of a walk over one of the platform's lists, each shown as the job's progress."""
     for index, page in enumerate(pages, start=1):
         jobs.set_progress(100 * index / max(page["totalPages"], 1),
                           _("Page %(page)s of %(pages)s") % {"page": index, "pages": page["totalPages"]})
-        new += sum(store(item) for item in page["items"])
-    return new
+        yield page
+
+
+def mirror_walk(pages, store) -> int:
+    """Walk a list of the platform's page by page (progress shown on the job) and store(item) each item;
+    store returns 1 for a record new here. Returns how many were new."""
+    return sum(store(item) for page in pages_with_progress(pages) for item in page["items"])
 
 
 def fill_blanks(record, **values) -> int:

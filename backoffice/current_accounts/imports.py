@@ -6,7 +6,7 @@ from dataclasses import replace
 
 from django.db import transaction
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy as tr
+from django.utils.translation import gettext_lazy
 
 from backoffice.core import jobs, resources
 from backoffice.core.choices import SyncState
@@ -22,40 +22,40 @@ from . import services
 from .forms import BankForm, ContactForm, CurrentAccountForm, FirstAddressForm
 from .models import Address, Bank, Contact, CurrentAccount
 
-ACCOUNT_SHEET = Sheet(tr("Current accounts"), (
-    Column("name", tr("Name or title"), True, "Örnek Ticaret A.Ş."),
-    Column("surname", tr("Surname"), False, ""),
-    Column("identifier", tr("Tax or national id"), True, "1234567890"),
-    Column("code", tr("Account code"), False, "120.01.001"),
-    Column("tax_office", tr("Tax office"), False, "Kadıköy"),
-    Column("maturity", tr("Payment term (days)"), False, "30"),
-    Column("mersis_number", tr("MERSIS number")),
-    Column("registration_number", tr("Trade registry number")),
-    Column("address-address_name", tr("Address name"), False, "Merkez"),
-    Column("address-country", tr("Country"), False, "Türkiye"),
-    Column("address-city", tr("City"), False, "İstanbul"),
-    Column("address-sub_division_name", tr("District"), False, "Kadıköy"),
-    Column("address-street_name", tr("Street")),
-    Column("address-building_number", tr("Building number")),
-    Column("address-postal_zone", tr("Postal code")),
-    Column("address-phone_number", tr("Phone number"), False, "0216 123 45 67"),
-    Column("address-email_address", tr("E-mail address"), False, "info@example.com.tr"),
-    Column("bank-name", tr("Bank record name"), False, "Ana hesap"),
-    Column("bank-bank_name", tr("Bank")),
-    Column("bank-iban_number", tr("IBAN")),
-    Column("contact-full_name", tr("Contact name")),
-    Column("contact-phone_number", tr("Contact phone")),
-    Column("contact-email_address", tr("Contact e-mail")),
+ACCOUNT_SHEET = Sheet(gettext_lazy("Current accounts"), (
+    Column("name", gettext_lazy("Name or title"), True, "Örnek Ticaret A.Ş."),
+    Column("surname", gettext_lazy("Surname"), False, ""),
+    Column("identifier", gettext_lazy("Tax or national id"), True, "1234567890"),
+    Column("code", gettext_lazy("Account code"), False, "120.01.001"),
+    Column("tax_office", gettext_lazy("Tax office"), False, "Kadıköy"),
+    Column("maturity", gettext_lazy("Payment term (days)"), False, "30"),
+    Column("mersis_number", gettext_lazy("MERSIS number")),
+    Column("registration_number", gettext_lazy("Trade registry number")),
+    Column("address-address_name", gettext_lazy("Address name"), False, "Merkez"),
+    Column("address-country", gettext_lazy("Country"), False, "Türkiye"),
+    Column("address-city", gettext_lazy("City"), False, "İstanbul"),
+    Column("address-sub_division_name", gettext_lazy("District"), False, "Kadıköy"),
+    Column("address-street_name", gettext_lazy("Street")),
+    Column("address-building_number", gettext_lazy("Building number")),
+    Column("address-postal_zone", gettext_lazy("Postal code")),
+    Column("address-phone_number", gettext_lazy("Phone number"), False, "0216 123 45 67"),
+    Column("address-email_address", gettext_lazy("E-mail address"), False, "bilgi@ornekticaret.com.tr"),
+    Column("bank-name", gettext_lazy("Bank record name"), False, "Ana hesap"),
+    Column("bank-bank_name", gettext_lazy("Bank")),
+    Column("bank-iban_number", gettext_lazy("IBAN")),
+    Column("contact-full_name", gettext_lazy("Contact name")),
+    Column("contact-phone_number", gettext_lazy("Contact phone")),
+    Column("contact-email_address", gettext_lazy("Contact e-mail")),
 ))
 
-CHART_SHEET = Sheet(tr("Chart of accounts"), (
-    Column("type", tr("Account type"), True, "muavin"),
-    Column("base_code", tr("Main account code"), False, "120"),
-    Column("parent", tr("Parent account code"), False, "120.01"),
-    Column("unit_code", tr("Unit code"), False, "001"),
-    Column("name", tr("Account name"), True, "Yurtiçi alıcılar"),
-    Column("currency", tr("Currency"), False, "TRY"),
-    Column("is_bundle_account", tr("Pool account"), False, "hayır"),
+CHART_SHEET = Sheet(gettext_lazy("Chart of accounts"), (
+    Column("type", gettext_lazy("Account type"), True, "muavin"),
+    Column("base_code", gettext_lazy("Main account code"), False, "120"),
+    Column("parent", gettext_lazy("Parent account code"), False, "120.01"),
+    Column("unit_code", gettext_lazy("Unit code"), False, "001"),
+    Column("name", gettext_lazy("Account name"), True, "Yurtiçi alıcılar"),
+    Column("currency", gettext_lazy("Currency"), False, "TRY"),
+    Column("is_bundle_account", gettext_lazy("Pool account"), False, "hayır"),
 ))
 TYPE_WORDS = {"0": 0, "kebir": 0, "ana": 0, "ana hesap": 0, "main": 0, "1": 1, "grup": 1, "ara": 1, "group": 1,
               "2": 2, "muavin": 2, "alt": 2, "alt hesap": 2, "sub": 2, "sub-account": 2}
@@ -69,23 +69,41 @@ def _has(values: dict, prefix: str) -> bool:
     return any(value for key, value in values.items() if key.startswith(prefix + "-") and key != "address-country")
 
 
+class RowForm:
+    """One form checking every row in turn: the page's own form and rules, bound to each row's values. A form
+    built per row would copy its fields each time; the model-level checks left out (_post_clean) are the
+    constraints, which need the database and are checked for the whole file at once."""
+
+    def __init__(self, form_class, prefix=None):
+        self.form = form_class(data={}, prefix=prefix)
+        self.form._post_clean = lambda: None
+
+    def check(self, values):
+        """The row's cleaned values, or None with its errors in self.form.errors."""
+        form = self.form
+        form.data, form._errors = values, None
+        return dict(form.cleaned_data) if form.is_valid() else None
+
+
 def check_accounts(company, checked) -> list:
-    """Check every row (forms, then the identifier rule within the file and against the company's accounts).
-    Returns [(row number, account form, {part: form})] of the rows; checked.errors holds the problems."""
+    """Check every row (the forms, then the identifier rule within the file and against the company's
+    accounts). Returns [(row number, account values, {part: values})] of the rows; checked.errors holds the
+    problems."""
+    account_form = RowForm(CurrentAccountForm)
+    part_forms = {part: RowForm(form_class, prefix=part) for part, form_class in PARTS}
     checked_rows = []
     for number, values in checked.rows:
-        account_form = CurrentAccountForm(values)
-        if not account_form.is_valid():
-            form_errors(checked, number, account_form)
+        account = account_form.check(values)
+        if account is None:
+            form_errors(checked, number, account_form.form)
         children = {}
-        for part, form_class in PARTS:
+        for part, row_form in part_forms.items():
             if not _has(values, part):
                 continue
-            form = form_class(values, prefix=part)
-            if not form.is_valid():
-                form_errors(checked, number, form)
-            children[part] = form
-        checked_rows.append((number, account_form, children))
+            children[part] = row_form.check(values)
+            if children[part] is None:
+                form_errors(checked, number, row_form.form)
+        checked_rows.append((number, account, children))
     _check_identifiers(company, checked, checked_rows)
     return checked_rows
 
@@ -94,9 +112,9 @@ def _check_identifiers(company, checked, checked_rows) -> None:
     """Two accounts cannot share an identifier unless their codes tell them apart (2.1): in the file and
     against the accounts the company has (one query)."""
     pairs = {}
-    for number, form, _children in checked_rows:
-        if form.is_valid():
-            pairs.setdefault((form.cleaned_data["identifier"], form.cleaned_data.get("code") or ""), []).append(number)
+    for number, account, _children in checked_rows:
+        if account is not None:
+            pairs.setdefault((account["identifier"], account.get("code") or ""), []).append(number)
     identifiers = {identifier for identifier, _code in pairs}
     known = set(CurrentAccount.objects.filter(company=company, identifier__in=identifiers)
                 .values_list("identifier", "code"))
@@ -109,24 +127,23 @@ def _check_identifiers(company, checked, checked_rows) -> None:
                                                     "already; give this one a different code."))
 
 
+PART_MODELS = {"address": Address, "bank": Bank, "contact": Contact}
+
+
 @transaction.atomic
 def save_accounts(company, checked_rows, user) -> list:
     """Save every checked row at once (bulk), each account waiting to be sent with its children."""
-    accounts, children = [], []
-    for _number, form, parts in checked_rows:
-        account = form.save(commit=False)
-        account.company, account.created_by, account.sync_state = company, user, SyncState.QUEUED
-        accounts.append(account)
-        children.append(parts)
+    accounts = [CurrentAccount(company=company, created_by=user, sync_state=SyncState.QUEUED, **values)
+                for _number, values, _parts in checked_rows]
     CurrentAccount.objects.bulk_create(accounts, batch_size=500)
-    made = {Address: [], Bank: [], Contact: []}
-    for account, parts in zip(accounts, children):
-        for form in parts.values():
-            child = form.save(commit=False)
-            child.current_account, child.company, child.sync_state = account, company, SyncState.QUEUED
-            if hasattr(child, "is_default"):
-                child.is_default = True  # the first of its kind (2.2, 2.3)
-            made[type(child)].append(child)
+    made = {model: [] for model in PART_MODELS.values()}
+    for account, (_number, _values, parts) in zip(accounts, checked_rows):
+        for part, values in parts.items():
+            model = PART_MODELS[part]
+            # The first of its kind is the default (2.2, 2.3).
+            defaults = {"is_default": True} if model in (Address, Bank) else {}
+            made[model].append(model(current_account=account, company=company, sync_state=SyncState.QUEUED,
+                                     **{**values, **defaults}))
     for model, records in made.items():
         model.objects.bulk_create(records, batch_size=500)
     pks = [account.pk for account in accounts]

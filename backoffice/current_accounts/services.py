@@ -16,6 +16,7 @@ from backoffice.core.platform import client_for
 from backoffice.core.resources import Resource, ResourceError
 from backoffice.remote.accounting import AccountingClient, condition
 from backoffice.remote.common import field, to_int
+from backoffice.remote.errors import RemoteError
 
 from .models import Address, Bank, Contact, CurrentAccount, DefaultChild, Mapping
 
@@ -336,20 +337,20 @@ def current_accounts_mirror(company, *, full: bool = False) -> int:
     list has no date of change); full: every page, which also takes changed names and balances."""
     client = accounting_client(company)
     new = 0
-    for page in sync_pages(client.current_account_pages(sorted_column="Id", is_desc=True)):
-        added = store_current_accounts(company, page["items"])
-        new += added
-        if not full and not added:
-            break
+    pages = client.current_account_pages(sorted_column="Id", is_desc=True)
+    try:
+        for page in sync.pages_with_progress(pages):
+            added = store_current_accounts(company, page["items"])
+            new += added
+            if not full and not added:
+                break
+    except RemoteError as exc:
+        if exc.status not in (400, 422) or new:
+            raise
+        # A platform that does not sort by id: without an order, only every page can tell what is new.
+        for page in sync.pages_with_progress(client.current_account_pages()):
+            new += store_current_accounts(company, page["items"])
     return new
-
-
-def sync_pages(pages):
-    """Pages with the job's progress shown (core.sync.mirror_walk's words)."""
-    for index, page in enumerate(pages, start=1):
-        jobs.set_progress(100 * index / max(page["totalPages"], 1),
-                          _("Page %(page)s of %(pages)s") % {"page": index, "pages": page["totalPages"]})
-        yield page
 
 
 def account_details_refresh(account) -> dict:

@@ -19,6 +19,7 @@ from backoffice.core.generic.guarded import SubmissionGuardMixin
 from backoffice.core.generic.registry import model_url, register_model_view, register_model_views
 from backoffice.core.generic.sections import SectionMixin
 from backoffice.core.generic.views import BaseObjectView, ObjectDetailView, ObjectEditView, ObjectListView
+from backoffice.core.choices import SyncState
 from backoffice.core.generic.export import XLSX
 from backoffice.core.imports import ImportFileError, read, template
 from backoffice.core.jobs import runs_of
@@ -112,6 +113,9 @@ class CurrentAccountDetailView(AccountingSection, SubmissionGuardMixin, ObjectDe
 
     def get_extra_context(self, account, open_part=None, open_form=None, editing=None):
         user = self.request.user
+        if account.remote_id and account.details_read_at is None and account.sync_state == SyncState.SYNCED:
+            # Known from the platform's list only (no code, tax office, child lists): read it all once.
+            services.details_request(account)
         may_edit = has_role(user, *EDITORS)
         active = open_part or self.request.GET.get("tab") or "address"
         if active not in PARTS:

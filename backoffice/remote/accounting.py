@@ -77,8 +77,7 @@ class AccountingClient:
     def find_current_account(self, *, identifier: str, code: str = "") -> dict | None:
         """The account with this identifier and code, or None: how a create whose answer was lost is
         reconciled. The list item has no code, so each candidate is read in full."""
-        conditions = [condition("Identifier", "eşittir", identifier)]
-        for page in self.current_account_pages(conditions=conditions):
+        for page in _filtered_or_all(self.current_account_pages, [condition("Identifier", "eşittir", identifier)]):
             for item in page["items"]:
                 if str(field(item, "identifier") or "") != identifier:
                     continue  # a platform that filters loosely
@@ -99,8 +98,10 @@ class AccountingClient:
         return [_id_str(item) for item in items_of(self._call(f"current_account_{part}.list", params=params))]
 
     def _mapping_page(self, params, page_index):
-        page = envelope(self._call("current_account_mapping.list",
-                                   params={**params, **list_params(page_index, MAX_PAGE_SIZE)}))
+        answer = self._call("current_account_mapping.list", params={**params, **list_params(page_index, MAX_PAGE_SIZE)})
+        if isinstance(answer, list):  # a platform that answers the whole list as an array
+            answer = {"items": answer, "pageIndex": 1, "totalPages": 1, "hasNextPage": False}
+        page = envelope(answer)
         page["items"] = [_id_str(item) for item in page["items"]]
         return page
 
@@ -147,13 +148,28 @@ class AccountingClient:
 
     def find_account(self, *, type: int, base_code: str, code: str = "", unit_code: str = "") -> dict | None:
         """The chart account with these codes, or None (reconciling a create whose answer was lost)."""
-        conditions = [condition("Code", "eşittir", code or base_code)]
-        for page in self.account_pages(conditions=conditions):
+        for page in _filtered_or_all(self.account_pages, [condition("Code", "eşittir", code or base_code)]):
             for item in page["items"]:
                 if (to_int(field(item, "type")) == type and str(field(item, "code") or "") == (code or base_code)
                         and str(field(item, "unitCode") or "") == (unit_code or "")):
                     return item
         return None
+
+
+def _filtered_or_all(pages, conditions):
+    """The pages of a list filtered by `conditions`; every page when the platform refuses the filter (document
+    3: the filter is "supported simply and for some fields only"). Callers compare each item themselves."""
+    walk = pages(conditions=conditions)
+    try:
+        first = next(walk, None)
+    except RemoteError as exc:
+        if exc.status not in (400, 422):
+            raise
+        yield from pages()
+        return
+    if first is not None:
+        yield first
+        yield from walk
 
 
 def _id_str(item) -> dict:

@@ -15,6 +15,8 @@ from django.utils import timezone
 from backoffice.core.choices import JobStatus, Role, SyncState
 from backoffice.core.models import JobRun
 from backoffice.core.reports import ReportState
+from backoffice.chart_of_accounts.models import Account
+from backoffice.current_accounts.models import Address, Bank, CurrentAccount, Mapping
 from backoffice.passenger_lists.models import PassengerList
 from backoffice.subcompanies import services as subcompany_services
 from backoffice.subcompanies.models import SubCompany, UsageSnapshot
@@ -53,6 +55,12 @@ PAGES = [
     ("company", lambda d: f"/companies/{d['company'].pk}/", "main h1"),
     ("company-edit", lambda d: f"/companies/{d['company'].pk}/edit/", "main form"),
     ("members", "/members/", "#object-list tbody tr"),
+    ("accounts-list", "/current-accounts/accounts/", "#object-list tbody tr"),
+    ("account-detail", lambda d: f"/current-accounts/accounts/{d['account'].pk}/?tab=bank", "#account-tabs"),
+    ("account-new", "/current-accounts/accounts/add/", "#account-form"),
+    ("accounts-import", "/current-accounts/accounts/import/", "#import-form"),
+    ("chart-of-accounts", "/chart-of-accounts/accounts/", "#object-list tbody tr"),
+    ("chart-uniform", "/chart-of-accounts/accounts/uniform/", "#uniform-form"),
 ]
 
 # Every page's own checks, run in the browser: the page does not scroll sideways; each badge in a table is
@@ -155,7 +163,41 @@ def day(sandbox, make_sandbox_company, settings):
         JobRun.objects.create(company=company, name=name, target="KNS2026000000001", status=status, message=message,
                               attempts=1, progress=100 if status == JobStatus.SUCCEEDED else None, started_at=now,
                               finished_at=now if status != JobStatus.QUEUED else None)
-    return {"company": company, "ticket": ticket, "report_date": report_date, "subcompany": subcompany}
+    account = accounting_day(company, now)
+    return {"company": company, "ticket": ticket, "report_date": report_date, "subcompany": subcompany,
+            "account": account}
+
+
+def accounting_day(company, now):
+    """A chart from the uniform plan down to a sub-account, and a current account with its child lists (one bank
+    record refused by the platform), as the mirror keeps them."""
+    synced = {"sync_state": SyncState.SYNCED, "synced_at": now, "status_read_at": now}
+    main = Account.objects.create(company=company, type=0, base_code="120", name="Alıcılar", remote_id="1", **synced)
+    group = Account.objects.create(company=company, type=1, base_code="120", code="120", unit_code="01",
+                                   name="Yurtiçi Alıcılar", parent=main, remote_id="2", **synced)
+    sub = Account.objects.create(company=company, type=2, base_code="120", code="120.01", unit_code="001",
+                                 name="Büyük Müşteriler (Havuz)", parent=group, currency_code_id=1,
+                                 is_bundle_account=True, remote_id="3", **synced)
+    for code, name in (("100", "Kasa"), ("102", "Bankalar"), ("320", "Satıcılar")):
+        Account.objects.create(company=company, type=0, base_code=code, name=name)
+    account = None
+    for index, (name, identifier) in enumerate((("Ege Gıda Sanayi ve Ticaret Ltd. Şti.", VKN),
+                                                ("Hasan Çelik", TCKN), ("İzmir Lojistik A.Ş.", "4840000006"))):
+        created = CurrentAccount.objects.create(
+            company=company, name=name, identifier=identifier, surname="Çelik" if len(identifier) == 11 else "",
+            code=f"120.01.{index + 1:03d}", tax_office="Kadıköy", total_balance="1234567.89", remote_id=str(10 + index),
+            details_read_at=now, **synced)
+        account = account or created
+    Address.objects.create(company=company, current_account=account, address_name="Merkez", city="İzmir",
+                           sub_division_name="Bornova", country="Türkiye", phone_number="02324567890", is_default=True,
+                           remote_id="20", **synced)
+    Bank.objects.create(company=company, current_account=account, name="Ana hesap", bank_name="Ziraat Bankası",
+                        iban_number="TR330006100519786457841326", is_default=True, remote_id="30", **synced)
+    Bank.objects.create(company=company, current_account=account, name="Döviz hesabı", bank_name="İş Bankası",
+                        sync_state=SyncState.FAILED, last_error="ibanNumber: The IBAN is not valid.")
+    Mapping.objects.create(company=company, current_account=account, account=sub, name="Yurtiçi satışlar",
+                           remote_id="40", **synced)
+    return account
 
 
 def sign_in(page, url, username):

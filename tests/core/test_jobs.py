@@ -248,3 +248,31 @@ def test_a_started_job_whose_heartbeat_stopped_is_lost(rq_queue, company, django
         assert jobs.reap_lost() == 1
     run.refresh_from_db()
     assert run.status == JobStatus.QUEUED and run.lost_count == 1
+
+
+def test_a_queued_job_that_lost_its_place_in_the_queue_is_lost(rq_queue, company,
+                                                                django_capture_on_commit_callbacks):
+    """Redis restarted from its append-only file may keep a job's hash but not its place in the queue (or in the
+    schedule): the job would never run. A job still in its place is left alone."""
+    from rq.registry import ScheduledJobRegistry
+
+    waiting = start("body_ok", args=["w"], company=company, target="w", capture=django_capture_on_commit_callbacks)
+    stranded = start("body_ok", args=["s"], company=company, target="s", capture=django_capture_on_commit_callbacks)
+    with django_capture_on_commit_callbacks(execute=True):
+        later = jobs.enqueue(f"{HERE}.body_ok", name="body_ok", company=company.pk, target="later", args=["l"],
+                             delay=3600)
+    later.refresh_from_db()
+    connection = rq_queue.connection
+    connection.lrem(rq_queue.key, 0, stranded.rq_job_id)
+    assert jobs.reap_lost() == 0  # young: its submission may still be on its way
+    JobRun.objects.update(enqueued_at=waiting.enqueued_at - jobs._SUBMIT_GRACE * 2)
+    with django_capture_on_commit_callbacks(execute=True):
+        assert jobs.reap_lost() == 1
+    stranded.refresh_from_db()
+    assert stranded.lost_count == 1 and stranded.rq_job_id in [job_id for job_id in rq_queue.job_ids]
+    assert JobRun.objects.get(pk=waiting.pk).lost_count == 0 and JobRun.objects.get(pk=later.pk).lost_count == 0
+    connection.zrem(ScheduledJobRegistry(rq_queue.name, connection=connection).key, later.rq_job_id)
+    JobRun.objects.update(enqueued_at=waiting.enqueued_at - jobs._SUBMIT_GRACE * 2)
+    with django_capture_on_commit_callbacks(execute=True):
+        assert jobs.reap_lost() == 1
+    assert JobRun.objects.get(pk=later.pk).lost_count == 1

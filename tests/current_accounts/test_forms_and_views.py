@@ -266,3 +266,98 @@ def test_no_input_to_the_chart_form_is_a_server_error(web, data):
 
 
 __all__ = ["make_user"]
+
+
+def test_the_filtered_list_exports_to_xlsx(web, company, other_company):
+    from openpyxl import load_workbook
+
+    CurrentAccount.objects.create(company=company, name="Alfa", identifier=VKN, code="A")
+    CurrentAccount.objects.create(company=company, name="Beta", identifier="4840000006")
+    CurrentAccount.objects.create(company=other_company, name="Gizli", identifier=VKN)
+    response = web.get(reverse("current_accounts:currentaccount_list"), {"identifier": VKN, "export": "xlsx"})
+    sheet = load_workbook(io.BytesIO(b"".join(response.streaming_content))).active
+    rows = list(sheet.iter_rows(values_only=True))
+    assert len(rows) == 2 and rows[1][0] == "Alfa"
+
+
+def chart_xlsx(rows):
+    return xlsx(rows, header=("Account type", "Main account code", "Parent account code", "Unit code",
+                              "Account name", "Currency", "Pool account"))
+
+
+def test_chart_import_checks_each_row_then_saves_all_in_order(web, company):
+    bad = [("kebir", "120", "", "", "Alıcılar", "", ""), ("grup", "", "120", "01", "Yurtiçi", "", ""),
+           ("muavin", "", "120.01", "001", "A", "", ""), ("muavin", "", "999", "002", "B", "TRY", "evet"),
+           ("kuş", "", "", "", "C", "", ""), ("muavin", "", "120.01", "003", "D", "XYZ", "belki")]
+    response = form_post(web, IMPORT, {"kind": "chart", "file": chart_xlsx(bad)})
+    found = {(error.row, error.column) for error in response.context["errors"]}
+    assert found >= {(4, "F"), (5, "C"), (6, "A"), (7, "F"), (7, "G")}
+    assert not Account.objects.exists()
+    good = [("kebir", "120", "", "", "Alıcılar", "", ""), ("grup", "", "120", "01", "Yurtiçi", "", ""),
+            ("muavin", "", "120.01", "001", "A", "TRY", "evet")]
+    response = form_post(web, IMPORT, {"kind": "chart", "file": chart_xlsx(good)})
+    assert response.status_code == 302
+    sub = Account.objects.get(full_code="120.01.001")
+    assert sub.is_bundle_account and sub.parent.full_code == "120.01" and sub.sync_state == SyncState.QUEUED
+
+
+def test_the_template_has_the_sheet_headers(web):
+    from openpyxl import load_workbook
+
+    response = web.get(reverse("current_accounts:currentaccount_import_template", kwargs={"kind": "accounts"}))
+    header = next(load_workbook(io.BytesIO(response.content)).active.iter_rows(values_only=True))
+    assert header[:2] == ("Name or title *", "Surname")
+    assert web.get(reverse("current_accounts:currentaccount_import_template", kwargs={"kind": "x"})).status_code == 404
+
+
+def edit_url(account, part, child):
+    return reverse("current_accounts:currentaccount_child_edit", kwargs={"pk": account.pk, "part": part,
+                                                                        "child": child.pk})
+
+
+def test_the_default_address_cannot_be_unset_on_its_form(web, company, account):
+    fields = {"address_name": "Merkez", "sub_division_name": "Kadıköy", "city": "İstanbul", "country": "Türkiye"}
+    first = Address.objects.create(company=company, current_account=account, is_default=True, **fields)
+    Address.objects.create(company=company, current_account=account, **{**fields, "address_name": "Depo"})
+    data = {f"address-{name}": value for name, value in fields.items()}
+    response = web.post(edit_url(account, "address", first), data)  # is_default left unticked
+    assert "make another one default instead" in " ".join(detail_form(response, "address").errors["is_default"])
+    first.refresh_from_db()
+    assert first.is_default
+
+
+def test_mapping_rules_on_the_account_field(web, company, account):
+    sub = Account.objects.create(company=company, type=2, base_code="120", code="120", unit_code="001", name="A",
+                                 currency_code_id=1)
+    other = CurrentAccount.objects.create(company=company, name="İki", identifier="4840000006")
+    Mapping.objects.create(company=company, current_account=other, account=sub)
+    response = child_post(web, account, "mapping", {"mapping-account": sub.pk})
+    assert "not a pool account" in " ".join(detail_form(response, "mapping").errors["account"])
+    response = child_post(web, other, "mapping", {"mapping-account": sub.pk})
+    assert "already mapped to this current account" in " ".join(detail_form(response, "mapping").errors["account"])
+    assert Mapping.objects.count() == 1
+
+
+def test_a_used_account_cannot_be_changed_on_its_form(web, company, account):
+    main = Account.objects.create(company=company, type=0, base_code="120", name="Alıcılar")
+    sub = Account.objects.create(company=company, type=2, base_code="120", code="120", unit_code="001", name="A",
+                                 currency_code_id=1, sync_state=SyncState.SYNCED, parent=main)
+    Mapping.objects.create(company=company, current_account=account, account=sub)
+    url = reverse("chart_of_accounts:account_edit", kwargs={"pk": sub.pk})
+    response = web.post(url, {"type": "2", "parent": main.pk, "unit_code": "002", "name": "A",
+                              "currency_code_id": "1"})
+    assert response.status_code == 200
+    assert "platform does not allow changing it" in " ".join(response.context["form"].non_field_errors())
+
+
+def test_the_chart_list_filters_pool_accounts(web, company):
+    Account.objects.create(company=company, type=0, base_code="120", name="A")
+    Account.objects.create(company=company, type=2, base_code="120", code="120", unit_code="1", name="B",
+                           is_bundle_account=True, currency_code_id=1)
+    url = reverse("chart_of_accounts:account_list")
+
+    def names(**query):
+        return [row.record.name for row in web.get(url, query).context["table"].page.object_list]
+
+    assert names(is_bundle_account="true") == ["B"] and names(is_bundle_account="false") == ["A"]
+    assert names() == ["A", "B"]

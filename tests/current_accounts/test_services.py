@@ -232,3 +232,94 @@ def test_details_read_the_child_lists_and_drop_what_the_platform_no_longer_has(s
     counts = services.account_details_refresh(account)
     assert counts == {"address": 1, "bank": 0, "contact": 1, "mapping": 0}
     assert account.contact_set.get().full_name == "Ayşe Yılmaz"
+
+
+def test_an_address_create_answered_500_after_it_took_effect_is_found(sandbox, sandbox_company):
+    account = services.current_account_save(new_account(sandbox_company))
+    push(account)
+    address = services.child_save(first_address(current_account=account, address_name="Şube"))
+    sandbox.add_fault(path=ACCOUNT_PATH + "/address", method="POST", error_rate=1, after_apply="error", remaining=1)
+    with pytest.raises(RemoteError):
+        push(address)
+    assert push(address) == "Found on the platform; not sent again."
+    remote = client(sandbox_company).children("address", CurrentAccount.objects.get(pk=account.pk).remote_id)
+    assert [item["addressName"] for item in remote] == ["Şube"]
+
+
+def test_a_used_chart_account_refused_by_the_platform_shows_its_error(sandbox, sandbox_company):
+    main = chart.account_save(Account(company=sandbox_company, type=0, base_code="100", name="Kasa"))
+    push(main)
+    main.refresh_from_db()
+    sandbox.control("POST", "accounting/use", {"customer_unique_id": sandbox_company.customer_unique_id,
+                                               "kind": "account", "id": int(main.remote_id)})
+    main.name = "Kasa Hesabı"
+    chart.account_save(main)
+    with pytest.raises(RemoteError):
+        push(main)
+    main.refresh_from_db()
+    assert main.sync_state == SyncState.FAILED and "used" in main.last_error
+
+
+def test_a_mapping_update_and_a_contact_update_and_delete_reach_the_platform(sandbox_company):
+    from backoffice.current_accounts.models import Contact
+
+    main, group, sub = chart_tree(sandbox_company)
+    for record in (main, group, sub):
+        push(record)
+    account = services.current_account_save(new_account(sandbox_company))
+    push(account)
+    mapping = services.child_save(Mapping(current_account=account, account=Account.objects.get(pk=sub.pk)))
+    push(mapping)
+    mapping.refresh_from_db()
+    mapping.name = "Yurtiçi satış"
+    services.child_save(mapping)
+    assert push(mapping) == "Sent to the platform."
+    remote_id = CurrentAccount.objects.get(pk=account.pk).remote_id
+    assert [item["name"] for item in client(sandbox_company).children("mapping", remote_id)] == ["Yurtiçi satış"]
+    contact = services.child_save(Contact(current_account=account, full_name="Ayşe"))
+    push(contact)
+    contact.refresh_from_db()
+    contact.phone_number = "05321234567"
+    services.child_save(contact)
+    push(contact)
+    assert client(sandbox_company).children("contact", remote_id)[0]["phoneNumber"] == "05321234567"
+    contact.refresh_from_db()
+    services.child_delete(contact)
+    assert push(contact) == "Deleted on the platform."
+    assert client(sandbox_company).children("contact", remote_id) == []
+
+
+def test_the_chart_mirror_reads_the_tree_with_its_parents(sandbox_company, company):
+    main, group, sub = chart_tree(sandbox_company)
+    for record in (main, group, sub):
+        push(record)
+    Account.objects.filter(company=sandbox_company).update(parent=None)
+    Account.objects.filter(company=sandbox_company).delete()
+    assert chart.chart_mirror(sandbox_company) == 3
+    read = {account.full_code: account for account in Account.objects.filter(company=sandbox_company)}
+    assert set(read) == {"120", "120.01", "120.01.001"}
+    assert read["120.01.001"].parent == read["120.01"] and read["120.01"].parent == read["120"]
+    assert read["120.01.001"].currency == "TRY" and read["120.01.001"].type == 2
+    assert chart.chart_mirror(sandbox_company) == 0
+
+
+def test_the_uniform_start_sends_main_accounts_the_platform_can_take(sandbox_company):
+    assert chart.start_from_uniform(sandbox_company, ["100", "102", "120", "12"]) == 3
+    for account in Account.objects.filter(company=sandbox_company):
+        push(account)
+    names = {item["code"]: item["name"] for item in client(sandbox_company).accounts()["items"]}
+    assert names == {"100": "Kasa", "102": "Bankalar", "120": "Alıcılar"}
+    assert chart.start_from_uniform(sandbox_company, ["100"]) == 0
+
+
+def test_a_platform_that_refuses_the_sort_or_the_filter_is_walked_whole(sandbox, sandbox_company):
+    sandbox.control("POST", "accounting/seed-current-accounts",
+                    {"customer_unique_id": sandbox_company.customer_unique_id, "count": 3})
+    sandbox.add_fault(path=ACCOUNT_PATH, method="GET", error_rate=1, error_status=400, remaining=1)
+    assert services.current_accounts_mirror(sandbox_company) == 3
+    account = services.current_account_save(new_account(sandbox_company, code="F1"))
+    push(account)
+    account.refresh_from_db()
+    sandbox.add_fault(path=ACCOUNT_PATH, method="GET", error_rate=1, error_status=400, remaining=1)
+    found = client(sandbox_company).find_current_account(identifier=VKN, code="F1")
+    assert found["id"] == account.remote_id
