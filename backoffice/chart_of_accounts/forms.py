@@ -16,7 +16,7 @@ MAIN_CODE_RE = re.compile(r"^[0-9]{3,4}$")
 
 
 class AccountForm(forms.ModelForm):
-    currency_code_id = forms.TypedChoiceField(label=_("currency"), coerce=int, required=False, empty_value=None,
+    currency_code_id = forms.TypedChoiceField(label=_("Currency"), coerce=int, required=False, empty_value=None,
                                               help_text=_("Required for sub-accounts."))
 
     class Meta:

@@ -73,7 +73,7 @@ register_model_views(Account, prefix="accounts", list=AccountListView, detail=Ac
 
 
 class UniformForm(forms.Form):
-    codes = forms.MultipleChoiceField(label=gettext_lazy("main accounts"), widget=forms.CheckboxSelectMultiple,
+    codes = forms.MultipleChoiceField(label=gettext_lazy("Main accounts"), widget=forms.CheckboxSelectMultiple,
                                       choices=())
 
     def __init__(self, *args, **kwargs):

@@ -24,7 +24,7 @@ CONTACT_FIELDS = ("full_name", "phone_number", "email_address", "branch_id")
 
 
 class CurrentAccountForm(forms.ModelForm):
-    identifier = forms.CharField(label=_("tax or national id"), max_length=11, validators=[validate_vkn_or_tckn],
+    identifier = forms.CharField(label=_("Tax or national id"), max_length=11, validators=[validate_vkn_or_tckn],
                                  help_text=_("VKN (10 digits) or TCKN (11 digits)."),
                                  widget=forms.TextInput(attrs={"inputmode": "numeric", "autocomplete": "off"}))
 
@@ -45,15 +45,21 @@ class CurrentAccountForm(forms.ModelForm):
 
 
 class AddressForm(forms.ModelForm):
-    email_address = forms.EmailField(label=_("e-mail address"), max_length=250, required=False)
-    web_site = forms.URLField(label=_("web site"), max_length=250, required=False, assume_scheme="https")
-    phone_number = LineNumberField(label=_("phone number"), required=False)
-    fax_number = LineNumberField(label=_("fax number"), required=False)
+    country = forms.CharField(label=_("Country"), max_length=100, required=False,
+                              help_text=_("Türkiye when left empty."))
+    email_address = forms.EmailField(label=_("E-mail address"), max_length=250, required=False)
+    web_site = forms.URLField(label=_("Web site"), max_length=250, required=False, assume_scheme="https")
+    phone_number = LineNumberField(label=_("Phone number"), required=False)
+    fax_number = LineNumberField(label=_("Fax number"), required=False)
 
     class Meta:
         model = Address
         fields = ADDRESS_FIELDS
         formfield_callback = localized_formfield
+
+    def clean_country(self):
+        # Required by the platform (2.2); nearly every address is in Türkiye, so an empty one is (the import too).
+        return (self.cleaned_data.get("country") or "").strip() or "Türkiye"
 
 
 class FirstAddressForm(AddressForm):
@@ -78,8 +84,8 @@ class BankForm(forms.ModelForm):
 
 
 class ContactForm(forms.ModelForm):
-    email_address = forms.EmailField(label=_("e-mail address"), max_length=250, required=False)
-    phone_number = LineNumberField(label=_("phone number"), required=False)
+    email_address = forms.EmailField(label=_("E-mail address"), max_length=250, required=False)
+    phone_number = LineNumberField(label=_("Phone number"), required=False)
 
     class Meta:
         model = Contact
@@ -98,7 +104,7 @@ class MappingForm(forms.ModelForm):
         super().__init__(*args, **kwargs)
         self.fields["account"].queryset = Account.objects.filter(company=company, type=AccountType.SUB).order_by(
             "full_code")
-        self.fields["account"].label = _("sub-account")
+        self.fields["account"].label = _("Sub-account")
         self.fields["account"].help_text = _("A pool account can be mapped to several current accounts; any other "
                                              "to one only.")
 

@@ -403,3 +403,18 @@ class ImportTemplateView(AccountingSection, BaseObjectView):
         response = HttpResponse(template(IMPORT_KINDS[kind]), content_type=XLSX)
         response["Content-Disposition"] = f'attachment; filename="{kind}-template.xlsx"'
         return response
+
+
+class ChildPageView(AccountingSection, BaseObjectView):
+    """A child record's own address: its account's page, on its tab (where a replayed form lands, too)."""
+
+    required_roles = EVERYONE
+
+    def get(self, request, pk):
+        record = get_object_or_404(self.get_queryset(), pk=pk)
+        return redirect(f"{model_url(record.current_account, 'detail')}?tab={record.part}")
+
+
+for _model in (Address, Bank, Contact, Mapping):
+    register_model_views(_model, prefix=f"{_model.part}s", detail=type(f"{_model.__name__}PageView",
+                                                                        (ChildPageView,), {"model": _model}))

@@ -361,3 +361,27 @@ def test_the_chart_list_filters_pool_accounts(web, company):
 
     assert names(is_bundle_account="true") == ["B"] and names(is_bundle_account="false") == ["A"]
     assert names() == ["A", "B"]
+
+
+def test_adding_twice_with_the_same_key_adds_once_and_lands_on_the_tab(web, account):
+    page = web.get(reverse("current_accounts:currentaccount_detail", kwargs={"pk": account.pk})).content.decode()
+    data = {**guard_fields(page), "contact-full_name": "Ayşe Yılmaz"}
+    first = web.post(child_url(account, "contact"), data)
+    again = web.post(child_url(account, "contact"), data)  # Back and submit again
+    assert first.status_code == 302 and Contact.objects.count() == 1
+    assert web.get(again.url).url.endswith(f"/accounts/{account.pk}/?tab=contact")
+
+
+def test_a_child_of_another_company_has_no_page(web, other_company):
+    theirs = CurrentAccount.objects.create(company=other_company, name="Başka", identifier=VKN)
+    contact = Contact.objects.create(company=other_company, current_account=theirs, full_name="Gizli")
+    assert web.get(reverse("current_accounts:contact_detail", kwargs={"pk": contact.pk})).status_code == 404
+
+
+def test_an_import_without_a_country_column_puts_the_address_in_turkiye(web, company):
+    header = ("Name or title", "Tax or national id", "Address name", "City", "District")
+    response = form_post(web, IMPORT, {"kind": "accounts", "file": xlsx([("Bir", VKN, "Merkez", "İstanbul", "Ataşehir")],
+                                                                        header=header)})
+    assert response.status_code == 302
+    address = Address.objects.get()
+    assert (address.country, address.city, address.is_default) == ("Türkiye", "İstanbul", True)
