@@ -415,6 +415,6 @@ class ChildPageView(AccountingSection, BaseObjectView):
         return redirect(f"{model_url(record.current_account, 'detail')}?tab={record.part}")
 
 
-for _model in (Address, Bank, Contact, Mapping):
-    register_model_views(_model, prefix=f"{_model.part}s", detail=type(f"{_model.__name__}PageView",
+for _model, _prefix in ((Address, "addresses"), (Bank, "banks"), (Contact, "contacts"), (Mapping, "mappings")):
+    register_model_views(_model, prefix=_prefix, detail=type(f"{_model.__name__}PageView",
                                                                         (ChildPageView,), {"model": _model}))
