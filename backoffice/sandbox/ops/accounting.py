@@ -50,15 +50,12 @@ Choices where document 3 says "not shown" (the back office relies on them):
   number), accountType (the account's type), status 1, receiveInvoice and sendInvoice true.
 """
 
-import json
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from django.core.exceptions import ValidationError
 from django.core.validators import URLValidator, validate_email
 from django.db import transaction
-from django.db.models import BigIntegerField
-from django.db.models.functions import Cast
 from stdnum import iban
 from stdnum.tr import vkn
 
@@ -74,7 +71,6 @@ from .common import (
     check_model,
     control_customer,
     envelope,
-    field,
     iso,
     lock,
     now,
@@ -84,6 +80,7 @@ from .common import (
     refused,
     vkn_tckn_problem,
 )
+from .list_filters import Column, filtered, searchable, sorted_rows
 
 ACCOUNT, ADDRESS, BANK, CONTACT, MAPPING, CHART, IDS = (
     "current_account", "ca_address", "ca_bank", "ca_contact", "ca_mapping", "coa_account", "accounting_ids")
@@ -118,42 +115,6 @@ CONTACT_MODEL = {**RECORD, **dict.fromkeys((*CONTACT_LIMITS, "phoneNumber"), STR
 MAPPING_MODEL = {**RECORD, "accountId": INTEGER, "name": STRING}
 CHART_MODEL = {"id": INTEGER, "baseCode": STRING, "name": STRING, "type": INTEGER, "parentId": INTEGER,
                "code": STRING, "unitCode": STRING, "isBundleAccount": BOOLEAN, "currencyCodeId": INTEGER}
-
-# filterQuery operators (document 3, 4.1, and the facts file) -> (lookup, negated).
-OPERATORS = {
-    "eşittir": ("exact", False), "eşit değildir": ("exact", True), "eşittir değildir": ("exact", True),
-    "küçüktür": ("lt", False), "küçük ve eşittir": ("lte", False), "büyüktür": ("gt", False),
-    "büyük ve eşittir": ("gte", False), "içeren": ("icontains", False), "içermeyen": ("icontains", True),
-    "ile başlayan": ("istartswith", False), "ile başlamayan": ("istartswith", True),
-}
-TEXT_ONLY = ("icontains", "istartswith")
-CASE_BLIND = ("iexact", *TEXT_ONLY)
-
-
-@dataclass(frozen=True)
-class Column:
-    name: str  # as the platform spells the category
-    lookup: str  # the Document field ("ident": the id as a number, annotated)
-    number: bool = False
-
-    @property
-    def folded(self) -> str:
-        """The field of the folded copy (see fold) that the case-blind operators read."""
-        return self.lookup.replace("data__", "data__search__") if self.lookup.startswith("data__") else self.lookup
-
-
-def fold(text) -> str:
-    """Text as the case-blind operators compare it: Turkish capitals lowered (the database's LIKE lowers ASCII
-    only), and the four i's (I ı İ i) one letter, so that ALICI finds Alıcılar and INFO finds info."""
-    text = str(text or "")
-    for letter in "Iıİ":
-        text = text.replace(letter, "i")
-    return text.lower()
-
-
-def _searchable(data: dict, names: tuple) -> dict:
-    return {**data, "search": {name: fold(data.get(name)) for name in names}}
-
 
 ACCOUNT_FILTERS = (Column("Id", "ident", True), Column("Name", "data__name"), Column("Identifier", "number"),
                    Column("Code", "data__code"), Column("Surname", "data__surname"))
@@ -317,7 +278,7 @@ def _account_data(body: dict, old: dict | None = None) -> dict:
     old = old or {}
     data.update(branchId=old.get("branchId", body.get("branchId") or None), totalBalance=old.get("totalBalance", 0),
                 used=old.get("used", False))
-    return _searchable(data, ACCOUNT_SEARCH)
+    return searchable(data, ACCOUNT_SEARCH)
 
 
 def account_view(doc: Document) -> dict:
@@ -343,8 +304,8 @@ def _account_item(doc: Document) -> dict:
 def list_accounts(call: Call):
     page_index, page_size = page(call)
     rows = Document.objects.filter(customer=call.customer, kind=ACCOUNT)
-    rows = _filtered(rows, call.query.get("filterQuery", ""), ACCOUNT_FILTERS)
-    return paged_query(_sorted(call, rows, ACCOUNT_SORTS), page_index, page_size, _account_item)
+    rows = filtered(rows, call.query.get("filterQuery", ""), ACCOUNT_FILTERS)
+    return paged_query(sorted_rows(call, rows, ACCOUNT_SORTS), page_index, page_size, _account_item)
 
 
 def get_account(call: Call, id):
@@ -768,7 +729,7 @@ def _chart_data(body: dict, old: dict | None = None) -> dict:
     code = body.get("code") or ""
     if not code and body.get("type") == MAIN:
         code = body.get("baseCode") or ""
-    return _searchable({"baseCode": body.get("baseCode"), "name": body.get("name"), "parentId": body.get("parentId"),
+    return searchable({"baseCode": body.get("baseCode"), "name": body.get("name"), "parentId": body.get("parentId"),
                         "code": code, "unitCode": body.get("unitCode") or "",
                         "isBundleAccount": body.get("isBundleAccount") is True,
                         "currencyCodeId": body.get("currencyCodeId"), "used": (old or {}).get("used", False)},
@@ -778,8 +739,8 @@ def _chart_data(body: dict, old: dict | None = None) -> dict:
 def list_chart(call: Call):
     page_index, page_size = page(call)
     rows = Document.objects.filter(customer=call.customer, kind=CHART)
-    rows = _filtered(rows, call.query.get("filterQuery", ""), CHART_FILTERS)
-    result = paged_query(_sorted(call, rows, CHART_SORTS), page_index, page_size)
+    rows = filtered(rows, call.query.get("filterQuery", ""), CHART_FILTERS)
+    result = paged_query(sorted_rows(call, rows, CHART_SORTS), page_index, page_size)
     ids = [_id(doc) for doc in result["items"]]
     parents = set(Document.objects.filter(customer=call.customer, kind=CHART, data__parentId__in=ids)
                   .values_list("data__parentId", flat=True)) if ids else set()
@@ -813,75 +774,6 @@ def update_chart_account(call: Call):
         doc.status, doc.data = body["type"], _chart_data(body, doc.data)
         doc.save(update_fields=["status", "data", "updated"])
     return chart_item(doc, _children(call.customer, doc).exists())
-
-
-# --- filterQuery and sortedColumn ----------------------------------------------------------------------------
-
-def _filtered(rows, raw: str, columns: tuple):
-    """The rows that meet every condition of filterQuery."""
-    if not raw.strip():
-        return rows
-    try:
-        conditions = json.loads(raw)
-    except ValueError:
-        raise refused("Bad Request", "filterQuery: is not valid JSON; send an array of {category, operator, value}.") \
-            from None
-    if isinstance(conditions, dict):
-        conditions = [conditions]
-    if not isinstance(conditions, list):
-        raise refused("Bad Request", "filterQuery: must be a JSON array of {category, operator, value}.")
-    by_name = {column.name.lower(): column for column in columns}
-    rows = rows.annotate(ident=Cast("key", BigIntegerField())) if "id" in by_name else rows
-    for condition in conditions:
-        if not isinstance(condition, dict):
-            raise refused("Bad Request", "filterQuery: each condition must be an object {category, operator, value}.")
-        column, lookup, negated, value = _condition(condition, by_name)
-        name = column.folded if lookup in CASE_BLIND else column.lookup
-        condition_filter = {f"{name}__{lookup}": fold(value) if name != column.lookup else value}
-        rows = rows.exclude(**condition_filter) if negated else rows.filter(**condition_filter)
-    return rows
-
-
-def _condition(condition: dict, by_name: dict):
-    category = field(condition, "category")
-    column = by_name.get(str(category or "").strip().lower())
-    if column is None:
-        names = ", ".join(column.name for column in by_name.values())
-        raise refused("Bad Request", f"filterQuery: unknown category '{category}'; one of {names}.")
-    operator = field(condition, "operator")
-    found = OPERATORS.get(" ".join(str(operator or "").split()).lower())
-    if found is None:
-        raise refused("Bad Request", f"filterQuery: unknown operator '{operator}'; one of {', '.join(OPERATORS)}.")
-    lookup, negated = found
-    value = field(condition, "value")
-    if value is None:
-        raise refused("Bad Request", f"filterQuery: the condition on {column.name} has no value.")
-    if not column.number:  # identifiers are digits: exact, by their index
-        return column, "iexact" if lookup == "exact" and column.lookup != "number" else lookup, negated, str(value)
-    if lookup in TEXT_ONLY:
-        raise refused("Bad Request", f"filterQuery: {column.name} is a number; the operator '{operator}' applies to "
-                                     "text only.")
-    try:
-        number = int(str(value).strip()) if not isinstance(value, (bool, float)) else None
-    except ValueError:
-        number = None
-    if number is None:
-        raise refused("Bad Request", f"filterQuery: {column.name} takes a whole number (got {json.dumps(value)}).")
-    return column, lookup, negated, number
-
-
-def _sorted(call: Call, rows, sorts: dict):
-    wanted = call.query.get("sortedColumn", "").strip()
-    column = sorts.get(wanted.lower() or "id")
-    if column is None:
-        names = ", ".join(name for name in ("Id", "Name", "Identifier", "Code", "Type", "BaseCode", "ParentId")
-                          if name.lower() in sorts)
-        raise refused("Bad Request", f"sortedColumn: unknown column '{wanted}'; one of {names}.")
-    flag = call.query.get("isDesc", "").strip().lower()
-    if flag not in ("", "true", "false"):
-        raise refused("Bad Request", f"isDesc: must be true or false (got '{call.query['isDesc']}').")
-    sign = "-" if flag == "true" else ""
-    return rows.order_by(*dict.fromkeys(f"{sign}{name}" for name in (column, "pk")))
 
 
 # --- routes: the child lists' paths before /{id} --------------------------------------------------------------
