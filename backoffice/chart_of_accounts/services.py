@@ -2,7 +2,7 @@
 push (core.resources) and its mirror; the uniform chart (uniform.py) as a company's starting point."""
 
 from django.db import transaction
-from django.db.models import Count, OuterRef, Subquery
+from django.db.models import OuterRef, Subquery
 from django.utils.translation import gettext as _
 
 from backoffice.core import jobs, resources, sync
@@ -197,8 +197,3 @@ def mirror_request(company):
     from . import jobs as app_jobs
 
     return jobs.enqueue(app_jobs.chart_mirror, company=company.pk, args=[company.pk])
-
-
-def mapping_counts(queryset):
-    """The chart list with how many current accounts each account is mapped to (one query)."""
-    return queryset.annotate(mapped=Count("mappings"))

@@ -175,5 +175,3 @@ class Mapping(AccountChild):
     def __str__(self):
         return self.name or str(self.account)
 
-
-CHILD_MODELS = (Address, Bank, Contact, Mapping)

@@ -7,14 +7,13 @@ from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
 
 from backoffice.core import jobs, resources, sync
 from backoffice.core.choices import SyncState
 from backoffice.core.payloads import camel_names
 from backoffice.core.platform import client_for
 from backoffice.core.resources import Resource, ResourceError
-from backoffice.remote.accounting import AccountingClient, condition
+from backoffice.remote.accounting import AccountingClient
 from backoffice.remote.common import field, to_int
 from backoffice.remote.errors import RemoteError
 
@@ -188,19 +187,13 @@ def _create_account(account) -> dict:
     if address is not None:
         # Sent inside the account: counted as an attempt, so that its own push asks the platform first.
         Address.objects.filter(pk=address.pk).update(attempts=F("attempts") + 1)
-        body["currentAccountAddress"] = {key: value for key, value in child_body_without_account(address).items()}
+        body["currentAccountAddress"] = {**_body(address, CHILD_FIELDS[Address]), "isDefault": True}
     answer = accounting_client(account.company).create_current_account(body)
     embedded = field(answer, "currentAccountAddress")
     if address is not None and field(embedded, "id"):
         Address.objects.filter(pk=address.pk, remote_id="").update(
             remote_id=str(field(embedded, "id")), sync_state=SyncState.SYNCED, synced_at=timezone.now())
     return _account_fields(answer)
-
-
-def child_body_without_account(child) -> dict:
-    body = _body(child, CHILD_FIELDS[type(child)])
-    body["isDefault"] = True
-    return body
 
 
 def _account_fields(answer) -> dict:
@@ -386,12 +379,6 @@ def account_details_refresh(account) -> dict:
     return counts
 
 
-def find_on_platform(company, identifier: str):
-    """The platform's accounts with this identifier (the filter of document 3, eşittir)."""
-    page = accounting_client(company).current_accounts(conditions=[condition("Identifier", "eşittir", identifier)])
-    return page["items"]
-
-
 # --- background work ---------------------------------------------------------------------------------
 def mirror_request(company, *, full: bool = False):
     from . import jobs as app_jobs
@@ -405,5 +392,3 @@ def details_request(account):
     return jobs.enqueue(app_jobs.current_account_details, company=account.company_id,
                         target=sync.record_target(CurrentAccount, account.pk), args=[account.pk])
 
-
-PUSH_LABEL = gettext_lazy("Send current account")

@@ -385,3 +385,22 @@ def test_an_import_without_a_country_column_puts_the_address_in_turkiye(web, com
     assert response.status_code == 302
     address = Address.objects.get()
     assert (address.country, address.city, address.is_default) == ("Türkiye", "İstanbul", True)
+
+
+def test_forms_opened_for_one_company_refuse_when_another_was_chosen_in_another_tab(web, company, other_company,
+                                                                                     accountant, account):
+    from backoffice.core.models import Membership
+    from backoffice.core.middleware import SESSION_KEY
+
+    Membership.objects.get_or_create(user=accountant, company=other_company)
+    account_page = web.get(ADD).content.decode()
+    child_page = web.get(reverse("current_accounts:currentaccount_detail", kwargs={"pk": account.pk})).content.decode()
+    session = web.session
+    session[SESSION_KEY] = other_company.pk  # the other tab switched the company
+    session.save()
+    response = web.post(ADD, {**guard_fields(account_page), **account_data(name="Yanlış şirket")})
+    assert response.status_code == 200 and response.context["form"].non_field_errors()
+    assert not CurrentAccount.objects.filter(name="Yanlış şirket").exists()
+    # The account itself now belongs to the other company's view: its tab is not there (404), nothing saved.
+    response = web.post(child_url(account, "contact"), {**guard_fields(child_page), "contact-full_name": "X"})
+    assert response.status_code == 404 and not Contact.objects.exists()
