@@ -64,6 +64,7 @@ INSTALLED_APPS = [
     "backoffice.passenger_lists",
     "backoffice.chart_of_accounts",
     "backoffice.current_accounts",
+    "backoffice.invoices",
 ]
 # Test-only apps (the test suite sets tests.testapp); never set in production.
 INSTALLED_APPS += env_list("BACKOFFICE_EXTRA_APPS")

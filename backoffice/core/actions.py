@@ -18,6 +18,7 @@ import hashlib
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from operator import attrgetter
 
 from django.apps import apps
 from django.contrib import messages
@@ -72,13 +73,14 @@ class RecordAction:
     def took_effect(self, status) -> bool:
         return status is not None and int(status) in (self.reached or (self.leads_to,))
 
-    def allowed(self, record) -> bool:
+    def allowed(self, record, state_field: str = "remote_status") -> bool:
         """Whether the record's platform state allows this action (the platform decides the rest)."""
         if not record.remote_id:
             return False
+        state = getattr(record, state_field)
         if self.sources is not None:
-            return record.remote_status in self.sources
-        return record.remote_status not in self.excluded
+            return state in self.sources
+        return state not in self.excluded
 
 
 @dataclass
@@ -96,10 +98,20 @@ class ActionSet:
     # status_operation(model) -> the endpoint name of the client's statuses() call: the mirror is re-read
     # with it (core.refresh) and its documented rate limit, if any, sets the budget.
     status_operation: Callable | None = None
+    # The field the actions move (invoices: record_status, posted or not; their remote_status is another
+    # life), and what a record is to the client's calls and statuses() (an id; an invoice's {ettn, isSend}).
+    state_field: str = "remote_status"
+    target: Callable = attrgetter("remote_id")
     by_name: dict = field(init=False)
 
     def __post_init__(self):
         self.by_name = {action.name: action for action in self.actions}
+
+    def allowed(self, action, record) -> bool:
+        return action.allowed(record, self.state_field)
+
+    def targets(self, records) -> list:
+        return [self.target(record) for record in records]
 
 
 _sets: dict = {}
@@ -137,7 +149,7 @@ def action_request(model, name, records) -> "jobs.JobRun":
     records = list(records)
     if not records:
         raise action_set.error(action_set.empty or _("Select at least one record."))
-    refused = [str(getattr(r, action_set.number)) for r in records if not action.allowed(r)]
+    refused = [str(getattr(r, action_set.number)) for r in records if not action_set.allowed(action, r)]
     if refused:
         source = action.sources[0] if action.sources else None
         raise action_set.error(action.refused % {
@@ -179,7 +191,7 @@ def action_run(model, name, pks):
     run = jobs.current_run()
     if run is not None and run.attempts > 1:  # an earlier attempt may have reached the platform
         try:
-            records = _settle_reached(model, action, client, records)
+            records = _settle_reached(model, action_set, action, client, records)
         except RemoteError as exc:  # not known: not sent again blindly (the claim stays while the runner retries)
             keep_refusal(model, [r.pk for r in records], exc)
             raise
@@ -187,13 +199,13 @@ def action_run(model, name, pks):
         if not records:
             break
         try:
-            action.call(client, [r.remote_id for r in records])
+            action.call(client, action_set.targets(records))
         except RemoteError as exc:
             if not _worth_asking(exc):
                 keep_refusal(model, [r.pk for r in records], exc)
                 raise
             try:
-                left = _settle_reached(model, action, client, records)
+                left = _settle_reached(model, action_set, action, client, records)
             except RemoteError:  # we cannot tell what happened: the runner tries again, asking first
                 unknown = RemoteError(f"{exc} (the statuses could not be read to tell whether it took effect)",
                                       operation=getattr(exc, "operation", ""), permanent=False)
@@ -208,10 +220,10 @@ def action_run(model, name, pks):
                 raise
             records = []
         else:
-            _mark_done(model, action, [r.pk for r in records])
+            _mark_done(model, action_set, action, [r.pk for r in records])
             records = []
     if action.refresh:
-        statuses_refresh(client, model, list(model.objects.filter(pk__in=pks)))
+        statuses_refresh(client, model, list(model.objects.filter(pk__in=pks)), action_set)
     if action.after:
         action.after(list(model.objects.filter(pk__in=pks)))
     return action.done(total)
@@ -225,26 +237,26 @@ def _worth_asking(exc: RemoteError) -> bool:
     return getattr(exc, "source", "") not in (errors.CREDENTIALS, errors.PERMISSION, errors.LOCAL)
 
 
-def _mark_done(model, action, pks) -> None:
-    fields = {"pending_action": "", "last_error": "", "last_error_source": "", "remote_status": action.leads_to}
+def _mark_done(model, action_set, action, pks) -> None:
+    fields = {"pending_action": "", "last_error": "", "last_error_source": "", action_set.state_field: action.leads_to}
     if action.sets_requested:  # the record's own wish follows, and the platform's old message goes
         fields.update(own_fields(model, requested_status=action.leads_to, status_message=""))
     model.objects.filter(pk__in=pks).update(**fields, updated_at=timezone.now())
 
 
-def _settle_reached(model, action, client, records) -> list:
+def _settle_reached(model, action_set, action, client, records) -> list:
     """Ask the platform which records the action already took effect on; those are done (with the status
     the platform gives). Returns the others. A failed status read is raised: nothing is sent again, or
     called refused, without knowing."""
-    answers = {str(a.get("id")): a for a in client.statuses([r.remote_id for r in records]) or []}
+    answers = {str(a.get("id")): a for a in client.statuses(action_set.targets(records)) or []}
     reached = [r for r in records if action.took_effect((answers.get(r.remote_id) or {}).get("status"))]
     if reached:
-        _mark_done(model, action, [r.pk for r in reached])
+        _mark_done(model, action_set, action, [r.pk for r in reached])
         logger.info("%s: %s record(s) already done on the platform; not sent again", action.name, len(reached))
     for record in records:  # the mirror learns the platform's own status either way (it may have moved on)
         status = (answers.get(record.remote_id) or {}).get("status")
         if status is not None:
-            model.objects.filter(pk=record.pk).update(remote_status=int(status))
+            model.objects.filter(pk=record.pk).update(**{action_set.state_field: int(status)})
     return [r for r in records if r not in reached]
 
 
@@ -264,17 +276,18 @@ def keep_refusal(model, pks, exc: RemoteError) -> None:
                                             updated_at=timezone.now())
 
 
-def statuses_refresh(client, model, records) -> None:
+def statuses_refresh(client, model, records, action_set=None) -> None:
     """Best effort: the platform's own word on the records' statuses (the action succeeded either way)."""
+    action_set = action_set or _sets[model]
     try:
-        answers = {str(a.get("id")): a for a in client.statuses([r.remote_id for r in records]) or []}
+        answers = {str(a.get("id")): a for a in client.statuses(action_set.targets(records)) or []}
     except RemoteError as exc:
         logger.info("statuses after an action not read: %s", exc)
         return
     for record in records:
         answer = answers.get(record.remote_id)
         if answer and answer.get("status") is not None:
-            model.objects.filter(pk=record.pk).update(remote_status=int(answer["status"]), **own_fields(
+            model.objects.filter(pk=record.pk).update(**{action_set.state_field: int(answer["status"])}, **own_fields(
                 model, status_message=answer.get("message") or ""))
 
 
@@ -337,7 +350,7 @@ def buttons(record, user) -> list:
     if has_role(user, *action_set.roles):
         found = [(action.name, model_url(model, "bulk", action=action.name), action.button or action.label,
                   action.style, action.icon)
-                 for action in action_set.actions if action.allowed(record)]
+                 for action in action_set.actions if action_set.allowed(action, record)]
     if action_set.status_operation and record.remote_id:
         found.append((REFRESH, model_url(model, "bulk", action=REFRESH), _("Re-read now"), "secondary",
                       "arrow-repeat"))

@@ -2,8 +2,8 @@
 
 Turkish writes 1.250,75 (dots between thousands, a comma before the decimals); browsers' number inputs
 and Python's Decimal expect 1250.75. parse_decimal reads both, and refuses what could mean two different
-numbers. static/js/tickets.js (parseLocalized) reads amounts the same way for the live totals: change
-both together.
+numbers. static/js/tickets.js (parseLocalized) and static/js/invoice-totals.js (parse) read amounts the same
+way for the live totals: change all three together.
 """
 
 import re

@@ -72,3 +72,26 @@ class InvoicesClient:
     def inbox_pdf_generate(self, invoice_id, is_standart_xslt=True, body=None):
         return self._document("invoice.inbox_pdf_generate", json=body,
                               path_params=_doc_params(invoice_id, is_standart_xslt))
+
+    # Not rate-limited by section 8 (the provider's client's paths).
+    def outbox_ubl(self, invoice_id):
+        return self._document("invoice.outbox_ubl", path_params={"id": invoice_id})
+
+    def html(self, kind: str, invoice_id, is_standart_xslt=True):
+        """The platform's rendering of an invoice; kind is outbox, inbox or earchive."""
+        return self._document(f"invoice.{kind}_html", path_params=_doc_params(invoice_id, is_standart_xslt))
+
+    def pdf(self, kind: str, invoice_id, is_standart_xslt=True):
+        return self._document(f"invoice.{kind}_pdf", path_params=_doc_params(invoice_id, is_standart_xslt))
+
+    def ubl(self, kind: str, invoice_id):
+        return self._document(f"invoice.{kind}_ubl", path_params={"id": invoice_id})
+
+    def status(self, kind: str, invoice_id) -> dict:
+        """{id, status, message} of one invoice on its own path (an e-archive asked on the outbox path is a 404)."""
+        return self.transport.call(f"invoice.{kind}_status", path_params={"id": invoice_id}) or {}
+
+    def taxpayer_list(self) -> bytes:
+        """The tax authority's list of registered users: a ZIP holding one JSON file (facts file)."""
+        content, _type = self.transport.call("invoice.taxpayer_list", raw=True)
+        return content

@@ -40,14 +40,18 @@ def b64(data: bytes) -> str:
 def pdf_bytes(text: str) -> bytes:
     """A small valid one-page PDF showing `text` (ASCII)."""
     text = text.replace("\\", "\\\\").replace("(", "\\(").replace(")", "\\)")
-    stream = f"BT /F1 12 Tf 72 720 Td ({text}) Tj ET".encode("ascii", "replace")
+    return pdf_page(f"BT /F1 12 Tf 72 720 Td ({text}) Tj ET".encode("ascii", "replace"))
+
+
+def pdf_page(stream: bytes, font_encoding: bytes = b"") -> bytes:
+    """A valid one-page A4 PDF of a content stream in Helvetica (font_encoding e.g. b" /Encoding /WinAnsiEncoding")."""
     objects = [
         b"<< /Type /Catalog /Pages 2 0 R >>",
         b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
         b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Contents 4 0 R "
         b"/Resources << /Font << /F1 5 0 R >> >> >>",
         b"<< /Length %d >>\nstream\n%s\nendstream" % (len(stream), stream),
-        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica%s >>" % font_encoding,
     ]
     out = bytearray(b"%PDF-1.4\n")
     offsets = []

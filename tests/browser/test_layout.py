@@ -17,6 +17,7 @@ from backoffice.core.models import JobRun
 from backoffice.core.reports import ReportState
 from backoffice.chart_of_accounts.models import Account
 from backoffice.current_accounts.models import Address, Bank, CurrentAccount, Mapping
+from backoffice.invoices.models import Invoice, InvoiceLine
 from backoffice.passenger_lists.models import PassengerList
 from backoffice.subcompanies import services as subcompany_services
 from backoffice.subcompanies.models import SubCompany, UsageSnapshot
@@ -61,6 +62,9 @@ PAGES = [
     ("accounts-import", "/current-accounts/accounts/import/", "#import-form"),
     ("chart-of-accounts", "/chart-of-accounts/accounts/", "#object-list tbody tr"),
     ("chart-uniform", "/chart-of-accounts/accounts/uniform/", "#uniform-form"),
+    ("invoices-list", "/invoices/", "#object-list tbody tr"),
+    ("invoice-form", "/invoices/add/", "#invoice-form"),
+    ("invoice-detail", lambda d: f"/invoices/{d['invoice'].pk}/", "#invoice-lines"),
 ]
 
 # Every page's own checks, run in the browser: the page does not scroll sideways; each badge in a table is
@@ -164,8 +168,9 @@ def day(sandbox, make_sandbox_company, settings):
                               attempts=1, progress=100 if status == JobStatus.SUCCEEDED else None, started_at=now,
                               finished_at=now if status != JobStatus.QUEUED else None)
     account = accounting_day(company, now)
+    invoice = invoicing_day(company, account, now)
     return {"company": company, "ticket": ticket, "report_date": report_date, "subcompany": subcompany,
-            "account": account}
+            "account": account, "invoice": invoice}
 
 
 def accounting_day(company, now):
@@ -198,6 +203,32 @@ def accounting_day(company, now):
     Mapping.objects.create(company=company, current_account=account, account=sub, name="Yurtiçi satışlar",
                            remote_id="40", **synced)
     return account
+
+
+def invoicing_day(company, account, now):
+    """Outgoing and incoming invoices in several states and currencies; the first one written here, with lines."""
+    synced = {"sync_state": SyncState.SYNCED, "synced_at": now, "status_read_at": now, "detail_read_at": now}
+    first = None
+    for index, (status, posted, currency, payable) in enumerate((
+            (60, 1, "TRY", "118450.00"), (20, 0, "USD", "2450.75"), (40, 0, "TRY", "980.00"), (60, 0, "EUR", "12000.00"))):
+        invoice = Invoice.objects.create(
+            company=company, remote_id=f"6f1c0a4e-0000-4000-8000-00000000010{index}", invoice_number=f"ABC202600000000{index + 1}",
+            current_account=account, target_vkn_tckn=account.identifier, target_title=account.name, prefix="ABC",
+            issue_date=now.date(), description="Danışmanlık hizmeti", currency_code=currency, remote_status=status,
+            record_status=posted, payable_amount=payable, tax_exclusive_amount="100.00", line_count=1,
+            status_message="Hata: alıcı etiketi bulunamadı." if status == 40 else "",
+            exchange_rate="32.5" if currency != "TRY" else None, **synced)
+        first = first or invoice
+    for position, (code, quantity, price, vat, withholding) in enumerate((
+            ("HZM-01", "3", "1250.50", "20", ""), ("URN-02", "12", "37.50", "10", "602")), start=1):
+        InvoiceLine.objects.create(invoice=first, position=position, inventory_service_code=code, quantity=quantity,
+                                   unit_price=price, vat_rate=vat, withholding_code=withholding,
+                                   line_extension_amount="3751.50", vat_amount="750.30")
+    Invoice.objects.create(company=company, remote_id="6f1c0a4e-0000-4000-8000-000000000200", is_send=False,
+                           invoice_number="GLN2026000000042", record_type=1, profile="TICARIFATURA",
+                           target_vkn_tckn="4840000006", target_title="İzmir Lojistik A.Ş.", issue_date=now.date(),
+                           remote_status=70, payable_amount="5400.00", **synced)
+    return first
 
 
 def sign_in(page, url, username):

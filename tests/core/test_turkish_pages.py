@@ -12,6 +12,7 @@ from django.utils import timezone
 
 from backoffice.core.choices import Role
 from backoffice.core.middleware import SESSION_KEY
+from backoffice.invoices.models import Taxpayer
 from tests.conftest import form_post, make_user
 from tests.core.test_views_i18n import CATALOGUE, parse_po
 from tests.tickets.conftest import event_data, passenger_data
@@ -159,6 +160,29 @@ def working_company(company, other_company, administrator):
     Address.objects.create(company=company, current_account=account, address_name="Merkez", city="İstanbul",
                            sub_division_name="Kadıköy", is_default=True, sync_state=SyncState.SYNCED, remote_id="9")
     Mapping.objects.create(company=company, current_account=account, account=sub, name="Satış")
+    from decimal import Decimal
+
+    from backoffice.invoices.models import Invoice, InvoiceLine, PdfBundle, Taxpayer
+
+    issued = Invoice.objects.create(
+        company=company, remote_id="6f1c0a4e-0000-4000-8000-000000000009", ettn="6f1c0a4e-0000-4000-8000-000000000009",
+        invoice_number="ABC2026000000001", current_account=account, target_vkn_tckn="1234567890",
+        target_title="Örnek Ticaret A.Ş.", prefix="ABC", issue_date=timezone.localdate(), description="Danışmanlık",
+        currency_code="USD", exchange_rate=Decimal("32.5"), exchange_rate_source="TCMB", exchange_rate_comment="Satış",
+        remote_status=60, record_status=1, sync_state=SyncState.SYNCED, line_count=1, payable_amount=Decimal("120"),
+        detail_read_at=timezone.now(), notes="Teşekkürler")
+    InvoiceLine.objects.create(invoice=issued, position=1, inventory_service_code="HZM-01", quantity=1,
+                               unit_price=100, vat_rate=20, withholding_code="602", line_extension_amount=100,
+                               vat_amount=20)
+    Invoice.objects.create(company=company, remote_id="6f1c0a4e-0000-4000-8000-00000000000a", is_send=False,
+                           invoice_number="GLN2026000000007", record_type=1, profile="TEMELFATURA",
+                           target_title="Tedarikçi Ltd.", remote_status=40, status_message="Hata: belge doğrulanamadı",
+                           sync_state=SyncState.SYNCED, detail_read_at=timezone.now(),
+                           detail={"invoiceLines": [{"inventoryServiceCode": "URN-02", "amount": 2, "unitPrice": 5,
+                                                     "lineExtensionAmount": 10, "vatAmount": 2, "vatRate": 20}]})
+    Taxpayer.objects.create(identifier="1234567890", alias="urn:mail:defaultpk@ornek.com.tr", title="Örnek Ticaret",
+                            app_type="1", seen_at=timezone.now())
+    PdfBundle.objects.create(company=company, total=3, fetched=1)
     return company
 
 
@@ -172,7 +196,8 @@ def test_every_page_reads_as_turkish(client, working_company, role):
     session.save()
     english, turkish = vocabulary()
     data_words = {lower_tr(w) for w in WORD.findall(" ".join(
-        [working_company.name, user.username, *event_data().values(), *passenger_data().values()]))}
+        [working_company.name, user.username, *event_data().values(), *passenger_data().values(),
+         *Taxpayer.objects.values_list("alias", flat=True)]))}
 
     pages = crawl(client)
 

@@ -117,6 +117,12 @@ SECTIONS = {
         Tab("chart", _("Chart of accounts"), "diagram-3", "chart_of_accounts:account_list"),
         Tab("imports", _("Import from Excel"), "file-earmark-spreadsheet", "current_accounts:currentaccount_import"),
     )),
+    "invoices": ("invoices-tabs", (
+        Tab("invoices", _("Invoices"), "receipt", "invoices:invoice_list"),
+        Tab("new", _("New invoice"), "plus-lg", "invoices:invoice_add"),
+        Tab("bundles", _("PDF downloads"), "file-earmark-zip", "invoices:pdfbundle_list"),
+        Tab("taxpayers", _("Registered users"), "person-lines-fill", "invoices:taxpayer_list"),
+    )),
     "subcompanies": ("subcompanies-tabs", (
         Tab("dashboard", _("Usage dashboard"), "bar-chart-line", "subcompanies:usage_dashboard"),
         Tab("subcompanies", _("Sub-companies"), "buildings", "subcompanies:subcompany_list"),

@@ -74,7 +74,7 @@ def register_model_views(model, *, prefix=None, **views):
         if getattr(view_class, "model", None) is None and getattr(view_class, "queryset", None) is None:
             view_class.model = model
     _views.setdefault(key, {}).update({action: view for action, view in views.items() if view is not None})
-    if prefix:
+    if prefix is not None:  # "" puts the model's pages at the root of its app's URLs
         _prefixes[key] = prefix.strip("/")
     elif key not in _prefixes:
         _prefixes[key] = model._meta.model_name
@@ -104,7 +104,7 @@ def get_model_urls(app_label, model_name):
         view_class = _views[key].get(action)
         if view_class is not None:
             route = _route(key, action)[0]
-            patterns.append(path(f"{prefix}/{route}".replace("//", "/"), view_class.as_view(),
+            patterns.append(path(f"{prefix}/{route}".replace("//", "/") if prefix else route, view_class.as_view(),
                                  name=f"{model_name}_{action}"))
     return patterns
 

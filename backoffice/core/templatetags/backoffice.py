@@ -96,3 +96,21 @@ def job_target(target):
     from ..joblabels import target_label
 
     return target_label(target)[0]
+
+
+@register.filter
+def figure(value, least=2):
+    """A decimal with the digits it needs and at least `least` (1.250,50; 37,1234; 34,5678), localised: prices,
+    quantities and exchange rates that the database keeps with six places."""
+    from decimal import Decimal, InvalidOperation
+
+    from django.template.defaultfilters import floatformat
+
+    if value in (None, ""):
+        return ""
+    try:
+        exponent = Decimal(str(value)).normalize().as_tuple().exponent
+    except InvalidOperation:
+        return value
+    places = max(int(least), -exponent if isinstance(exponent, int) and exponent < 0 else 0)
+    return floatformat(value, f"{places}g")

@@ -1,7 +1,21 @@
-"""Invoice service: the status, listing, PDF and UBL operations that document 1, section 8 rate-limits."""
+"""Invoice service: the status, listing, PDF and UBL operations that document 1, section 8 rate-limits, the HTML
+and outbox UBL of the provider's client, and the tax authority's list of registered users (the facts file).
+
+Invoices that the accounting service's store holds (invoices.py) are answered from it: the status its machine
+has reached, and documents rendered from the saved invoice (invoice_documents.py). Each box has its own
+invoices: outbox the outgoing e-invoices, earchive the outgoing e-archive invoices, inbox the incoming ones; a
+stored invoice asked on another box's path answers 404, as the real platform does (users complain of it).
+Ids the store does not know get the deterministic fakes of fakes.py, as before the store existed.
+"""
+
+import base64
+
+from django.http import HttpResponse
+from django.utils.html import format_html
 
 from .. import fakes
 from ..api import Call, invalid, operation
+from . import invoice_documents, invoices
 from .common import listed
 
 
@@ -11,19 +25,26 @@ def status_of(customer, kind: str, document_id: str) -> dict:
     return {"id": document_id, "status": status, "message": "Hata: belge doğrulanamadı." if status == 40 else ""}
 
 
+def _status(call: Call, box: str, document_id: str) -> dict:
+    doc = invoices.on_path(call, box, document_id)
+    if doc is None:
+        return status_of(call.customer, box, document_id)
+    return {"id": document_id, "status": doc.status, "message": doc.data["message"]}
+
+
 @operation("invoice", "GET", "/v2/outboxinvoice/{id}/status")
 def outbox_status(call: Call, id):
-    return status_of(call.customer, "outbox", id)
+    return _status(call, "outbox", id)
 
 
 @operation("invoice", "GET", "/v2/inboxinvoice/{id}/status")
 def inbox_status(call: Call, id):
-    return status_of(call.customer, "inbox", id)
+    return _status(call, "inbox", id)
 
 
 @operation("invoice", "GET", "/v2/earchive/{id}/status")
 def earchive_status(call: Call, id):
-    return status_of(call.customer, "earchive", id)
+    return _status(call, "earchive", id)
 
 
 @operation("invoice", "GET", "/v2/earchive/status")
@@ -31,15 +52,24 @@ def earchive_status_by_query(call: Call):
     document_id = call.query.get("id")
     if not document_id:
         raise invalid("id", "The id field is required.")
-    return status_of(call.customer, "earchive", document_id)
+    return _status(call, "earchive", document_id)
 
 
 @operation("invoice", "POST", "/v2/outboxinvoice/status")
 def outbox_status_many(call: Call):
+    """The statuses of the outgoing e-invoices among the ids (stored invoices of other boxes are left out)."""
     ids = call.json()
     if not isinstance(ids, list) or not all(isinstance(item, str) and item for item in ids):
         raise invalid("ids", "The body must be an array of invoice ids.")
-    return [status_of(call.customer, "outbox", document_id) for document_id in ids]
+    known = invoices.known_statuses(call, "outbox", ids)
+    answers = []
+    for document_id in dict.fromkeys(ids):
+        if document_id not in known:
+            answers.append(status_of(call.customer, "outbox", document_id))
+        elif known[document_id] is not None:
+            doc = known[document_id]
+            answers.append({"id": document_id, "status": doc.status, "message": doc.data["message"]})
+    return answers
 
 
 def incoming_invoices(customer) -> list[dict]:
@@ -73,24 +103,58 @@ def inbox_list(call: Call):
     return listed(call, incoming_invoices(call.customer))
 
 
-def pdf(call: Call, id, isStandartXslt=None):
-    return {"Response": fakes.b64(fakes.pdf_bytes(f"Sandbox invoice {id}"))}
+# --- documents: {"Response": base64 of the file} ----------------------------------------------------------------
+
+def _wrapped(content: bytes) -> dict:
+    return {"Response": base64.b64encode(content).decode("ascii")}
 
 
-def ubl(call: Call, id):
-    return {"Response": fakes.b64(fakes.ubl_invoice(id))}
+def pdf(call: Call, box: str, id, isStandartXslt=None):
+    doc = invoices.on_path(call, box, id)
+    if doc is None:
+        return _wrapped(fakes.pdf_bytes(f"Sandbox invoice {id}"))
+    return _wrapped(invoice_documents.pdf(doc, call.customer))
 
 
-for method, pattern in (
-    ("POST", "/v2/outboxinvoice/{id}/pdf/{isStandartXslt}"),
-    ("GET", "/v2/outboxinvoice/{id}/pdf/{isStandartXslt}"),
-    ("GET", "/v2/outboxinvoice/{id}/pdf"),
-    ("POST", "/v2/inboxinvoice/{id}/pdf/{isStandartXslt}"),
-    ("GET", "/v2/inboxinvoice/{id}/pdf/{isStandartXslt}"),
-    ("GET", "/v2/inboxinvoice/{id}/pdf"),
-    ("GET", "/v2/earchive/{id}/pdf/{isStandartXslt}"),
+def ubl(call: Call, box: str, id):
+    doc = invoices.on_path(call, box, id)
+    if doc is None:
+        return _wrapped(fakes.ubl_invoice(id))
+    return _wrapped(invoice_documents.ubl(doc, call.customer))
+
+
+def html(call: Call, box: str, id, isStandartXslt=None):
+    doc = invoices.on_path(call, box, id)
+    if doc is None:
+        page = format_html("<!DOCTYPE html><html><body><p>Sandbox invoice {}</p></body></html>", id)
+    else:
+        page = invoice_documents.html(doc, call.customer)
+    return _wrapped(page.encode("utf-8"))
+
+
+def _route(method: str, pattern: str, handler, box: str) -> None:
+    operation("invoice", method, pattern)(lambda call, box=box, **kwargs: handler(call, box, **kwargs))
+
+
+for method, pattern, box in (
+    ("POST", "/v2/outboxinvoice/{id}/pdf/{isStandartXslt}", "outbox"),
+    ("GET", "/v2/outboxinvoice/{id}/pdf/{isStandartXslt}", "outbox"),
+    ("GET", "/v2/outboxinvoice/{id}/pdf", "outbox"),
+    ("POST", "/v2/inboxinvoice/{id}/pdf/{isStandartXslt}", "inbox"),
+    ("GET", "/v2/inboxinvoice/{id}/pdf/{isStandartXslt}", "inbox"),
+    ("GET", "/v2/inboxinvoice/{id}/pdf", "inbox"),
+    ("GET", "/v2/earchive/{id}/pdf/{isStandartXslt}", "earchive"),
 ):
-    operation("invoice", method, pattern)(pdf)
+    _route(method, pattern, pdf, box)
 
-for pattern in ("/v2/inboxinvoice/{id}/ubl", "/v2/earchive/{id}/ubl"):
-    operation("invoice", "GET", pattern)(ubl)
+for box, prefix in (("outbox", "/v2/outboxinvoice"), ("inbox", "/v2/inboxinvoice"), ("earchive", "/v2/earchive")):
+    _route("GET", prefix + "/{id}/ubl", ubl, box)
+    _route("GET", prefix + "/{id}/html/{isStandartXslt}", html, box)
+
+
+@operation("invoice", "GET", "/v2/gibuser/recipient/zip")
+def taxpayer_list(call: Call):
+    """The ZIP itself (not wrapped), as the provider's clients read it."""
+    response = HttpResponse(invoice_documents.taxpayer_zip(call.customer), content_type="application/zip")
+    response["Content-Disposition"] = 'attachment; filename="users.zip"'
+    return response

@@ -1,0 +1,129 @@
+"""Choices of invoices (document 3, 2.6; the codes of the provider's client in the facts file)."""
+
+from django.db import models
+from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
+
+
+class InvoiceStatus(models.IntegerChoices):
+    """The platform's status of an invoice (facts file: the provider's client; 61 to 92 as dispatch notes)."""
+
+    DRAFT = 0, _("Draft")
+    TEST = 5, pgettext_lazy("invoice status", "Test")
+    CANCELLED = 10, _("Cancelled")
+    QUEUED = 20, pgettext_lazy("platform status", "Queued")
+    RUNNING = 30, _("Being processed")
+    ERROR = 40, _("Error")
+    SENT = 50, _("Sent to the tax authority")
+    APPROVED = 60, _("Approved")
+    APPROVING = 61, _("Being approved")
+    APPROVAL_ERROR = 62, _("Approval error")
+    AUTO_APPROVED = 65, _("Approved automatically")
+    AWAITING_APPROVAL = 70, _("Awaiting approval")
+    DECLINED = 80, _("Declined")
+    DECLINING = 81, _("Being declined")
+    DECLINE_ERROR = 82, _("Decline error")
+    RETURNED = 90, _("Returned")
+    RETURNING = 91, _("Being returned")
+    RETURN_ERROR = 92, _("Return error")
+    EARCHIVE_CANCELLED = 100, _("e-Archive cancelled")
+
+    @classmethod
+    def color(cls, value):
+        if value in (cls.APPROVED, cls.AUTO_APPROVED):
+            return "success"
+        if value in (cls.ERROR, cls.APPROVAL_ERROR, cls.DECLINE_ERROR, cls.RETURN_ERROR, cls.DECLINED):
+            return "danger"
+        if value in WORKING_STATUSES:
+            return "info"
+        if value in (cls.CANCELLED, cls.EARCHIVE_CANCELLED, cls.RETURNED):
+            return "warning"
+        return "secondary"
+
+
+# The platform still works on these: polled until they settle (70: the receiver has not answered yet).
+WORKING_STATUSES = (InvoiceStatus.QUEUED, InvoiceStatus.RUNNING, InvoiceStatus.SENT, InvoiceStatus.APPROVING,
+                    InvoiceStatus.AWAITING_APPROVAL, InvoiceStatus.DECLINING, InvoiceStatus.RETURNING)
+# Posting needs an invoice that is not cancelled (document 3, 3.1).
+CANCELLED_STATUSES = (InvoiceStatus.CANCELLED, InvoiceStatus.EARCHIVE_CANCELLED)
+# An issued invoice is legally binding: we offer to change one only before it went out, or when it failed.
+EDITABLE_STATUSES = (InvoiceStatus.DRAFT, InvoiceStatus.ERROR)
+
+
+class RecordType(models.IntegerChoices):
+    EARCHIVE = 0, _("e-Archive invoice")
+    EINVOICE = 1, _("e-Invoice")
+
+    @classmethod
+    def color(cls, value):
+        return "primary" if value == cls.EINVOICE else "info"
+
+
+class PostingStatus(models.IntegerChoices):
+    """recordStatus: whether the invoice is posted to accounting (0 in document 3; 1 our reading)."""
+
+    NOT_POSTED = 0, _("Not posted")
+    POSTED = 1, _("Posted to accounting")
+
+    @classmethod
+    def color(cls, value):
+        return "success" if value == cls.POSTED else "secondary"
+
+
+class Profile(models.TextChoices):
+    """invoiceProfileType (an integer in bodies, the name in lists)."""
+
+    TEMELFATURA = "TEMELFATURA", _("Basic invoice")
+    TICARIFATURA = "TICARIFATURA", _("Commercial invoice")
+    IHRACAT = "IHRACAT", _("Export")
+    YOLCUBERABERFATURA = "YOLCUBERABERFATURA", _("Passenger (tax-free) invoice")
+    EARSIVFATURA = "EARSIVFATURA", _("e-Archive invoice")
+    KAGIT = "KAGIT", _("Paper invoice")
+
+
+PROFILE_NUMBERS = {Profile.TEMELFATURA: 0, Profile.TICARIFATURA: 1, Profile.IHRACAT: 2,
+                   Profile.YOLCUBERABERFATURA: 3, Profile.EARSIVFATURA: 4, Profile.KAGIT: 5}
+# What an outgoing e-invoice may be (the form offers these; an e-archive is always EARSIVFATURA).
+EINVOICE_PROFILES = (Profile.TEMELFATURA, Profile.TICARIFATURA, Profile.IHRACAT, Profile.YOLCUBERABERFATURA)
+
+
+class InvoiceType(models.TextChoices):
+    SATIS = "SATIS", _("Sale")
+    IADE = "IADE", _("Return")
+    ISTISNA = "ISTISNA", _("Exemption")
+    OZELMATRAH = "OZELMATRAH", _("Special base")
+    TEVKIFAT = "TEVKIFAT", _("Withholding")
+    ARACTESCIL = "ARACTESCIL", _("Vehicle registration")
+    IHRACKAYITLI = "IHRACKAYITLI", _("Export-registered")
+    SGK = "SGK", _("Social security (SGK)")
+    KOMISYONCU = "KOMISYONCU", _("Commission agent")
+
+
+TYPE_NUMBERS = {name: number for number, name in enumerate(InvoiceType.values, start=1)}
+
+
+class DocumentKind(models.TextChoices):
+    PDF = "pdf", "PDF"
+    HTML = "html", "HTML"
+    UBL = "ubl", "UBL"
+
+
+def profile_name(value) -> str:
+    """A profile as a name, from the name or the integer the platform sends."""
+    if value in (None, ""):
+        return ""
+    by_number = {number: name for name, number in PROFILE_NUMBERS.items()}
+    try:
+        return str(by_number.get(int(value), ""))
+    except (TypeError, ValueError):
+        return str(value).upper()
+
+
+def type_name(value) -> str:
+    if value in (None, ""):
+        return ""
+    by_number = {number: name for name, number in TYPE_NUMBERS.items()}
+    try:
+        return str(by_number.get(int(value), ""))
+    except (TypeError, ValueError):
+        return str(value).upper()

@@ -1,0 +1,74 @@
+"""The tax authority's UBL-TR code lists the invoice form offers, as (code, label) choices with Turkish labels.
+
+They are read once from data/codelists.json, which scripts/refresh_codelists.py writes from efatura-kontrol's
+copy of UBL-TR_Codelist.xml (its docstring says where each name comes from and how to refresh the file).
+"""
+
+import json
+from decimal import Decimal
+from functools import cache
+from pathlib import Path
+
+DATA = Path(__file__).resolve().parent / "data" / "codelists.json"
+
+UNIT_CODES = "units"
+TAX_TYPES = "tax_types"
+WITHHOLDING = "withholding"
+VAT_EXEMPTION_REASONS = "vat_exemption_reasons"
+PAYMENT_MEANS = "payment_means"
+CURRENCIES = "currencies"
+COUNTRIES = "countries"
+
+# Taxes a line may add besides VAT (0015) and VAT withholding (9015): ÖTV, stopaj, stamp duty ...
+OTHER_TAX_TYPES = "other_tax_types"
+
+VAT = "0015"
+VAT_WITHHOLDING = "9015"
+# Stopaj (income and corporate tax withheld by the buyer): deducted from what the buyer pays (facts file).
+DEDUCTED_TAX_CODES = ("0003", "0011")
+
+
+@cache
+def _lists() -> dict:
+    return json.loads(DATA.read_text(encoding="utf-8"))
+
+
+@cache
+def _rows(name: str) -> tuple[tuple[str, str], ...]:
+    if name == OTHER_TAX_TYPES:
+        return tuple(row for row in _rows(TAX_TYPES) if row[0] not in (VAT, VAT_WITHHOLDING))
+    return tuple((row[0], row[1]) for row in _lists()[name])
+
+
+@cache
+def _labels(name: str) -> dict[str, str]:
+    return dict(_rows(name))
+
+
+@cache
+def _withholding_rates() -> dict[str, Decimal]:
+    return {code: Decimal(percent) / 100 for code, _label, percent in _lists()[WITHHOLDING]}
+
+
+def choices(name: str) -> list[tuple[str, str]]:
+    """(code, label) of a list in the order the form offers them (the most used first)."""
+    return list(_rows(name))
+
+
+def label(name: str, code: str) -> str:
+    """The Turkish label of a code (the code itself when the list has no name for it, or does not hold it)."""
+    return _labels(name).get(code, code)
+
+
+def is_code(name: str, code: str) -> bool:
+    return code in _labels(name)
+
+
+def withholding_rate(code: str) -> Decimal | None:
+    """The share of the VAT a withholding (tevkifat) code withholds, as a fraction (602 -> 0.9); None if unknown."""
+    return _withholding_rates().get(code)
+
+
+def withholding_rates() -> dict[str, str]:
+    """{code: fraction as text}, for the browser's totals (static/js/invoice-totals.js, id withholding-rates)."""
+    return {code: str(rate) for code, rate in _withholding_rates().items()}

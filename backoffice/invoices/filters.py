@@ -1,0 +1,47 @@
+import django_filters
+from django.utils.translation import gettext_lazy as _
+
+from backoffice.core.choices import SyncState
+from backoffice.core.generic import BaseFilterSet, DateFromFilter, DateToFilter
+from backoffice.core.fields import LocalizedDecimalField
+
+from .choices import InvoiceStatus, InvoiceType, PostingStatus, Profile, RecordType
+from .models import Invoice, Taxpayer
+
+DIRECTIONS = (("out", _("Outgoing")), ("in", _("Incoming")))
+
+
+class AmountFilter(django_filters.NumberFilter):
+    field_class = LocalizedDecimalField  # typed the Turkish way: 1.250,75
+
+
+class InvoiceFilterSet(BaseFilterSet):
+    search_fields = ("invoice_number", "target_title", "target_vkn_tckn", "description")
+    direction = django_filters.ChoiceFilter(choices=DIRECTIONS, label=_("Direction"), method="filter_direction")
+    record_type = django_filters.ChoiceFilter(choices=RecordType.choices, label=_("Invoice kind"))
+    profile = django_filters.ChoiceFilter(choices=Profile.choices, label=_("Profile"))
+    invoice_type = django_filters.ChoiceFilter(choices=InvoiceType.choices, label=_("Invoice type"))
+    remote_status = django_filters.ChoiceFilter(choices=InvoiceStatus.choices, label=_("Status"))
+    record_status = django_filters.ChoiceFilter(choices=PostingStatus.choices, label=_("Posting"))
+    sync_state = django_filters.ChoiceFilter(choices=SyncState.choices, label=_("Sync state"))
+    account = django_filters.CharFilter(field_name="target_vkn_tckn", label=_("Tax or national id"))
+    date_from = DateFromFilter("issue_date")
+    date_to = DateToFilter("issue_date")
+    amount_min = AmountFilter(field_name="payable_amount", lookup_expr="gte", label=_("Payable from"))
+    amount_max = AmountFilter(field_name="payable_amount", lookup_expr="lte", label=_("Payable up to"))
+
+    class Meta:
+        model = Invoice
+        fields = ("q", "direction", "record_type", "profile", "invoice_type", "remote_status", "record_status",
+                  "sync_state", "account", "date_from", "date_to", "amount_min", "amount_max")
+
+    def filter_direction(self, queryset, name, value):
+        return queryset.filter(is_send=(value == "out")) if value else queryset
+
+
+class TaxpayerFilterSet(BaseFilterSet):
+    search_fields = ("identifier", "title", "alias")
+
+    class Meta:
+        model = Taxpayer
+        fields = ("q",)

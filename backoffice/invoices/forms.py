@@ -1,0 +1,325 @@
+"""The outgoing invoice form (e-invoice and e-archive) with its lines: every rule of document 3 (2.6, 4.2 save
+and update, 3.1) on the field it concerns. Rules of state (posted, issued, busy) are the services'.
+
+Which kind an invoice is follows the customer (4.2 save rule 2): a registered e-invoice user (the tax
+authority's taxpayer list, kept locally) gets an e-invoice at one of its mailboxes, anyone else an e-archive.
+"""
+
+import re
+from decimal import Decimal
+
+from django import forms
+from django.core.exceptions import ValidationError
+from django.forms import BaseInlineFormSet, inlineformset_factory
+from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
+
+from backoffice.core.fields import IbanField, LocalizedDecimalField, localized_formfield
+from backoffice.core.validators import validate_vkn_or_tckn
+from backoffice.current_accounts.models import CurrentAccount
+
+from . import codes, services, totals
+from .choices import EINVOICE_PROFILES, InvoiceType, Profile, RecordType
+from .models import Invoice, InvoiceLine
+
+PREFIX = re.compile(r"^[A-Z0-9]{3}\Z")
+NUMBER = re.compile(r"^[A-Z0-9]{3}20[0-9]{2}[0-9]{9}\Z")  # facts file: 16 characters
+AUTOMATIC = ""
+KIND_CHOICES = [(AUTOMATIC, _("By the customer (taxpayer list)")), (str(RecordType.EINVOICE), RecordType.EINVOICE.label),
+                (str(RecordType.EARCHIVE), RecordType.EARCHIVE.label)]
+SHIPMENT_SEND_TYPES = [("", "---------"), ("ELEKTRONIK", _("Electronic")), ("KAGIT", _("On paper"))]
+UNIT_CHOICES_SHOWN = 40  # the most used units (the code list has two thousand)
+VAT_RATES = (Decimal(0), Decimal(1), Decimal(10), Decimal(20))
+
+
+def _blank(label):
+    return [("", label)]
+
+
+def resolve_account(company, text):
+    """The current account a typed "VKN" or "VKN · code" names, or a ValidationError saying what to type."""
+    text = (text or "").strip()
+    parts = re.split(r"\s*[·/|]\s*", text, maxsplit=1)
+    identifier = parts[0].split()[0] if parts[0].split() else ""
+    code = parts[1].strip() if len(parts) > 1 else ""
+    try:
+        validate_vkn_or_tckn(identifier)
+    except ValidationError:
+        raise ValidationError(_("Type the customer's tax or national id (10 or 11 digits) and pick it from the "
+                                "list.")) from None
+    accounts = CurrentAccount.objects.filter(company=company, identifier=identifier)
+    if code:
+        accounts = accounts.filter(code=code)
+    found = list(accounts.order_by("code", "pk")[:10])
+    if not found:
+        raise ValidationError(_("No current account with this id%(code)s: add it under Current accounts first.")
+                              % {"code": f" · {code}" if code else ""})
+    if len(found) > 1:
+        raise ValidationError(_("Several current accounts have this id; add its code after a dot: %(options)s")
+                              % {"options": ", ".join(f"{a.identifier} · {a.code or '—'}" for a in found)})
+    return found[0]
+
+
+class InvoiceForm(forms.ModelForm):
+    account = forms.CharField(
+        label=_("Customer (current account)"), max_length=80,
+        help_text=_("Tax or national id, with the account code after a dot when several accounts share it."),
+        widget=forms.TextInput(attrs={"autocomplete": "off", "list": "account-options", "inputmode": "search"}))
+    kind = forms.ChoiceField(label=_("Invoice kind"), choices=KIND_CHOICES, required=False)
+    profile = forms.ChoiceField(label=_("Profile"), required=False,
+                                choices=_blank(_("— e-invoice only —")) + [(p.value, p.label) for p in EINVOICE_PROFILES])
+    target_alias = forms.CharField(label=_("Mailbox (alias)"), max_length=250, required=False,
+                                   widget=forms.TextInput(attrs={"list": "alias-options", "autocomplete": "off"}),
+                                   help_text=_("The customer's e-invoice mailbox; filled in when it has only one."))
+    prefix = forms.CharField(label=_("Number prefix"), max_length=3,
+                             help_text=_("Three capital letters or digits; the platform gives the number."))
+    currency_code = forms.ChoiceField(label=_("Currency"), initial="TRY")
+    payment_means_code = forms.ChoiceField(label=_("Payment means"), required=False)
+    payee_financial_account_id = IbanField(label=_("Payee IBAN"), required=False)
+    shipment_send_type = forms.ChoiceField(label=_("Delivery"), choices=SHIPMENT_SEND_TYPES, required=False)
+    website_url = forms.URLField(label=_("Website"), max_length=250, required=False, assume_scheme="https")
+
+    class Meta:
+        model = Invoice
+        fields = ("account", "kind", "profile", "target_alias", "invoice_type", "prefix", "issue_date",
+                  "description", "currency_code", "exchange_rate", "exchange_rate_source", "exchange_rate_comment",
+                  "return_invoice_number", "return_invoice_date", "notes",
+                  "payment_means_code", "payment_due_date", "payment_channel_code", "instruction_note",
+                  "payee_financial_account_id",
+                  "is_internet_sale", "website_url", "shipment_send_type", "shipment_date", "shipment_sender_tckn_vkn",
+                  "shipment_sender_name", "shipment_sender_surname", "hide_despatch_message", "subscription_type",
+                  "subscription_type_number")
+        formfield_callback = localized_formfield
+        widgets = {"notes": forms.Textarea(attrs={"rows": 2}), **{
+            name: forms.DateInput(attrs={"type": "date"}, format="%Y-%m-%d")  # what a date input takes
+            for name in ("issue_date", "return_invoice_date", "payment_due_date", "shipment_date")}}
+
+    def __init__(self, *args, company, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.company = company
+        self.fields["currency_code"].choices = codes.choices(codes.CURRENCIES)
+        self.fields["payment_means_code"].choices = _blank("---------") + codes.choices(codes.PAYMENT_MEANS)
+        self.fields["invoice_type"].choices = InvoiceType.choices
+        self.fields["issue_date"].required = True
+        self.fields["description"].required = True
+        self.fields["exchange_rate"].help_text = _("Required when the currency is not TRY: 1 unit in TRY.")
+        if not self.is_bound:
+            if not self.initial.get("issue_date"):  # a new invoice's empty instance gives None
+                self.initial["issue_date"] = timezone.localdate()
+            if self.instance.pk:
+                account = self.instance.current_account
+                self.initial["account"] = (f"{self.instance.target_vkn_tckn} · {self.instance.current_account_code}"
+                                           if self.instance.current_account_code else self.instance.target_vkn_tckn)
+                self.initial["kind"] = str(self.instance.record_type)
+                if account is None:
+                    self.initial["account"] = self.instance.target_vkn_tckn
+
+    def clean_account(self):
+        return resolve_account(self.company, self.cleaned_data.get("account"))
+
+    def clean_prefix(self):
+        prefix = (self.cleaned_data.get("prefix") or "").strip().upper()
+        if not PREFIX.match(prefix):
+            raise ValidationError(_("The prefix is three capital letters (A to Z) or digits, e.g. ABC."))
+        return prefix
+
+    def clean_issue_date(self):
+        issued = self.cleaned_data.get("issue_date")
+        if issued and issued > timezone.localdate():
+            raise ValidationError(_("An invoice cannot be dated in the future."))
+        return issued
+
+    def clean_return_invoice_number(self):
+        number = (self.cleaned_data.get("return_invoice_number") or "").strip().upper()
+        if number and not NUMBER.match(number):
+            raise ValidationError(_("An invoice number has 16 characters: a 3-character prefix, the year and 9 digits "
+                                    "(ABC2026000000001)."))
+        return number
+
+    def clean_shipment_sender_tckn_vkn(self):
+        value = (self.cleaned_data.get("shipment_sender_tckn_vkn") or "").strip()
+        if value:
+            validate_vkn_or_tckn(value)
+        return value
+
+    def clean(self):
+        cleaned = super().clean()
+        account = cleaned.get("account")
+        self._kind(cleaned, account)
+        currency = cleaned.get("currency_code") or "TRY"
+        if currency != "TRY":  # 4.2 save rule 3 and update rule 3
+            if cleaned.get("exchange_rate") is None:
+                if "exchange_rate" not in self.errors:
+                    self.add_error("exchange_rate", _("Give the exchange rate: the currency is not TRY."))
+            elif cleaned["exchange_rate"] <= 0:
+                self.add_error("exchange_rate", _("The exchange rate is more than 0."))
+            for name, message in (("exchange_rate_source", _("Say where the exchange rate comes from (e.g. TCMB).")),
+                                  ("exchange_rate_comment", _("Add a comment on the exchange rate (e.g. the date of "
+                                                              "the rate)."))):
+                if not (cleaned.get(name) or "").strip():
+                    self.add_error(name, message)
+        if cleaned.get("invoice_type") == InvoiceType.IADE:
+            if not cleaned.get("return_invoice_number") and "return_invoice_number" not in self.errors:
+                self.add_error("return_invoice_number", _("A return invoice names the invoice it returns."))
+            if not cleaned.get("return_invoice_date"):
+                self.add_error("return_invoice_date", _("Give the date of the returned invoice."))
+        if cleaned.get("record_type") == RecordType.EARCHIVE and cleaned.get("is_internet_sale"):
+            if not cleaned.get("website_url"):
+                self.add_error("website_url", _("An internet sale names the website it was made on."))
+            if not cleaned.get("shipment_date"):
+                self.add_error("shipment_date", _("An internet sale gives the shipment date."))
+        return cleaned
+
+    def _kind(self, cleaned, account):
+        """e-invoice or e-archive, mailbox and profile (4.2 save rule 2, update rule 2; 2.6: the mailbox is
+        required for an e-invoice)."""
+        if account is None:
+            return
+        boxes = [box.alias for box in services.mailboxes(account.identifier)]
+        chosen = cleaned.get("kind")
+        if chosen is None:  # not one of the choices: that error is on the field already
+            return
+        if chosen == AUTOMATIC:
+            if not boxes and not services.directory_loaded():
+                self.add_error("kind", _("The list of registered e-invoice users is not loaded yet: choose the kind "
+                                         "yourself, or load the list under Registered users."))
+                return
+            record_type = RecordType.EINVOICE if boxes else RecordType.EARCHIVE
+        else:
+            record_type = RecordType(int(chosen))
+            if services.directory_loaded() and record_type == RecordType.EARCHIVE and boxes:
+                self.add_error("kind", _("This customer is a registered e-invoice user: its invoice is an e-invoice."))
+                return
+            if services.directory_loaded() and record_type == RecordType.EINVOICE and not boxes:
+                self.add_error("kind", _("This customer is not a registered e-invoice user: its invoice is an "
+                                         "e-archive invoice."))
+                return
+        cleaned["record_type"] = record_type
+        if record_type == RecordType.EARCHIVE:
+            cleaned["target_alias"], cleaned["profile"] = "", Profile.EARSIVFATURA
+            return
+        alias = (cleaned.get("target_alias") or "").strip()
+        if not alias and len(boxes) == 1:
+            alias = boxes[0]
+        if not alias:
+            self.add_error("target_alias", _("An e-invoice goes to a mailbox: choose one of the customer's "
+                                             "(%(boxes)s).") % {"boxes": ", ".join(boxes) or "—"})
+        elif boxes and alias not in boxes:
+            self.add_error("target_alias", _("This is not one of the customer's mailboxes: %(boxes)s.")
+                           % {"boxes": ", ".join(boxes)})
+        cleaned["target_alias"] = alias
+        if not cleaned.get("profile"):
+            self.add_error("profile", _("An e-invoice needs a profile (basic, commercial, ...)."))
+
+    def save(self, commit=True):
+        invoice = super().save(commit=False)
+        cleaned = self.cleaned_data
+        account = cleaned["account"]
+        invoice.company = self.company
+        invoice.current_account = account
+        invoice.target_vkn_tckn = account.identifier
+        invoice.current_account_code = account.code
+        invoice.target_title = str(account)[:500]
+        invoice.record_type = cleaned["record_type"]
+        invoice.target_alias = cleaned["target_alias"]
+        invoice.profile = cleaned["profile"]
+        if invoice.currency_code == "TRY":
+            invoice.exchange_rate, invoice.exchange_rate_source, invoice.exchange_rate_comment = None, "", ""
+        if invoice.record_type == RecordType.EINVOICE:  # archive info is the e-archive's only
+            invoice.is_internet_sale = invoice.hide_despatch_message = False
+            invoice.website_url = invoice.shipment_send_type = invoice.shipment_sender_tckn_vkn = ""
+            invoice.shipment_sender_name = invoice.shipment_sender_surname = ""
+            invoice.subscription_type = invoice.subscription_type_number = ""
+            invoice.shipment_date = None
+        if commit:
+            invoice.save()
+        return invoice
+
+
+class LineForm(forms.ModelForm):
+    quantity = LocalizedDecimalField(label=_("Quantity"), max_digits=18, decimal_places=6, min_value=Decimal("0.000001"))
+    unit_price = LocalizedDecimalField(label=_("Unit price"), max_digits=18, decimal_places=6, min_value=Decimal(0))
+    discount_rate = LocalizedDecimalField(label=_("Discount %"), max_digits=5, decimal_places=2, required=False,
+                                          min_value=Decimal(0), max_value=Decimal(100))
+    discount_amount = LocalizedDecimalField(label=_("Discount"), max_digits=18, decimal_places=2, required=False,
+                                            min_value=Decimal(0))
+    vat_rate = LocalizedDecimalField(label=_("VAT %"), max_digits=5, decimal_places=2, min_value=Decimal(0),
+                                     max_value=Decimal(100), initial=Decimal(20))
+    other_tax_rate = LocalizedDecimalField(label=_("Other tax %"), max_digits=5, decimal_places=2, required=False,
+                                           min_value=Decimal(0), max_value=Decimal(100))
+    unit_code = forms.ChoiceField(label=_("Unit"), initial="C62")
+    vat_exemption_reason_code = forms.ChoiceField(label=_("VAT exemption reason"), required=False)
+    withholding_code = forms.ChoiceField(label=_("VAT withholding"), required=False)
+    other_tax_code = forms.ChoiceField(label=_("Other tax"), required=False)
+
+    class Meta:
+        model = InvoiceLine
+        fields = ("inventory_service_code", "quantity", "unit_code", "unit_price", "discount_rate", "discount_amount",
+                  "vat_rate", "vat_exemption_reason_code", "withholding_code", "other_tax_code", "other_tax_rate",
+                  "warehouse_code")
+        formfield_callback = localized_formfield
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        units = codes.choices(codes.UNIT_CODES)
+        shown = units[:UNIT_CHOICES_SHOWN]
+        current = self.initial.get("unit_code") or (self.instance.unit_code if self.instance.pk else "")
+        if current and all(code != current for code, _label in shown):
+            shown.append((current, codes.label(codes.UNIT_CODES, current)))
+        self.fields["unit_code"].choices = shown  # the Turkish names (the codes are the UN/ECE's English ones)
+        self.fields["vat_exemption_reason_code"].choices = _blank("---------") + [
+            (code, f"{code} · {label}") for code, label in codes.choices(codes.VAT_EXEMPTION_REASONS)]
+        self.fields["withholding_code"].choices = _blank(_("none")) + [
+            (code, f"{code} · {label}") for code, label in codes.choices(codes.WITHHOLDING)]
+        self.fields["other_tax_code"].choices = _blank(_("none")) + [
+            (code, f"{code} · {label}") for code, label in codes.choices(codes.OTHER_TAX_TYPES)]
+
+    def clean_unit_code(self):
+        code = self.cleaned_data.get("unit_code")
+        if not codes.is_code(codes.UNIT_CODES, code):
+            raise ValidationError(_("Choose a unit of the tax authority's list."))
+        return code
+
+    def clean(self):
+        cleaned = super().clean()
+        vat_rate = cleaned.get("vat_rate")
+        if vat_rate is not None and vat_rate == 0 and not cleaned.get("vat_exemption_reason_code"):
+            self.add_error("vat_exemption_reason_code", _("A line without VAT (0 %) gives its exemption reason."))
+        if vat_rate and cleaned.get("vat_exemption_reason_code"):
+            self.add_error("vat_exemption_reason_code", _("An exemption reason is only for a line without VAT (0 %)."))
+        if cleaned.get("withholding_code") and vat_rate is not None and vat_rate == 0:
+            self.add_error("withholding_code", _("Withholding is a share of the VAT: a line without VAT has none."))
+        if cleaned.get("other_tax_code") and not cleaned.get("other_tax_rate"):
+            self.add_error("other_tax_rate", _("Give the rate of the other tax."))
+        if cleaned.get("other_tax_rate") and not cleaned.get("other_tax_code"):
+            self.add_error("other_tax_code", _("Choose which tax this rate is for."))
+        if not self.errors:
+            try:
+                totals.line_totals(services.line_input(InvoiceLine(**{name: cleaned.get(name) for name in (
+                    "quantity", "unit_price", "discount_rate", "discount_amount", "vat_rate", "withholding_code",
+                    "other_tax_code", "other_tax_rate")})))
+            except totals.TotalsError as exc:
+                self.add_error(exc.field, str(exc))
+        return cleaned
+
+
+class BaseLineFormSet(BaseInlineFormSet):
+    default_error_messages = {**BaseInlineFormSet.default_error_messages,
+                              "too_few_forms": _("Add at least one line."),
+                              "too_many_forms": _("An invoice has at most 500 lines here; split it.")}
+
+    def clean(self):
+        super().clean()
+        kept = [form for form in self.forms if form.cleaned_data and not form.cleaned_data.get("DELETE")]
+        if not kept and not any(form.errors for form in self.forms):
+            raise ValidationError(_("Add at least one line."))
+
+
+LineFormSet = inlineformset_factory(Invoice, InvoiceLine, form=LineForm, formset=BaseLineFormSet, extra=0,
+                                    min_num=1, validate_min=True, max_num=500, validate_max=True, can_delete=True)
+
+
+def kept_lines(formset) -> list:
+    """The lines the formset keeps, unsaved, in their order."""
+    return [form.save(commit=False) for form in formset.forms
+            if form.cleaned_data and not form.cleaned_data.get("DELETE")]

@@ -1,0 +1,68 @@
+import django_tables2 as tables
+from django.urls import reverse
+from django.utils.html import format_html
+from django.utils.translation import gettext_lazy as _
+
+from backoffice.core.choices import SyncState
+from backoffice.core.generic import ChoiceBadgeColumn, DateTimeColumn, LinkedColumn
+from backoffice.core.generic.tables import MoneyColumn, OrderedTable, RemoteStatusColumn
+
+from .choices import InvoiceStatus, PostingStatus, RecordType
+from .models import Invoice, PdfBundle, Taxpayer
+
+
+class InvoiceTable(OrderedTable):
+    invoice_number = LinkedColumn(attrs={"td": {"class": "font-monospace"}})
+    is_send = tables.BooleanColumn(verbose_name=_("Direction"), yesno=(_("Outgoing"), _("Incoming")))
+    record_type = ChoiceBadgeColumn(RecordType)
+    target_vkn_tckn = tables.Column(attrs={"td": {"class": "font-monospace"}})
+    payable_amount = MoneyColumn()
+    remote_status = RemoteStatusColumn(InvoiceStatus, verbose_name=_("Status"))
+    record_status = ChoiceBadgeColumn(PostingStatus)
+    sync_state = ChoiceBadgeColumn(SyncState)
+
+    secondary_columns = ("issue_date", "record_type", "record_status")
+    tertiary_columns = ("is_send", "target_vkn_tckn", "currency_code", "invoice_type", "sync_state")
+
+    class Meta(OrderedTable.Meta):
+        model = Invoice
+        fields = ("invoice_number", "issue_date", "is_send", "record_type", "invoice_type", "target_title",
+                  "target_vkn_tckn", "payable_amount", "currency_code", "remote_status", "record_status", "sync_state")
+        sequence = fields
+        order_by = ("-issue_date", "-id")
+        empty_text = _("No invoices yet. Write one with New invoice, or read the ones the platform has.")
+
+
+class PdfBundleTable(OrderedTable):
+    created_at = DateTimeColumn()
+    progress = tables.Column(verbose_name=_("Fetched"), accessor="fetched", orderable=False)
+    file = tables.Column(verbose_name=_("ZIP"), orderable=False, empty_values=())
+
+    class Meta(OrderedTable.Meta):
+        model = PdfBundle
+        fields = ("created_at", "total", "progress", "file")
+        sequence = fields
+        order_by = ("-created_at",)
+        empty_text = _("No PDF downloads yet. Select invoices in the list and choose “Download the PDFs as one ZIP”.")
+
+    def render_progress(self, value, record):
+        return f"{value} / {record.total}"
+
+    def render_file(self, value, record):
+        if record.file:
+            return format_html('<a href="{}"><i class="bi bi-download me-1"></i>{}</a>',
+                               reverse("invoices:pdfbundle_download", args=[record.pk]), _("Download"))
+        return format_html('<span class="text-body-secondary">{}</span>', _("being fetched"))
+
+
+class TaxpayerTable(OrderedTable):
+    identifier = tables.Column(attrs={"td": {"class": "font-monospace"}})
+    alias = tables.Column(attrs={"td": {"class": "font-monospace"}})
+
+    class Meta(OrderedTable.Meta):
+        model = Taxpayer
+        fields = ("identifier", "title", "alias", "app_type", "registered_at")
+        sequence = fields
+        order_by = ("identifier",)
+        empty_text = _("The list of registered users is not loaded yet. It is read once a day; an administrator "
+                       "can read it now.")

@@ -1,0 +1,428 @@
+"""Invoice pages: the list (filters, totals of the filtered set, Excel export, bulk posting and PDF ZIP), the
+outgoing invoice form with its lines and live totals, one page per invoice with its actions and documents,
+the PDF bundles and the registered-users directory.
+
+Views validate, call one service and redirect; every queryset is the active company's (another company's
+invoice is a 404). The documents view is the one place a view waits for the platform (a PDF asked for now).
+"""
+
+from django.contrib import messages
+from django.core.exceptions import ValidationError
+from django.db.models import Count, Sum
+from django.http import FileResponse, Http404
+from django.shortcuts import get_object_or_404, redirect
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
+
+from backoffice.core import actions
+from backoffice.core.choices import SyncState
+from backoffice.core.generic.families import active_company
+from backoffice.core.generic.registry import model_url, register_model_view, register_model_views
+from backoffice.core.generic.sections import SectionMixin
+from backoffice.core.generic.views import (BaseObjectView, BulkAction, BulkActionView, ObjectDetailView,
+                                           ObjectEditView, ObjectListView)
+from backoffice.core.jobs import runs_of
+from backoffice.core.roles import ADMINISTRATORS, EDITORS, EVERYONE, has_role
+from backoffice.current_accounts.services import address_warning
+from backoffice.remote.errors import NoAnswer, RateLimited, RemoteError
+
+from . import codes, filters, services, tables
+from .choices import DocumentKind, RecordType
+from .forms import AUTOMATIC, InvoiceForm, LineFormSet, kept_lines, resolve_account
+from .models import Invoice, PdfBundle, Taxpayer
+
+
+class InvoicesSection(SectionMixin):
+    section = "invoices"
+    tab = "invoices"
+
+
+class InvoiceListView(InvoicesSection, ObjectListView):
+    model = Invoice
+    required_roles = EVERYONE
+    table = tables.InvoiceTable
+    filterset = filters.InvoiceFilterSet
+    refresh_interval = 3
+
+    def base_queryset(self):
+        return super().base_queryset().select_related("company")
+
+    def get_template_names(self):
+        return ["invoices/invoice_list.html"]
+
+    def render(self, context, status=200):
+        context["may_edit"] = has_role(self.request.user, *EDITORS)
+        context["totals_url"] = model_url(Invoice, "totals") + (
+            "?" + self.request.GET.urlencode() if self.request.GET else "")
+        return super().render(context, status)
+
+
+@register_model_view(Invoice, "totals", path="totals/")
+class InvoiceTotalsView(InvoicesSection, BaseObjectView):
+    """The totals of the filtered set, per currency (amounts in different currencies are never added), loaded
+    after the list so that the list stays fast on a million invoices."""
+
+    model = Invoice
+    required_roles = EVERYONE
+
+    def get(self, request):
+        queryset = filters.InvoiceFilterSet(request.GET or None, queryset=self.get_queryset(), request=request).qs
+        rows = list(queryset.order_by().values("currency_code").annotate(
+            count=Count("pk"), payable=Sum("payable_amount"), tax_exclusive=Sum("tax_exclusive_amount"),
+            taxes=Sum("tax_total")).order_by("currency_code"))
+        return self.render({"rows": rows, "count": sum(row["count"] for row in rows)})
+
+    def get_template_names(self):
+        return ["invoices/includes/totals.html"]
+
+
+class InvoiceEditView(InvoicesSection, ObjectEditView):
+    model = Invoice
+    required_roles = EDITORS
+    form = InvoiceForm
+    refused = services.InvoiceError
+    tab = "new"
+
+    def get_template_names(self):
+        return ["invoices/invoice_edit.html"]
+
+    def get_queryset(self):
+        return super().get_queryset().filter(is_send=True)
+
+    def locked_message(self, invoice):
+        return services.edit_refusal(invoice)
+
+    def get_form_kwargs(self):
+        return {"company": self.request.company}
+
+    def render_form(self, invoice, form, status=200, lines=None):
+        lines = lines if lines is not None else LineFormSet(instance=invoice, prefix="lines")
+        return self.render({"object": invoice, "form": form, "lines": lines, "is_new": invoice.pk is None,
+                            "cancel_url": self.cancel_url(invoice), "empty_line": lines.empty_form,
+                            "withholding_rates": codes.withholding_rates(),
+                            "deducted_tax_codes": list(codes.DEDUCTED_TAX_CODES)}, status=status)
+
+    def get(self, request, *args, **kwargs):
+        invoice = self.get_object()
+        if (locked := self.locked(invoice)) is not None:
+            return locked
+        return self.render_form(invoice, self.form(instance=invoice, company=request.company))
+
+    def post(self, request, *args, **kwargs):
+        invoice = self.get_object()
+        if (locked := self.locked(invoice)) is not None:
+            return locked
+        is_new = invoice.pk is None
+        form = self.form(data=request.POST, instance=invoice, company=request.company)
+        lines = LineFormSet(data=request.POST, instance=invoice, prefix="lines")
+
+        def valid():
+            return all([form.is_valid(), lines.is_valid()])
+
+        def save():
+            return services.invoice_save(form.save(commit=False), kept_lines(lines), user=request.user)
+
+        invoice, answered = self.guarded_submit(self.guard_for(invoice), form, save, valid=valid, refused=self.refused,
+                                                invalid=lambda: self.render_form(invoice, form, 400, lines))
+        if answered is not None:
+            return answered
+        messages.success(request, _("Invoice saved; it is on its way to the platform.") if is_new
+                         else _("Invoice saved; the change is on its way to the platform."))
+        return redirect(model_url(invoice, "detail"))
+
+
+class InvoiceDetailView(InvoicesSection, ObjectDetailView):
+    model = Invoice
+    required_roles = EVERYONE
+    fields = ("invoice_number", "is_send", "record_type", "profile", "invoice_type", "issue_date", "target_title",
+              "target_vkn_tckn", "current_account", "target_alias", "description", "currency_code",
+              "exchange_rate_source", "exchange_rate_comment", "remote_id", "record_status", "sync_state",
+              "synced_at", "detail_read_at")
+
+    def get_template_names(self):
+        return ["invoices/invoice_detail.html"]
+
+    def get_extra_context(self, invoice):
+        user = self.request.user
+        may_edit = has_role(user, *EDITORS)
+        lines = list(invoice.lines.all())
+        platform_lines = (invoice.detail or {}).get("invoiceLines") or [] if invoice.detail else []
+        return {
+            "lines": lines, "platform_lines": platform_lines if not lines else [],
+            "figures": services.invoice_totals(lines) if lines else None,
+            "platform_totals": (invoice.detail or {}).get("invoiceTotalsModel") or {},
+            "actions": actions.buttons(invoice, user),
+            "edit_url": model_url(invoice, "edit") if may_edit and not services.edit_refusal(invoice) else None,
+            "delete_url": model_url(invoice, "delete") if may_edit and invoice.is_send or (
+                may_edit and not invoice.remote_id) else None,
+            "delete_refusal": services.delete_refusal(invoice),
+            "address_warning": address_warning(invoice.current_account) if invoice.current_account else "",
+            "runs": runs_of(invoice),
+            "read_url": model_url(invoice, "read"),
+            "documents": [(kind, label, model_url(invoice, "document", kind=kind))
+                          for kind, label in DocumentKind.choices] if invoice.remote_id else [],
+            "refresh_interval": 3 if invoice.is_busy or invoice.remote_status in services.WORKING_STATUSES else None,
+        }
+
+    def get(self, request, *args, **kwargs):
+        invoice = self.get_object()
+        if invoice.remote_id and invoice.sync_state == SyncState.SYNCED and not invoice.is_busy:
+            try:  # the whole record (lines, totals, notes): read when opened, kept a few minutes
+                read = services.invoice_read(invoice)
+            except RemoteError as exc:
+                messages.warning(request, _("The platform's full record could not be read now: %(error)s")
+                                 % {"error": exc.user_message()})
+            else:
+                if read is None:
+                    messages.warning(request, _("The platform no longer has this invoice; it was removed from the "
+                                                "list."))
+                    return redirect(model_url(Invoice, "list"))
+        return super().get(request, *args, **kwargs)
+
+
+@register_model_view(Invoice, "read", path="<id:pk>/read/")
+class InvoiceReadView(InvoicesSection, BaseObjectView):
+    """"Read again": the platform's full record now, whatever the kept copy's age."""
+
+    model = Invoice
+    required_roles = EVERYONE
+
+    def post(self, request, pk):
+        invoice = get_object_or_404(self.get_queryset(), pk=pk)
+        try:
+            read = services.invoice_read(invoice, force=True)
+        except RemoteError as exc:
+            messages.error(request, exc.user_message())
+            return redirect(model_url(invoice, "detail"))
+        if read is None:
+            messages.warning(request, _("The platform no longer has this invoice; it was removed from the list."))
+            return redirect(model_url(Invoice, "list"))
+        messages.success(request, _("Read again from the platform."))
+        return redirect(model_url(invoice, "detail"))
+
+
+class InvoiceDeleteView(InvoicesSection, BaseObjectView):
+    model = Invoice
+    required_roles = EDITORS
+    action = "delete"
+
+    def get_template_names(self):
+        return ["invoices/invoice_delete.html"]
+
+    def get(self, request, pk):
+        invoice = get_object_or_404(self.get_queryset(), pk=pk)
+        return self.render({"object": invoice, "refusal": services.delete_refusal(invoice),
+                            "detail_url": model_url(invoice, "detail")})
+
+    def post(self, request, pk):
+        invoice = get_object_or_404(self.get_queryset(), pk=pk)
+        try:
+            gone = services.invoice_delete(invoice)
+        except services.InvoiceError as exc:
+            messages.error(request, str(exc))
+            return redirect(model_url(invoice, "detail"))
+        if gone:
+            messages.success(request, _("Invoice deleted."))
+            return redirect(model_url(Invoice, "list"))
+        messages.info(request, _("The platform is asked to delete the invoice; the page shows when it has."))
+        return redirect(model_url(invoice, "detail"))
+
+
+@register_model_view(Invoice, "document", path="<id:pk>/document/<slug:kind>/")
+class InvoiceDocumentView(InvoicesSection, BaseObjectView):
+    """The invoice's PDF (shown by the browser), HTML (in a sandboxed frame) or UBL, fetched once and kept."""
+
+    model = Invoice
+    required_roles = EVERYONE
+
+    def get(self, request, pk, kind):
+        invoice = get_object_or_404(self.get_queryset(), pk=pk)
+        if kind not in DocumentKind.values:
+            raise Http404
+        error, status = "", 200
+        try:
+            document = services.document_fetch(invoice, kind)
+        except RateLimited as exc:
+            error, status = _("The platform allows only so many %(kind)s documents a minute; try again in %(seconds)s "
+                              "seconds.") % {"kind": kind.upper(), "seconds": max(1, round(exc.wait))}, 429
+        except NoAnswer:
+            error, status = _("The platform did not answer in time. It may be busy: try again in a moment."), 504
+        except RemoteError as exc:
+            error, status = exc.user_message(), 502
+        except services.InvoiceError as exc:
+            error, status = str(exc), 409
+        if error:
+            return self.render({"object": invoice, "error": error, "kind": kind,
+                                "detail_url": model_url(invoice, "detail")}, status=status)
+        name = document.file.name.rsplit("/", 1)[-1]
+        if kind == DocumentKind.HTML and not request.GET.get("download"):
+            with document.file.open("rb") as handle:
+                html = handle.read().decode("utf-8", errors="replace")
+            response = self.render({"object": invoice, "html": html, "kind": kind,
+                                    "detail_url": model_url(invoice, "detail")})
+            response._csp_update = {"style-src": ["'unsafe-inline'"]}  # the frame's own styles; still no script
+            return response
+        download = bool(request.GET.get("download")) or kind == DocumentKind.UBL and not request.GET.get("view")
+        content_type = "application/xml" if kind == DocumentKind.UBL else document.content_type
+        response = FileResponse(document.file.open("rb"), as_attachment=download, filename=name,
+                                content_type=content_type)
+        if kind == DocumentKind.HTML:
+            response["Content-Security-Policy"] = "sandbox; default-src 'none'; style-src 'unsafe-inline'; img-src data:"
+        return response
+
+    def get_template_names(self):
+        return ["invoices/invoice_document.html"]
+
+
+def pdf_zip(request, queryset):
+    try:
+        bundle = services.pdf_bundle_request(request.company, request.user, list(queryset))
+    except services.InvoiceError as exc:
+        messages.error(request, str(exc))
+        return 0
+    messages.info(request, _("The PDFs are being fetched; the ZIP is under PDF downloads when it is ready."))
+    return bundle.total
+
+
+def posting_runner(name):
+    def run(request, queryset):
+        try:
+            services.posting_request(name, queryset.order_by("pk"))
+        except actions.ActionRefused as exc:
+            messages.error(request, str(exc))
+            return 0
+        return queryset.count()
+    return run
+
+
+class InvoiceBulkView(InvoicesSection, BulkActionView):
+    required_roles = EVERYONE
+
+    def get_template_names(self):
+        return ["generic/bulk_confirm.html"]
+
+
+def _bulk_actions():
+    found = actions.bulk_actions(Invoice)
+    for name in ("post", "reverse"):
+        found[name].function = posting_runner(name)
+    found["pdf_zip"] = BulkAction(gettext_lazy("Download the PDFs as one ZIP"), pdf_zip, style="secondary", ask=False)
+    return found
+
+
+register_model_views(Invoice, prefix="", list=InvoiceListView, detail=InvoiceDetailView, edit=InvoiceEditView,
+                     delete=InvoiceDeleteView, bulk=type("InvoiceBulk", (InvoiceBulkView,), {"actions": _bulk_actions()}))
+
+
+@register_model_view(Invoice, "mirror", path="mirror/")
+class InvoiceMirrorView(InvoicesSection, BaseObjectView):
+    model = Invoice
+    required_roles = EDITORS
+
+    def post(self, request):
+        company = active_company(request)
+        run = services.mirror_request(company)
+        messages.info(request, _("Reading invoices from the platform.") if run.is_new
+                      else _("Invoices are already being read from the platform."))
+        return redirect(model_url(Invoice, "list"))
+
+
+@register_model_view(Invoice, "customer", path="customer/")
+class CustomerLookupView(InvoicesSection, BaseObjectView):
+    """What the form shows as the customer is typed (htmx): matching accounts, the invoice kind the taxpayer
+    list gives, the mailboxes, and the default-address warning."""
+
+    model = Invoice
+    required_roles = EDITORS
+
+    def get(self, request):
+        from backoffice.current_accounts.models import CurrentAccount
+
+        text = (request.GET.get("account") or "").strip()
+        options, account, error = [], None, ""
+        if len(text) >= 2:
+            matches = CurrentAccount.objects.filter(company=request.company)
+            matches = matches.filter(identifier__startswith=text.split()[0]) if text[:1].isdigit() else \
+                matches.filter(name__icontains=text)
+            options = list(matches.order_by("name", "pk")[:20])
+            try:
+                account = resolve_account(request.company, text)
+            except ValidationError as exc:  # its text is the hint
+                error = " ".join(exc.messages)
+        boxes = services.mailboxes(account.identifier) if account else []
+        return self.render({"options": options, "account": account, "error": error if text else "", "boxes": boxes,
+                            "kind": RecordType.EINVOICE if boxes else RecordType.EARCHIVE,
+                            "directory_loaded": services.directory_loaded(), "automatic": AUTOMATIC,
+                            "address_warning": address_warning(account) if account else ""})
+
+    def get_template_names(self):
+        return ["invoices/includes/customer.html"]
+
+
+# --- PDF bundles -----------------------------------------------------------------------------------------
+class BundlesSection(SectionMixin):
+    section = "invoices"
+    tab = "bundles"
+
+
+class PdfBundleListView(BundlesSection, ObjectListView):
+    model = PdfBundle
+    required_roles = EVERYONE
+    refresh_interval = 3
+
+    def needs_refresh(self, queryset):
+        return queryset.filter(file="").exists()
+
+    table = tables.PdfBundleTable
+
+    def get_template_names(self):
+        return ["invoices/pdfbundle_list.html"]
+
+
+@register_model_view(PdfBundle, "download", path="<id:pk>/download/")
+class PdfBundleDownloadView(BundlesSection, BaseObjectView):
+    model = PdfBundle
+    required_roles = EVERYONE
+
+    def get(self, request, pk):
+        bundle = get_object_or_404(self.get_queryset(), pk=pk)
+        if not bundle.file:
+            raise Http404
+        return FileResponse(bundle.file.open("rb"), as_attachment=True, filename=f"invoices-{bundle.pk}.zip")
+
+
+register_model_views(PdfBundle, prefix="bundles", list=PdfBundleListView)
+
+
+# --- the registered-users directory -----------------------------------------------------------------------
+class TaxpayerListView(InvoicesSection, ObjectListView):
+    model = Taxpayer
+    required_roles = EVERYONE
+    tab = "taxpayers"
+    title = gettext_lazy("Registered e-invoice users")
+    table = tables.TaxpayerTable
+    filterset = filters.TaxpayerFilterSet
+
+    def get_template_names(self):
+        return ["invoices/taxpayer_list.html"]
+
+    def render(self, context, status=200):
+        context["may_refresh"] = has_role(self.request.user, *ADMINISTRATORS)
+        return super().render(context, status)
+
+
+register_model_views(Taxpayer, prefix="taxpayers", list=TaxpayerListView)
+
+
+@register_model_view(Taxpayer, "refresh", path="refresh/")
+class TaxpayerRefreshView(InvoicesSection, BaseObjectView):
+    model = Taxpayer
+    required_roles = ADMINISTRATORS
+
+    def post(self, request):
+        run = services.taxpayers_request()
+        messages.info(request, _("The list of registered users is being read; it holds a million entries and "
+                                 "more, so this takes a few minutes.") if run.is_new
+                      else _("The list of registered users is already being read."))
+        return redirect(model_url(Taxpayer, "list"))
+

@@ -1,0 +1,122 @@
+"""Accounting service, invoices (document 3, sections 2.6, 3.1 and 4.2): the two paged lists, one invoice in
+full, save, update, delete, post to accounting and reverse the posting.
+
+Every path is a default of the endpoint table (`accounting_invoice.*`), to be confirmed with the provider.
+A save is a POST: after a 5xx or a timeout it is looked up with find() before it is sent again (we give the
+invoice its ettn ourselves, so the lookup is exact). An update sends the same ettn again, which updates the
+same invoice. Delete, post and reverse answer an object with field Error when refused, in a 4xx or in a 2xx
+alike; both raise RemoteError with that text.
+"""
+
+from .accounting import _filtered_or_all, _refusal, condition
+from .common import FILTER_QUERY, MAX_PAGE_SIZE, envelope, field, jsonable, list_params, to_int, walk_pages
+from .errors import RemoteError
+
+LISTS = {True: "accounting_invoice.list_outgoing", False: "accounting_invoice.list_incoming"}
+
+
+def target(ettn: str, is_send: bool) -> dict:
+    """One item of a post / reverse body (and what record actions pass for an invoice)."""
+    return {"ettn": str(ettn), "isSend": bool(is_send)}
+
+
+class AccountingInvoiceClient:
+    def __init__(self, transport):
+        self.transport = transport
+
+    def _call(self, operation, **kwargs):
+        return self.transport.call(operation, **kwargs)
+
+    def invoices(self, is_send: bool, page_index: int = 1, page_size: int = MAX_PAGE_SIZE, *, conditions=None,
+                 sorted_column: str | None = None, is_desc: bool | None = None) -> dict:
+        """One page of outgoing (is_send) or incoming invoices: the list items of document 3, 2.6."""
+        params = list_params(page_index, page_size, conditions=conditions, sorted_column=sorted_column,
+                             is_desc=is_desc, filter_name=FILTER_QUERY)
+        return envelope(self._call(LISTS[bool(is_send)], params=params))
+
+    def invoice_pages(self, is_send: bool, *, page_size: int = MAX_PAGE_SIZE, conditions=None, sorted_column=None,
+                      is_desc=None, start: int = 1):
+        return walk_pages(lambda index: self.invoices(is_send, index, page_size, conditions=conditions,
+                                                      sorted_column=sorted_column, is_desc=is_desc), start)
+
+    def changed_since(self, is_send: bool, since, *, page_size: int = MAX_PAGE_SIZE):
+        """Pages of the invoices changed at or after `since` (an ISO moment; None: all), oldest change first.
+        A platform that refuses the filter gives every invoice (the caller stores what it gets)."""
+        def pages(conditions=None):
+            return self.invoice_pages(is_send, page_size=page_size, conditions=conditions,
+                                      sorted_column="updateDateUtc", is_desc=False)
+        if since is None:
+            return pages()
+        return _filtered_or_all(pages, [condition("updateDateUtc", "büyük ve eşittir", since)])
+
+    def invoice(self, ettn: str, is_send: bool) -> dict | None:
+        """The invoice in full (lines, taxes, totals, notes, payment means, archive info); None when the
+        platform does not have it."""
+        try:
+            answer = self._call("accounting_invoice.get", path_params={"guid": ettn},
+                                params={"isSend": "true" if is_send else "false"})
+        except RemoteError as exc:
+            if exc.status == 404:
+                return None
+            raise
+        _refusal(answer, "accounting_invoice.get")
+        return answer if isinstance(answer, dict) else None
+
+    def save(self, body: dict) -> dict:
+        answer = self._call("accounting_invoice.save", json=jsonable(body))
+        _refusal(answer, "accounting_invoice.save")
+        return answer or {}
+
+    def update(self, body: dict) -> dict:
+        answer = self._call("accounting_invoice.update", json=jsonable(body))
+        _refusal(answer, "accounting_invoice.update")
+        return answer or {}
+
+    def find(self, *, ettn: str, is_send: bool, identifier: str = "", issue_date=None, exclude=()) -> dict | None:
+        """The invoice a save whose answer was lost created, or None. By its ettn first; a platform that gave
+        it an ettn of its own is searched by customer and issue date among the ettns we do not know yet."""
+        found = self.invoice(ettn, is_send)
+        if found is not None:
+            return found
+        if not identifier:
+            return None
+        conditions = [condition("targetVknTckn", "eşittir", identifier)]
+        if issue_date:
+            conditions.append(condition("issueDate", "eşittir", str(issue_date)))
+        for page in _filtered_or_all(lambda conditions=None: self.invoice_pages(is_send, conditions=conditions),
+                                     conditions):
+            for item in page["items"]:
+                other = str(field(item, "ettn") or "")
+                if (other and other not in exclude and str(field(item, "targetVknTckn") or "") == identifier
+                        and (not issue_date or str(field(item, "issueDate") or "")[:10] == str(issue_date))):
+                    return self.invoice(other, is_send)
+        return None
+
+    def delete(self, ettn: str, is_send: bool) -> None:
+        """Delete one invoice; a 404 means it is already gone (a DELETE sent again after it applied)."""
+        operation = "accounting_invoice.delete"
+        try:
+            answer = self._call(operation, path_params={"ettn": ettn}, params={"isSend": "true" if is_send else "false"})
+        except RemoteError as exc:
+            if exc.status == 404:
+                return
+            raise
+        _refusal(answer, operation)
+
+    def post(self, targets: list[dict]) -> None:
+        """Post invoices to accounting (targets: [{ettn, isSend}])."""
+        _refusal(self._call("accounting_invoice.post", json=list(targets)), "accounting_invoice.post")
+
+    def reverse(self, targets: list[dict]) -> None:
+        """Reverse the posting of invoices."""
+        _refusal(self._call("accounting_invoice.reverse", json=list(targets)), "accounting_invoice.reverse")
+
+    def statuses(self, targets: list[dict]) -> list[dict]:
+        """[{id: ettn, status: recordStatus}] of each invoice the platform has: how the post and reverse actions
+        learn whether an earlier attempt took effect (core.actions). One get per invoice."""
+        answers = []
+        for item in targets:
+            full = self.invoice(item["ettn"], item["isSend"])
+            if full is not None:
+                answers.append({"id": item["ettn"], "status": to_int(field(full, "recordStatus"))})
+        return answers

@@ -1,0 +1,352 @@
+"""Invoices through the sandbox over HTTP: every operation (save, update, delete, post, reverse, the mirror, the
+status polling, the documents, the taxpayer list), including a save answered 500 after it took effect, and a
+delete and a post the platform refuses. The job bodies run here (a real worker runs them in the worker test)."""
+
+import time
+from datetime import date
+from decimal import Decimal
+
+import pytest
+from django.utils import timezone, translation
+
+from backoffice.core import actions
+from backoffice.core.choices import SyncState
+from backoffice.core.models import RemoteCall
+from backoffice.current_accounts.models import CurrentAccount
+from backoffice.invoices import services
+from backoffice.invoices.choices import DocumentKind, InvoiceStatus, PostingStatus, RecordType
+from backoffice.invoices.models import Invoice, InvoiceLine, ListSync, Taxpayer
+from backoffice.remote.errors import RemoteError
+
+pytestmark = pytest.mark.django_db
+
+EARCHIVE_VKN, EINVOICE_VKN = "4840000006", "1234567890"
+EINVOICE_ALIAS = "urn:mail:defaultpk@sandbox-musteri.com.tr"
+SAVE_PATH = "/accounting/v1/invoice"
+
+
+@pytest.fixture(autouse=True)
+def english():
+    with translation.override("en"):
+        yield
+
+
+def customer_id(company):
+    return str(company.customer_unique_id)
+
+
+def new_invoice(company, *, einvoice=False, lines=None, **fields):
+    identifier = EINVOICE_VKN if einvoice else EARCHIVE_VKN
+    account, _created = CurrentAccount.objects.get_or_create(
+        company=company, identifier=identifier, defaults={
+            "name": "Örnek Ticaret A.Ş." if einvoice else "Ayşe Yılmaz Ltd.", "sync_state": SyncState.SYNCED,
+            "remote_id": identifier})
+    values = {"company": company, "current_account": account, "target_vkn_tckn": account.identifier,
+              "target_title": account.name, "record_type": RecordType.EINVOICE if einvoice else RecordType.EARCHIVE,
+              "profile": "TEMELFATURA" if einvoice else "", "target_alias": EINVOICE_ALIAS if einvoice else "",
+              "prefix": "ABC", "issue_date": timezone.localdate(), "description": "Danışmanlık", **fields}
+    lines = lines or [InvoiceLine(inventory_service_code="HZM-01", quantity=Decimal(3), unit_price=Decimal("1250.50"),
+                                  discount_rate=Decimal(10), vat_rate=Decimal(20)),
+                      InvoiceLine(inventory_service_code="URN-02", quantity=Decimal(2), unit_price=Decimal("99.99"),
+                                  vat_rate=Decimal(10), withholding_code="602")]
+    return services.invoice_save(Invoice(**values), lines)
+
+
+def platform(company, invoice):
+    return services.accounting(company).invoice(invoice.remote_id, True)
+
+
+def outgoing_on_platform(company):
+    return services.accounting(company).invoices(True)["items"]
+
+
+def test_save_issues_the_number_with_the_platforms_totals_equal_to_ours(sandbox_company):
+    invoice = new_invoice(sandbox_company, currency_code="USD", exchange_rate=Decimal("32.1234"),
+                          exchange_rate_source="TCMB", exchange_rate_comment="24.11.2026")
+    assert services.invoice_push(invoice.pk) == "Sent to the platform."
+    invoice.refresh_from_db()
+    assert invoice.sync_state == SyncState.SYNCED and invoice.remote_id == invoice.ettn
+    assert invoice.invoice_number.startswith(f"ABC{timezone.localdate().year}") and len(invoice.invoice_number) == 16
+    assert invoice.remote_status == InvoiceStatus.QUEUED and invoice.record_status == PostingStatus.NOT_POSTED
+    totals = platform(sandbox_company, invoice)["invoiceTotalsModel"]
+    assert Decimal(str(totals["payableAmount"])) == invoice.payable_amount == Decimal("4253.60")
+    assert Decimal(str(totals["taxExclusiveAmount"])) == invoice.tax_exclusive_amount
+
+
+def test_a_save_answered_500_after_it_took_effect_is_not_saved_twice(sandbox, sandbox_company):
+    invoice = new_invoice(sandbox_company)
+    sandbox.add_fault(path=SAVE_PATH, method="POST", error_rate=1, after_apply="error", remaining=1)
+    with pytest.raises(RemoteError):
+        services.invoice_push(invoice.pk)
+    invoice.refresh_from_db()
+    assert invoice.sync_state == SyncState.QUEUED and not invoice.remote_id
+    assert services.invoice_push(invoice.pk) == "Found on the platform; not sent again."
+    invoice.refresh_from_db()
+    assert invoice.sync_state == SyncState.SYNCED and invoice.remote_id == invoice.ettn and invoice.invoice_number
+    assert len(outgoing_on_platform(sandbox_company)) == 1
+
+
+def test_a_refused_save_shows_the_platforms_reason_on_the_record(sandbox_company):
+    # The sandbox keeps the taxpayer list: 4840000006 is not a registered e-invoice user.
+    invoice = new_invoice(sandbox_company, record_type=RecordType.EINVOICE, profile="TEMELFATURA",
+                          target_alias="urn:mail:yok@x.com.tr")
+    with pytest.raises(RemoteError):
+        services.invoice_push(invoice.pk)
+    invoice.refresh_from_db()
+    assert invoice.sync_state == SyncState.FAILED and "currentAccountAlias" in invoice.last_error
+    assert not outgoing_on_platform(sandbox_company)
+
+
+def test_update_sends_the_same_ettn_and_changes_that_invoice(sandbox, sandbox_company):
+    invoice = new_invoice(sandbox_company)
+    services.invoice_push(invoice.pk)
+    invoice.refresh_from_db()
+    sandbox.control("POST", "invoices/status", {"customer": customer_id(sandbox_company), "ettn": invoice.remote_id,
+                                                "status": 40, "message": "Hata"})
+    invoice.remote_status = InvoiceStatus.ERROR
+    invoice.save()
+    invoice.description = "Düzeltilmiş açıklama"
+    line = invoice.lines.first()
+    line.quantity = Decimal(1)
+    services.invoice_save(invoice, [line])
+    assert services.invoice_push(invoice.pk) == "Sent to the platform."
+    on_platform = outgoing_on_platform(sandbox_company)
+    assert [item["ettn"] for item in on_platform] == [invoice.ettn]
+    assert platform(sandbox_company, invoice)["description"] == "Düzeltilmiş açıklama"
+    invoice.refresh_from_db()
+    assert invoice.line_count == 1 and invoice.payable_amount == Decimal("1350.54")
+
+
+def _post(invoice, name="post"):
+    services.posting_request(name, [invoice])
+    return actions.action_run(Invoice, name, [invoice.pk])
+
+
+def test_post_and_reverse(sandbox_company):
+    invoice = new_invoice(sandbox_company)
+    services.invoice_push(invoice.pk)
+    invoice.refresh_from_db()
+    assert _post(invoice) == "1 invoice(s) posted to accounting."
+    invoice.refresh_from_db()
+    assert invoice.is_posted and platform(sandbox_company, invoice)["recordStatus"] == 1
+    with pytest.raises(services.InvoiceError, match="reverse the posting"):
+        services.invoice_save(invoice, list(invoice.lines.all()))
+    with pytest.raises(services.InvoiceError, match="posted invoice cannot be deleted"):
+        services.invoice_delete(invoice)
+    assert _post(invoice, "reverse") == "The posting of 1 invoice(s) was reversed."
+    invoice.refresh_from_db()
+    assert not invoice.is_posted and platform(sandbox_company, invoice)["recordStatus"] == 0
+
+
+def test_a_post_answered_500_after_it_took_effect_is_done_not_refused(sandbox, sandbox_company):
+    invoice = new_invoice(sandbox_company)
+    services.invoice_push(invoice.pk)
+    invoice.refresh_from_db()
+    sandbox.add_fault(path=SAVE_PATH + "/post", method="POST", error_rate=1, after_apply="error", remaining=1)
+    assert _post(invoice) == "1 invoice(s) posted to accounting."
+    invoice.refresh_from_db()
+    assert invoice.is_posted and not invoice.last_error and not invoice.pending_action
+
+
+def test_a_post_the_platform_refuses_keeps_its_error_on_the_invoice(sandbox, sandbox_company):
+    invoice = new_invoice(sandbox_company)
+    services.invoice_push(invoice.pk)
+    invoice.refresh_from_db()
+    # Cancelled on the platform (its portal); the mirror does not know yet.
+    sandbox.control("POST", "invoices/status", {"customer": customer_id(sandbox_company), "ettn": invoice.remote_id,
+                                                "status": 10})
+    with pytest.raises(RemoteError):
+        _post(invoice)
+    invoice.refresh_from_db()
+    assert not invoice.is_posted and not invoice.pending_action and "cancel" in invoice.last_error.lower()
+
+
+def test_posting_needs_lines_and_an_invoice_not_cancelled(sandbox_company):
+    invoice = Invoice.objects.create(company=sandbox_company, remote_id="a", ettn="a", sync_state=SyncState.SYNCED,
+                                     line_count=0, remote_status=InvoiceStatus.APPROVED)
+    with pytest.raises(actions.ActionRefused, match="has lines and is not cancelled"):
+        services.posting_request("post", [invoice])
+    with pytest.raises(actions.ActionRefused, match="Only posted invoices"):
+        services.posting_request("reverse", [invoice])
+
+
+def test_delete_an_earchive_and_a_delete_the_platform_refuses(sandbox, sandbox_company):
+    invoice = new_invoice(sandbox_company)
+    services.invoice_push(invoice.pk)
+    invoice.refresh_from_db()
+    assert services.invoice_delete(invoice) is False
+    assert services.invoice_push(invoice.pk) == "Deleted on the platform."
+    assert not Invoice.objects.filter(pk=invoice.pk).exists() and not outgoing_on_platform(sandbox_company)
+
+    other = new_invoice(sandbox_company)
+    services.invoice_push(other.pk)
+    other.refresh_from_db()
+    services.accounting(sandbox_company).post([{"ettn": other.remote_id, "isSend": True}])  # posted elsewhere
+    assert services.invoice_delete(other) is False
+    with pytest.raises(RemoteError):
+        services.invoice_push(other.pk)
+    other.refresh_from_db()
+    assert other.sync_state == SyncState.SYNCED and not other.pending_action
+    assert other.last_error.startswith("The platform refused to delete it:") and "post" in other.last_error.lower()
+
+
+def test_an_einvoice_is_never_deleted(sandbox_company):
+    invoice = new_invoice(sandbox_company, einvoice=True)
+    services.invoice_push(invoice.pk)
+    invoice.refresh_from_db()
+    assert invoice.record_type == RecordType.EINVOICE and invoice.remote_id
+    with pytest.raises(services.InvoiceError, match="e-invoice cannot be deleted"):
+        services.invoice_delete(invoice)
+
+
+def test_the_mirror_reads_both_lists_then_only_what_changed(sandbox, sandbox_company, settings):
+    sandbox.control("POST", "invoices/seed", {"customer": customer_id(sandbox_company), "count": 30,
+                                              "direction": "incoming"})
+    sandbox.control("POST", "invoices/seed", {"customer": customer_id(sandbox_company), "count": 5,
+                                              "direction": "outgoing"})
+    services.invoices_mirror(sandbox_company.pk)
+    assert Invoice.objects.filter(company=sandbox_company, is_send=False).count() == 30
+    assert Invoice.objects.filter(company=sandbox_company, is_send=True).count() == 5
+    incoming = Invoice.objects.filter(company=sandbox_company, is_send=False).first()
+    assert incoming.invoice_number and incoming.payable_amount and incoming.issue_date and incoming.target_title
+    assert ListSync.objects.get(company=sandbox_company, is_send=False).changed_until is not None
+
+    target = Invoice.objects.filter(company=sandbox_company, is_send=True).first()
+    sandbox.control("POST", "invoices/status", {"customer": customer_id(sandbox_company), "ettn": target.remote_id,
+                                                "status": 10})
+    settings.INVOICE_SYNC_OVERLAP_SECONDS = 0
+    message = services.invoices_mirror(sandbox_company.pk)
+    target.refresh_from_db()
+    assert target.remote_status == InvoiceStatus.CANCELLED
+    # Incremental: asked from where the last run stopped, so only the changed invoice and the newest seen come.
+    assert int(message.split()[0]) <= 3, message
+
+
+def test_the_daily_walk_drops_what_the_platform_no_longer_has(sandbox, sandbox_company):
+    invoice = new_invoice(sandbox_company)
+    services.invoice_push(invoice.pk)
+    services.invoices_mirror(sandbox_company.pk)
+    services.accounting(sandbox_company).delete(Invoice.objects.get(pk=invoice.pk).remote_id, True)  # elsewhere
+    ListSync.objects.update(full_at=None)
+    services.invoices_mirror(sandbox_company.pk)
+    assert not Invoice.objects.filter(pk=invoice.pk).exists()
+
+
+def test_opening_an_invoice_reads_it_in_full_once(sandbox_company):
+    invoice = new_invoice(sandbox_company)
+    services.invoice_push(invoice.pk)
+    invoice.refresh_from_db()
+    services.invoice_read(invoice)
+    assert invoice.detail["invoiceLines"] and invoice.detail_read_at
+    calls = RemoteCall.objects.count()
+    services.invoice_read(invoice)
+    assert RemoteCall.objects.count() == calls  # fresh: no second call
+
+
+def wait_for(condition, timeout=30):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(0.2)
+    return False
+
+
+def test_statuses_are_polled_on_each_kinds_own_path_until_approved(sandbox, sandbox_company):
+    sandbox.configure(ticket_processing_seconds=1)
+    archive, einvoice = new_invoice(sandbox_company), new_invoice(sandbox_company, einvoice=True)
+    for invoice in (archive, einvoice):
+        services.invoice_push(invoice.pk)
+
+    def settled():
+        services.invoices_poll(sandbox_company.pk)
+        return set(Invoice.objects.filter(pk__in=[archive.pk, einvoice.pk]).values_list("remote_status", flat=True)) \
+            == {InvoiceStatus.APPROVED}
+
+    assert wait_for(settled)
+    paths = list(RemoteCall.objects.filter(operation__startswith="invoice.").values_list("operation", flat=True))
+    assert "invoice.earchive_status" in paths and "invoice.outbox_status_list" in paths
+    assert "invoice.outbox_status" not in paths  # an e-archive on the e-invoice path would be a 404
+
+
+def test_the_poll_keeps_within_the_status_budget(sandbox, sandbox_company, settings):
+    settings.INVOICE_POLL_SHARE = 0.6
+    for _ in range(3):
+        services.invoice_push(new_invoice(sandbox_company).pk)
+    # T1: 100 calls per 180 minutes; a 5-minute run may use 60 % of its share: one call.
+    assert services.poll_budget(sandbox_company) == 1
+    assert services.invoices_poll(sandbox_company.pk).startswith("1 status call(s)")
+
+
+def test_documents_are_fetched_once_and_kept(sandbox_company):
+    invoice = new_invoice(sandbox_company)
+    services.invoice_push(invoice.pk)
+    invoice.refresh_from_db()
+    pdf = services.document_fetch(invoice, DocumentKind.PDF)
+    assert pdf.file.open("rb").read(4) == b"%PDF"
+    ubl = services.document_fetch(invoice, DocumentKind.UBL)
+    assert b"TR1.2.1" in ubl.file.open("rb").read() and invoice.invoice_number.encode() in ubl.file.open("rb").read()
+    calls = RemoteCall.objects.count()
+    assert services.document_fetch(invoice, DocumentKind.PDF).pk == pdf.pk
+    assert RemoteCall.objects.count() == calls  # the second view makes no call
+    # A document fetched before the invoice moved on is fetched again.
+    Invoice.objects.filter(pk=invoice.pk).update(remote_status=InvoiceStatus.APPROVED)
+    invoice.refresh_from_db()
+    services.document_fetch(invoice, DocumentKind.PDF)
+    assert RemoteCall.objects.count() == calls + 1
+
+
+def test_a_pdf_bundle_zips_the_pdfs(sandbox_company):
+    import zipfile
+
+    invoices = [new_invoice(sandbox_company) for _ in range(3)]
+    for invoice in invoices:
+        services.invoice_push(invoice.pk)
+    bundle = services.pdf_bundle_request(sandbox_company, None, Invoice.objects.filter(pk__in=[i.pk for i in invoices]))
+    assert services.pdf_bundle_run(bundle.pk) == "3 PDFs in one ZIP."
+    bundle.refresh_from_db()
+    with zipfile.ZipFile(bundle.file.open("rb")) as archive:
+        names = archive.namelist()
+        assert len(names) == 3 and all(archive.read(name)[:4] == b"%PDF" for name in names)
+
+
+def test_the_taxpayer_list_is_read_and_gives_the_mailboxes(sandbox_company):
+    assert "registered mailbox(es) read" in services.taxpayers_refresh()
+    assert [box.alias for box in services.mailboxes(EINVOICE_VKN)] == [
+        "urn:mail:defaultpk@sandbox-musteri.com.tr", "urn:mail:fatura@sandbox-musteri.com.tr"]
+    assert services.mailboxes(EARCHIVE_VKN) == []
+    assert Taxpayer.objects.exclude(app_type="1").exists()  # e-dispatch entries are kept but not mailboxes
+    count = Taxpayer.objects.count()
+    services.taxpayers_refresh()  # again: upserted, not doubled
+    assert Taxpayer.objects.count() == count
+
+
+def test_issue_date_of_the_body(sandbox_company):
+    invoice = new_invoice(sandbox_company, issue_date=date(2026, 1, 5))
+    body = services.invoice_body(invoice)
+    assert body["generalInfoModel"]["issueDate"] == date(2026, 1, 5) and "invoiceNumber" not in body["generalInfoModel"]
+    assert body["archiveInfoModel"] == {"isInternetSale": False, "hideDespatchMessage": False}
+    assert body["invoiceLines"][1]["taxes"][0]["isWithHolding"] is True
+
+
+def test_pdfs_at_tier_1_go_at_the_full_allowed_rate_without_a_429(sandbox, sandbox_company, settings):
+    """The PDF rule (15 a minute at T1) scaled to 15 every 3 seconds on both sides: 60 PDFs are four windows'
+    worth. The bundle waits in the worker for the next slot (never asks early), so the platform never answers
+    429 and the allowance is used (the full measurement, 1,000 PDFs, is tests/benchmarks/test_invoices.py)."""
+    window, per_window, count = 3.0, 15, 60
+    scale = window / 60
+    sandbox.configure(rate_limit_scale=scale)
+    settings.RATE_LIMIT_SCALE = scale
+    sandbox.control("POST", "invoices/seed", {"customer": customer_id(sandbox_company), "count": count,
+                                              "direction": "outgoing"})
+    services.invoices_mirror(sandbox_company.pk)
+    assert sandbox_company.tier == 1
+    bundle = services.pdf_bundle_request(sandbox_company, None, Invoice.objects.filter(company=sandbox_company))
+    started = time.monotonic()
+    assert services.pdf_bundle_run(bundle.pk) == f"{count} PDFs in one ZIP."
+    elapsed = time.monotonic() - started
+    assert "429" not in sandbox.stats()["by_status"]
+    # A sliding window lets a burst go at once, then per_window more each window.
+    allowed = per_window * (1 + elapsed / window)
+    print(f"\n{count} PDFs in {elapsed:.1f} s; the platform allowed {allowed:.0f} ({count / allowed:.0%})")
+    assert count / allowed >= 0.7
