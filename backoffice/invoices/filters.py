@@ -25,8 +25,8 @@ class InvoiceFilterSet(BaseFilterSet):
     record_status = django_filters.ChoiceFilter(choices=PostingStatus.choices, label=_("Posting"))
     sync_state = django_filters.ChoiceFilter(choices=SyncState.choices, label=_("Sync state"))
     account = django_filters.CharFilter(field_name="target_vkn_tckn", label=_("Tax or national id"))
-    date_from = DateFromFilter("issue_date")
-    date_to = DateToFilter("issue_date")
+    date_from = DateFromFilter("issue_date", lookup_expr="gte")  # a date field: no __date
+    date_to = DateToFilter("issue_date", lookup_expr="lte")
     amount_min = AmountFilter(field_name="payable_amount", lookup_expr="gte", label=_("Payable from"))
     amount_max = AmountFilter(field_name="payable_amount", lookup_expr="lte", label=_("Payable up to"))
 

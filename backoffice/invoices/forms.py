@@ -18,7 +18,7 @@ from backoffice.core.fields import IbanField, LocalizedDecimalField, localized_f
 from backoffice.core.validators import validate_vkn_or_tckn
 from backoffice.current_accounts.models import CurrentAccount
 
-from . import codes, services, totals
+from . import codes, services, taxpayers, totals
 from .choices import EINVOICE_PROFILES, InvoiceType, Profile, RecordType
 from .models import Invoice, InvoiceLine
 
@@ -175,22 +175,22 @@ class InvoiceForm(forms.ModelForm):
         required for an e-invoice)."""
         if account is None:
             return
-        boxes = [box.alias for box in services.mailboxes(account.identifier)]
+        boxes = [box.alias for box in taxpayers.mailboxes(account.identifier)]
         chosen = cleaned.get("kind")
         if chosen is None:  # not one of the choices: that error is on the field already
             return
         if chosen == AUTOMATIC:
-            if not boxes and not services.directory_loaded():
+            if not boxes and not taxpayers.directory_loaded():
                 self.add_error("kind", _("The list of registered e-invoice users is not loaded yet: choose the kind "
                                          "yourself, or load the list under Registered users."))
                 return
             record_type = RecordType.EINVOICE if boxes else RecordType.EARCHIVE
         else:
             record_type = RecordType(int(chosen))
-            if services.directory_loaded() and record_type == RecordType.EARCHIVE and boxes:
+            if taxpayers.directory_loaded() and record_type == RecordType.EARCHIVE and boxes:
                 self.add_error("kind", _("This customer is a registered e-invoice user: its invoice is an e-invoice."))
                 return
-            if services.directory_loaded() and record_type == RecordType.EINVOICE and not boxes:
+            if taxpayers.directory_loaded() and record_type == RecordType.EINVOICE and not boxes:
                 self.add_error("kind", _("This customer is not a registered e-invoice user: its invoice is an "
                                          "e-archive invoice."))
                 return

@@ -21,7 +21,8 @@ class InvoiceTable(OrderedTable):
     record_status = ChoiceBadgeColumn(PostingStatus)
     sync_state = ChoiceBadgeColumn(SyncState)
 
-    secondary_columns = ("issue_date", "record_type", "record_status")
+    # On a phone: the number, the amount and the status.
+    secondary_columns = ("issue_date", "record_type", "target_title", "record_status")
     tertiary_columns = ("is_send", "target_vkn_tckn", "currency_code", "invoice_type", "sync_state")
 
     class Meta(OrderedTable.Meta):

@@ -9,7 +9,7 @@ invoice is a 404). The documents view is the one place a view waits for the plat
 from django.contrib import messages
 from django.core.exceptions import ValidationError
 from django.db.models import Count, Sum
-from django.http import FileResponse, Http404
+from django.http import FileResponse, Http404, QueryDict
 from django.shortcuts import get_object_or_404, redirect
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
@@ -26,8 +26,8 @@ from backoffice.core.roles import ADMINISTRATORS, EDITORS, EVERYONE, has_role
 from backoffice.current_accounts.services import address_warning
 from backoffice.remote.errors import NoAnswer, RateLimited, RemoteError
 
-from . import codes, filters, services, tables
-from .choices import DocumentKind, RecordType
+from . import codes, documents, filters, mirror, services, tables, taxpayers
+from .choices import WORKING_STATUSES, DocumentKind, RecordType
 from .forms import AUTOMATIC, InvoiceForm, LineFormSet, kept_lines, resolve_account
 from .models import Invoice, PdfBundle, Taxpayer
 
@@ -161,14 +161,14 @@ class InvoiceDetailView(InvoicesSection, ObjectDetailView):
             "read_url": model_url(invoice, "read"),
             "documents": [(kind, label, model_url(invoice, "document", kind=kind))
                           for kind, label in DocumentKind.choices] if invoice.remote_id else [],
-            "refresh_interval": 3 if invoice.is_busy or invoice.remote_status in services.WORKING_STATUSES else None,
+            "refresh_interval": 3 if invoice.is_busy or invoice.remote_status in WORKING_STATUSES else None,
         }
 
     def get(self, request, *args, **kwargs):
         invoice = self.get_object()
         if invoice.remote_id and invoice.sync_state == SyncState.SYNCED and not invoice.is_busy:
             try:  # the whole record (lines, totals, notes): read when opened, kept a few minutes
-                read = services.invoice_read(invoice)
+                read = mirror.invoice_read(invoice)
             except RemoteError as exc:
                 messages.warning(request, _("The platform's full record could not be read now: %(error)s")
                                  % {"error": exc.user_message()})
@@ -190,7 +190,7 @@ class InvoiceReadView(InvoicesSection, BaseObjectView):
     def post(self, request, pk):
         invoice = get_object_or_404(self.get_queryset(), pk=pk)
         try:
-            read = services.invoice_read(invoice, force=True)
+            read = mirror.invoice_read(invoice, force=True)
         except RemoteError as exc:
             messages.error(request, exc.user_message())
             return redirect(model_url(invoice, "detail"))
@@ -241,7 +241,7 @@ class InvoiceDocumentView(InvoicesSection, BaseObjectView):
             raise Http404
         error, status = "", 200
         try:
-            document = services.document_fetch(invoice, kind)
+            document = documents.document_fetch(invoice, kind)
         except RateLimited as exc:
             error, status = _("The platform allows only so many %(kind)s documents a minute; try again in %(seconds)s "
                               "seconds.") % {"kind": kind.upper(), "seconds": max(1, round(exc.wait))}, 429
@@ -274,9 +274,26 @@ class InvoiceDocumentView(InvoicesSection, BaseObjectView):
         return ["invoices/invoice_document.html"]
 
 
+@register_model_view(Invoice, "pdfs", path="pdfs/")
+class InvoiceFilteredPdfView(InvoicesSection, BaseObjectView):
+    """"Download the PDFs of these invoices": every invoice the list's filters select (up to the bundle's
+    limit), not only the ticked rows of one page."""
+
+    model = Invoice
+    required_roles = EVERYONE
+
+    def post(self, request):
+        query = QueryDict(request.POST.get("query", ""))
+        selected = filters.InvoiceFilterSet(query or None, queryset=self.get_queryset(), request=request).qs
+        count = pdf_zip(request, selected.exclude(remote_id="").order_by("pk")[:int(services.setting(
+            "INVOICE_BUNDLE_MAX")) + 1])
+        return redirect(model_url(PdfBundle, "list") if count else model_url(Invoice, "list") + (
+            f"?{query.urlencode()}" if query else ""))
+
+
 def pdf_zip(request, queryset):
     try:
-        bundle = services.pdf_bundle_request(request.company, request.user, list(queryset))
+        bundle = documents.pdf_bundle_request(request.company, request.user, list(queryset))
     except services.InvoiceError as exc:
         messages.error(request, str(exc))
         return 0
@@ -321,7 +338,7 @@ class InvoiceMirrorView(InvoicesSection, BaseObjectView):
 
     def post(self, request):
         company = active_company(request)
-        run = services.mirror_request(company)
+        run = mirror.mirror_request(company)
         messages.info(request, _("Reading invoices from the platform.") if run.is_new
                       else _("Invoices are already being read from the platform."))
         return redirect(model_url(Invoice, "list"))
@@ -349,10 +366,10 @@ class CustomerLookupView(InvoicesSection, BaseObjectView):
                 account = resolve_account(request.company, text)
             except ValidationError as exc:  # its text is the hint
                 error = " ".join(exc.messages)
-        boxes = services.mailboxes(account.identifier) if account else []
+        boxes = taxpayers.mailboxes(account.identifier) if account else []
         return self.render({"options": options, "account": account, "error": error if text else "", "boxes": boxes,
                             "kind": RecordType.EINVOICE if boxes else RecordType.EARCHIVE,
-                            "directory_loaded": services.directory_loaded(), "automatic": AUTOMATIC,
+                            "directory_loaded": taxpayers.directory_loaded(), "automatic": AUTOMATIC,
                             "address_warning": address_warning(account) if account else ""})
 
     def get_template_names(self):
@@ -420,7 +437,7 @@ class TaxpayerRefreshView(InvoicesSection, BaseObjectView):
     required_roles = ADMINISTRATORS
 
     def post(self, request):
-        run = services.taxpayers_request()
+        run = taxpayers.taxpayers_request()
         messages.info(request, _("The list of registered users is being read; it holds a million entries and "
                                  "more, so this takes a few minutes.") if run.is_new
                       else _("The list of registered users is already being read."))

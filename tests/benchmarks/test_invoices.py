@@ -2,12 +2,12 @@
 both sides and the ratio and assert only ratios, query counts and results, never an absolute time.
 Run with `make bench`.
 
-1. Mirroring 100,000 incoming invoices (200 pages of 500 list items) through services._store against a bare
+1. Mirroring 100,000 incoming invoices (200 pages of 500 list items) through mirror._store against a bare
    bulk_create of the same rows: at least 0.5 (BENCH_MIRROR_INVOICES changes the count).
 2. The invoice list page of a company with 1,000,000 invoices against one with 1,000 (PostgreSQL), whole and
    filtered by direction and by an issue-date range: at most 2x, the same number of queries. The totals of
    the filtered set (a request of their own) are timed and printed, not compared.
-3. Fetching 1,000 PDFs at tier 1 through services.pdf_bundle_run with the PDF rule's minute scaled down to
+3. Fetching 1,000 PDFs at tier 1 through documents.pdf_bundle_run with the PDF rule's minute scaled down to
    6 seconds on both sides (about 7 minutes): at least 90% of the platform's allowance, no 429
    (BENCH_PDFS changes the count).
 """
@@ -33,7 +33,7 @@ from stdnum.tr import vkn
 from backoffice.core import jobs
 from backoffice.core.choices import SyncState
 from backoffice.core.models import Company, RemoteCall
-from backoffice.invoices import services
+from backoffice.invoices import documents, mirror
 from backoffice.invoices.choices import DocumentKind
 from backoffice.invoices.models import Invoice, InvoiceDocument, PdfBundle
 from backoffice.remote.ratelimit import RULES_BY_NAME
@@ -141,7 +141,7 @@ def test_mirroring_incoming_invoices_against_a_bare_bulk_create(company):
     for first in range(0, len(pages), ROUND):
         start = time.perf_counter()
         for page in pages[first:first + ROUND]:
-            new += services._store(company, False, page)
+            new += mirror._store(company, False, page)
         ours_seconds += time.perf_counter() - start
         rows = [row for page in bare_pages[first:first + ROUND] for row in page]
         start = time.perf_counter()
@@ -162,10 +162,10 @@ def test_mirroring_incoming_invoices_against_a_bare_bulk_create(company):
 
     # A second walk over the same pages: every invoice known and unchanged, one SELECT a page.
     with counting_queries() as queries:
-        assert services._store(company, False, pages[0]) == 0
+        assert mirror._store(company, False, pages[0]) == 0
     assert len(queries) == 1, [sql[:200] for sql in queries]
     start = time.perf_counter()
-    again = sum(services._store(company, False, page) for page in pages)
+    again = sum(mirror._store(company, False, page) for page in pages)
     again_seconds = time.perf_counter() - start
     assert again == 0 and stored.count() == MIRROR_COUNT
 
@@ -264,7 +264,7 @@ def run_bundle(pk):
     """pdf_bundle_run as the job runner runs it: again after the wait a TryLater names."""
     while True:
         try:
-            return services.pdf_bundle_run(pk)
+            return documents.pdf_bundle_run(pk)
         except jobs.TryLater as later:
             time.sleep(later.wait)
 
@@ -280,7 +280,7 @@ def test_pdfs_of_a_bundle_use_the_pdf_budget_without_429(sandbox, sandbox_compan
     seeded = sandbox.control("POST", "invoices/seed", {
         "customer": str(sandbox_company.customer_unique_id), "count": PDFS, "direction": "outgoing"}, timeout=300)
     assert seeded["created"] == PDFS
-    services.invoices_mirror(sandbox_company.pk)
+    mirror.invoices_mirror(sandbox_company.pk)
     invoices = list(Invoice.objects.filter(company=sandbox_company, is_send=True).exclude(remote_id="").order_by("pk"))
     assert len(invoices) == PDFS
     bundle = PdfBundle.objects.create(company=sandbox_company, total=len(invoices))
@@ -311,32 +311,3 @@ def test_pdfs_of_a_bundle_use_the_pdf_budget_without_429(sandbox, sandbox_compan
         assert len(names) == PDFS and archive.read(names[-1]).startswith(b"%PDF")
     assert platform_429 == 0
     assert ratio >= 0.9
-
-
-def test_zz_debug_reentry(sandbox, sandbox_company, settings):
-    scale = 0.1
-    sandbox.configure(rate_limit_scale=scale)
-    settings.RATE_LIMIT_SCALE = scale
-    sandbox.control("POST", "invoices/seed", {
-        "customer": str(sandbox_company.customer_unique_id), "count": 1000, "direction": "outgoing"}, timeout=300)
-    services.invoices_mirror(sandbox_company.pk)
-    invoices = list(Invoice.objects.filter(company=sandbox_company, is_send=True).order_by("pk"))
-    bundle = PdfBundle.objects.create(company=sandbox_company, total=len(invoices))
-    bundle.invoices.set(invoices)
-    resumes = []
-    deadline = time.monotonic() + 40
-    while time.monotonic() < deadline:
-        try:
-            services.pdf_bundle_run(bundle.pk)
-            break
-        except jobs.TryLater as later:
-            resumes.append((time.perf_counter(), later.wait))
-            time.sleep(later.wait)
-    start = time.perf_counter()
-    missing = [i for i in invoices if services.cached_document(i, DocumentKind.PDF) is None]
-    print("\nreentry scan of 1000:", time.perf_counter() - start, len(missing))
-    calls = sorted(at - timedelta(milliseconds=d) for at, d in RemoteCall.objects.filter(
-        company=sandbox_company, operation__endswith="_pdf").values_list("created_at", "duration_ms"))
-    gaps = [(b - a).total_seconds() for a, b in zip(calls, calls[1:])]
-    print("burst gaps", [round(g, 2) for g in gaps if g > 1], "waits", [round(w, 2) for _t, w in resumes])
-    print("burst durations", [round((calls[i + 14] - calls[i]).total_seconds(), 2) for i in range(0, len(calls) - 14, 15)])

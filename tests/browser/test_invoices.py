@@ -16,7 +16,7 @@ from playwright.sync_api import expect
 
 from backoffice.core.choices import Role, SyncState
 from backoffice.current_accounts.models import Address, CurrentAccount
-from backoffice.invoices import services
+from backoffice.invoices import services, taxpayers
 from backoffice.invoices.choices import InvoiceStatus, PostingStatus, RecordType
 from backoffice.invoices.models import Invoice
 from tests.browser.conftest import CHROMIUM, screenshot, sign_in
@@ -66,8 +66,8 @@ def test_earchive_invoice_issued_approved_posted_and_reversed(live_server, brows
                            sub_division_name="Kadıköy", country="Türkiye", is_default=True, remote_id="21",
                            sync_state=SyncState.SYNCED)
     # The registered users, read from the platform as the daily job does (an administrator's button).
-    services.taxpayers_refresh()
-    assert services.directory_loaded() and not services.mailboxes(EARCHIVE_VKN)
+    taxpayers.taxpayers_refresh()
+    assert taxpayers.directory_loaded() and not taxpayers.mailboxes(EARCHIVE_VKN)
     page = browser_page
     url = live_server.url
 

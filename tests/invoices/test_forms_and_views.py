@@ -221,7 +221,8 @@ def test_issued_posted_and_incoming_invoices_cannot_be_edited(web, company):
     for fields, message in (({}, "an issued invoice is corrected"),
                             ({"record_status": PostingStatus.POSTED, "remote_status": InvoiceStatus.ERROR},
                              "reverse the posting"),
-                            ({"is_send": False}, None)):
+                            ({"is_send": False}, None),
+                            ({"remote_status": InvoiceStatus.ERROR}, "written outside this back office")):
         invoice = _issued(company, **fields)
         response = web.get(reverse("invoices:invoice_edit", args=[invoice.pk]), follow=True)
         if message:
@@ -318,3 +319,30 @@ def test_the_excel_export_holds_the_filtered_invoices(web, company):
     response = web.get(reverse("invoices:invoice_list"), {"export": "xlsx", "direction": "in"})
     rows = list(load_workbook(io.BytesIO(b"".join(response.streaming_content))).active.values)
     assert len(rows) == 2 and rows[1][0] == "GLN2026000000002"
+
+
+def test_the_list_filters_by_issue_date_and_amount(web, company):
+    from datetime import date
+
+    _issued(company, invoice_number="ABC2026000000001", issue_date=date(2026, 3, 5), payable_amount=Decimal("1250.75"))
+    _issued(company, remote_id="b", invoice_number="ABC2026000000002", issue_date=date(2026, 4, 5),
+            payable_amount=Decimal("99"))
+    response = web.get(reverse("invoices:invoice_list"), {"date_from": "2026-03-01", "date_to": "2026-03-31"})
+    assert [row.record.invoice_number for row in response.context["table"].page.object_list] == ["ABC2026000000001"]
+    response = web.get(reverse("invoices:invoice_list"), {"amount_min": "1.000,50"})
+    assert [row.record.invoice_number for row in response.context["table"].page.object_list] == ["ABC2026000000001"]
+
+
+def test_the_pdfs_of_the_filtered_invoices_go_into_one_bundle(web, company, settings):
+    from backoffice.invoices.models import PdfBundle
+
+    _issued(company, invoice_number="ABC2026000000001")
+    _issued(company, remote_id="b", invoice_number="GLN2026000000002", is_send=False)
+    _issued(company, remote_id="", sync_state=SyncState.QUEUED, invoice_number="")  # not on the platform yet
+    response = web.post(reverse("invoices:invoice_pdfs"), {"query": "direction=in"})
+    assert response.status_code == 302 and response["Location"] == reverse("invoices:pdfbundle_list")
+    bundle = PdfBundle.objects.get()
+    assert [i.invoice_number for i in bundle.invoices.all()] == ["GLN2026000000002"]
+    settings.INVOICE_BUNDLE_MAX = 1
+    response = web.post(reverse("invoices:invoice_pdfs"), {"query": ""}, follow=True)
+    assert "At most 1 invoices go into one ZIP" in response.content.decode() and PdfBundle.objects.count() == 1

@@ -13,7 +13,7 @@ from backoffice.core import actions
 from backoffice.core.choices import SyncState
 from backoffice.core.models import RemoteCall
 from backoffice.current_accounts.models import CurrentAccount
-from backoffice.invoices import services
+from backoffice.invoices import documents, mirror, services, taxpayers
 from backoffice.invoices.choices import DocumentKind, InvoiceStatus, PostingStatus, RecordType
 from backoffice.invoices.models import Invoice, InvoiceLine, ListSync, Taxpayer
 from backoffice.remote.errors import RemoteError
@@ -204,7 +204,7 @@ def test_the_mirror_reads_both_lists_then_only_what_changed(sandbox, sandbox_com
                                               "direction": "incoming"})
     sandbox.control("POST", "invoices/seed", {"customer": customer_id(sandbox_company), "count": 5,
                                               "direction": "outgoing"})
-    services.invoices_mirror(sandbox_company.pk)
+    mirror.invoices_mirror(sandbox_company.pk)
     assert Invoice.objects.filter(company=sandbox_company, is_send=False).count() == 30
     assert Invoice.objects.filter(company=sandbox_company, is_send=True).count() == 5
     incoming = Invoice.objects.filter(company=sandbox_company, is_send=False).first()
@@ -215,7 +215,7 @@ def test_the_mirror_reads_both_lists_then_only_what_changed(sandbox, sandbox_com
     sandbox.control("POST", "invoices/status", {"customer": customer_id(sandbox_company), "ettn": target.remote_id,
                                                 "status": 10})
     settings.INVOICE_SYNC_OVERLAP_SECONDS = 0
-    message = services.invoices_mirror(sandbox_company.pk)
+    message = mirror.invoices_mirror(sandbox_company.pk)
     target.refresh_from_db()
     assert target.remote_status == InvoiceStatus.CANCELLED
     # Incremental: asked from where the last run stopped, so only the changed invoice and the newest seen come.
@@ -225,10 +225,10 @@ def test_the_mirror_reads_both_lists_then_only_what_changed(sandbox, sandbox_com
 def test_the_daily_walk_drops_what_the_platform_no_longer_has(sandbox, sandbox_company):
     invoice = new_invoice(sandbox_company)
     services.invoice_push(invoice.pk)
-    services.invoices_mirror(sandbox_company.pk)
+    mirror.invoices_mirror(sandbox_company.pk)
     services.accounting(sandbox_company).delete(Invoice.objects.get(pk=invoice.pk).remote_id, True)  # elsewhere
     ListSync.objects.update(full_at=None)
-    services.invoices_mirror(sandbox_company.pk)
+    mirror.invoices_mirror(sandbox_company.pk)
     assert not Invoice.objects.filter(pk=invoice.pk).exists()
 
 
@@ -236,10 +236,10 @@ def test_opening_an_invoice_reads_it_in_full_once(sandbox_company):
     invoice = new_invoice(sandbox_company)
     services.invoice_push(invoice.pk)
     invoice.refresh_from_db()
-    services.invoice_read(invoice)
+    mirror.invoice_read(invoice)
     assert invoice.detail["invoiceLines"] and invoice.detail_read_at
     calls = RemoteCall.objects.count()
-    services.invoice_read(invoice)
+    mirror.invoice_read(invoice)
     assert RemoteCall.objects.count() == calls  # fresh: no second call
 
 
@@ -259,7 +259,7 @@ def test_statuses_are_polled_on_each_kinds_own_path_until_approved(sandbox, sand
         services.invoice_push(invoice.pk)
 
     def settled():
-        services.invoices_poll(sandbox_company.pk)
+        mirror.invoices_poll(sandbox_company.pk)
         return set(Invoice.objects.filter(pk__in=[archive.pk, einvoice.pk]).values_list("remote_status", flat=True)) \
             == {InvoiceStatus.APPROVED}
 
@@ -274,25 +274,25 @@ def test_the_poll_keeps_within_the_status_budget(sandbox, sandbox_company, setti
     for _ in range(3):
         services.invoice_push(new_invoice(sandbox_company).pk)
     # T1: 100 calls per 180 minutes; a 5-minute run may use 60 % of its share: one call.
-    assert services.poll_budget(sandbox_company) == 1
-    assert services.invoices_poll(sandbox_company.pk).startswith("1 status call(s)")
+    assert mirror.poll_budget(sandbox_company) == 1
+    assert mirror.invoices_poll(sandbox_company.pk).startswith("1 status call(s)")
 
 
 def test_documents_are_fetched_once_and_kept(sandbox_company):
     invoice = new_invoice(sandbox_company)
     services.invoice_push(invoice.pk)
     invoice.refresh_from_db()
-    pdf = services.document_fetch(invoice, DocumentKind.PDF)
+    pdf = documents.document_fetch(invoice, DocumentKind.PDF)
     assert pdf.file.open("rb").read(4) == b"%PDF"
-    ubl = services.document_fetch(invoice, DocumentKind.UBL)
+    ubl = documents.document_fetch(invoice, DocumentKind.UBL)
     assert b"TR1.2.1" in ubl.file.open("rb").read() and invoice.invoice_number.encode() in ubl.file.open("rb").read()
     calls = RemoteCall.objects.count()
-    assert services.document_fetch(invoice, DocumentKind.PDF).pk == pdf.pk
+    assert documents.document_fetch(invoice, DocumentKind.PDF).pk == pdf.pk
     assert RemoteCall.objects.count() == calls  # the second view makes no call
     # A document fetched before the invoice moved on is fetched again.
     Invoice.objects.filter(pk=invoice.pk).update(remote_status=InvoiceStatus.APPROVED)
     invoice.refresh_from_db()
-    services.document_fetch(invoice, DocumentKind.PDF)
+    documents.document_fetch(invoice, DocumentKind.PDF)
     assert RemoteCall.objects.count() == calls + 1
 
 
@@ -302,8 +302,8 @@ def test_a_pdf_bundle_zips_the_pdfs(sandbox_company):
     invoices = [new_invoice(sandbox_company) for _ in range(3)]
     for invoice in invoices:
         services.invoice_push(invoice.pk)
-    bundle = services.pdf_bundle_request(sandbox_company, None, Invoice.objects.filter(pk__in=[i.pk for i in invoices]))
-    assert services.pdf_bundle_run(bundle.pk) == "3 PDFs in one ZIP."
+    bundle = documents.pdf_bundle_request(sandbox_company, None, Invoice.objects.filter(pk__in=[i.pk for i in invoices]))
+    assert documents.pdf_bundle_run(bundle.pk) == "3 PDFs in one ZIP."
     bundle.refresh_from_db()
     with zipfile.ZipFile(bundle.file.open("rb")) as archive:
         names = archive.namelist()
@@ -311,13 +311,13 @@ def test_a_pdf_bundle_zips_the_pdfs(sandbox_company):
 
 
 def test_the_taxpayer_list_is_read_and_gives_the_mailboxes(sandbox_company):
-    assert "registered mailbox(es) read" in services.taxpayers_refresh()
-    assert [box.alias for box in services.mailboxes(EINVOICE_VKN)] == [
+    assert "registered mailbox(es) read" in taxpayers.taxpayers_refresh()
+    assert [box.alias for box in taxpayers.mailboxes(EINVOICE_VKN)] == [
         "urn:mail:defaultpk@sandbox-musteri.com.tr", "urn:mail:fatura@sandbox-musteri.com.tr"]
-    assert services.mailboxes(EARCHIVE_VKN) == []
+    assert taxpayers.mailboxes(EARCHIVE_VKN) == []
     assert Taxpayer.objects.exclude(app_type="1").exists()  # e-dispatch entries are kept but not mailboxes
     count = Taxpayer.objects.count()
-    services.taxpayers_refresh()  # again: upserted, not doubled
+    taxpayers.taxpayers_refresh()  # again: upserted, not doubled
     assert Taxpayer.objects.count() == count
 
 
@@ -339,11 +339,11 @@ def test_pdfs_at_tier_1_go_at_the_full_allowed_rate_without_a_429(sandbox, sandb
     settings.RATE_LIMIT_SCALE = scale
     sandbox.control("POST", "invoices/seed", {"customer": customer_id(sandbox_company), "count": count,
                                               "direction": "outgoing"})
-    services.invoices_mirror(sandbox_company.pk)
+    mirror.invoices_mirror(sandbox_company.pk)
     assert sandbox_company.tier == 1
-    bundle = services.pdf_bundle_request(sandbox_company, None, Invoice.objects.filter(company=sandbox_company))
+    bundle = documents.pdf_bundle_request(sandbox_company, None, Invoice.objects.filter(company=sandbox_company))
     started = time.monotonic()
-    assert services.pdf_bundle_run(bundle.pk) == f"{count} PDFs in one ZIP."
+    assert documents.pdf_bundle_run(bundle.pk) == f"{count} PDFs in one ZIP."
     elapsed = time.monotonic() - started
     assert "429" not in sandbox.stats()["by_status"]
     # A sliding window lets a burst go at once, then per_window more each window.

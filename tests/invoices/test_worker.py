@@ -8,7 +8,7 @@ import pytest
 
 from backoffice.core.choices import JobStatus, SyncState
 from backoffice.core.models import JobRun
-from backoffice.invoices import services
+from backoffice.invoices import documents, services
 from backoffice.invoices.choices import InvoiceStatus
 from backoffice.invoices.models import Invoice, PdfBundle
 from tests.testapp.testing import output, wait_for
@@ -59,7 +59,7 @@ def test_a_pdf_zip_is_made_in_the_background_with_progress(worker, sandbox_compa
     invoices = [new_invoice(sandbox_company) for _ in range(4)]
     wait(worker, lambda: Invoice.objects.filter(pk__in=[i.pk for i in invoices], sync_state=SyncState.SYNCED).count()
          == 4, "the invoices to be saved")
-    bundle = services.pdf_bundle_request(sandbox_company, None, Invoice.objects.filter(pk__in=[i.pk for i in invoices]))
+    bundle = documents.pdf_bundle_request(sandbox_company, None, Invoice.objects.filter(pk__in=[i.pk for i in invoices]))
     wait(worker, lambda: bool(PdfBundle.objects.get(pk=bundle.pk).file), "the ZIP")
     bundle.refresh_from_db()
     assert bundle.fetched == 4

@@ -1,0 +1,133 @@
+"""The documents of an invoice on the invoice service (document 1, section 8): its PDF, HTML and UBL, kept once
+fetched so that a second view makes no call; and the PDFs of many invoices in one ZIP, fetched in the background
+at the full rate the PDF rule allows."""
+
+import io
+import time
+import zipfile
+
+from django.core.files.base import ContentFile
+from django.db import transaction
+from django.db.models import F, Q
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from backoffice.core import jobs
+from backoffice.remote.errors import RateLimited
+
+from .choices import DocumentKind
+from .models import InvoiceDocument, PdfBundle
+from .services import InvoiceError, service, setting
+
+
+# --- documents: PDF, HTML, UBL (kept once fetched) ---------------------------------------------------------
+EXTENSIONS = {DocumentKind.PDF: "pdf", DocumentKind.HTML: "html", DocumentKind.UBL: "xml"}
+
+
+def cached_document(invoice, kind) -> InvoiceDocument | None:
+    """The kept copy, when it still shows the invoice as it is (fetched at its current status)."""
+    document = invoice.documents.filter(kind=kind).first()
+    if document and document.status == invoice.remote_status and document.file:
+        return document
+    return None
+
+
+def document_fetch(invoice, kind, *, interactive=True, client=None) -> InvoiceDocument:
+    """The invoice's PDF, HTML or UBL: the kept copy, else one call of the invoice service (rate-limited:
+    RateLimited when the limiter says wait) whose answer is kept."""
+    document = cached_document(invoice, kind)
+    if document is not None:
+        return document
+    if not invoice.remote_id:
+        raise InvoiceError(_("This invoice is not on the platform yet."))
+    client = client or service(invoice.company, interactive=interactive)
+    if kind == DocumentKind.PDF:
+        content, content_type = client.pdf(invoice.service_kind, invoice.remote_id)
+    elif kind == DocumentKind.HTML:
+        content, content_type = client.html(invoice.service_kind, invoice.remote_id)
+    elif invoice.service_kind == "outbox":
+        content, content_type = client.outbox_ubl(invoice.remote_id)
+    else:
+        content, content_type = client.ubl(invoice.service_kind, invoice.remote_id)
+    name = f"{invoice.invoice_number or invoice.remote_id}.{EXTENSIONS[kind]}"
+    document, _created = InvoiceDocument.objects.get_or_create(invoice=invoice, kind=kind, defaults={
+        "content_type": content_type or "application/octet-stream", "status": invoice.remote_status})
+    if document.file:
+        document.file.delete(save=False)
+    document.content_type, document.status = content_type or "application/octet-stream", invoice.remote_status
+    document.file.save(name, ContentFile(content), save=True)
+    return document
+
+
+# --- PDF bundles --------------------------------------------------------------------------------------------
+def pdf_bundle_request(company, user, invoices) -> PdfBundle:
+    invoices = [invoice for invoice in invoices if invoice.remote_id]
+    if not invoices:
+        raise InvoiceError(_("None of the selected invoices is on the platform yet."))
+    limit = int(setting("INVOICE_BUNDLE_MAX"))
+    if len(invoices) > limit:
+        raise InvoiceError(_("At most %(limit)s invoices go into one ZIP; narrow the selection.") % {"limit": limit})
+    from . import jobs as invoice_jobs
+
+    with transaction.atomic():
+        bundle = PdfBundle.objects.create(company=company, created_by=user, total=len(invoices))
+        bundle.invoices.set(invoices)
+        jobs.enqueue(invoice_jobs.pdf_bundle, company=company, target=f"invoices.pdfbundle:{bundle.pk}",
+                     args=[bundle.pk])
+    return bundle
+
+
+def pdf_bundle_run(pk) -> str:
+    """Fetch the PDFs not kept yet at the full rate the PDF rule allows (a short wait for the next slot is
+    waited here; a long one hands the job back to the queue for then), then write the ZIP."""
+    bundle = PdfBundle.objects.select_related("company").get(pk=pk)
+    if bundle.done:
+        return _("Already done.")
+    client = service(bundle.company)
+    invoices = list(bundle.invoices.order_by("pk"))
+    kept = _kept_pdfs(invoices)  # one query: a run that resumes after a wait for the limit starts at once
+    missing = [invoice for invoice in invoices if invoice.pk not in kept]
+    fetched = len(invoices) - len(missing)
+    for invoice in missing:
+        while True:
+            try:
+                document_fetch(invoice, DocumentKind.PDF, client=client)
+                break
+            except RateLimited as exc:
+                if not exc.local or exc.wait > setting("INVOICE_BUNDLE_SLEEP_SECONDS"):
+                    PdfBundle.objects.filter(pk=pk).update(fetched=fetched)
+                    raise jobs.TryLater(max(exc.wait, 1), _("Waiting for the PDF rate limit: %(done)s of %(total)s "
+                                                           "fetched.") % {"done": fetched, "total": len(invoices)})
+                time.sleep(exc.wait)
+        fetched += 1
+        if fetched % 10 == 0 or fetched == len(invoices):
+            PdfBundle.objects.filter(pk=pk).update(fetched=fetched)
+            jobs.set_progress(int(fetched * 100 / len(invoices)), _("%(done)s of %(total)s PDFs fetched.")
+                              % {"done": fetched, "total": len(invoices)})
+    _write_bundle(bundle, invoices)
+    return _("%(count)s PDFs in one ZIP.") % {"count": len(invoices)}
+
+
+def _kept_pdfs(invoices) -> set:
+    """The invoices among these whose PDF is kept at their current status (cached_document for many at once)."""
+    current = Q(status=F("invoice__remote_status")) | Q(status__isnull=True, invoice__remote_status__isnull=True)
+    return set(InvoiceDocument.objects.filter(current, invoice__in=[i.pk for i in invoices], kind=DocumentKind.PDF)
+               .exclude(file="").values_list("invoice_id", flat=True))
+
+
+def _write_bundle(bundle, invoices) -> None:
+    buffer = io.BytesIO()
+    names = set()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        for invoice in invoices:
+            document = cached_document(invoice, DocumentKind.PDF)
+            name = f"{invoice.invoice_number or invoice.remote_id}.pdf"
+            if name in names:
+                name = f"{invoice.remote_id}.pdf"
+            names.add(name)
+            with document.file.open("rb") as handle:
+                archive.writestr(name, handle.read())
+    bundle.fetched = len(invoices)
+    bundle.finished_at = timezone.now()
+    bundle.file.save(f"invoices-{bundle.pk}.zip", ContentFile(buffer.getvalue()), save=False)
+    bundle.save(update_fields=["file", "fetched", "finished_at"])
