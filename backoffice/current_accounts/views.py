@@ -22,6 +22,7 @@ from backoffice.core.generic.views import BaseObjectView, ObjectDetailView, Obje
 from backoffice.core.choices import SyncState
 from backoffice.core.generic.export import XLSX
 from backoffice.core.imports import ImportFileError, read, template
+from backoffice.core.jobs import ACTIVE as ACTIVE_JOBS
 from backoffice.core.jobs import runs_of
 from backoffice.core.models import JobRun
 from backoffice.core.roles import EDITORS, EVERYONE, has_role
@@ -342,7 +343,7 @@ class ImportView(SubmissionGuardMixin, SectionMixin, BaseObjectView):
         runs = JobRun.objects.filter(company=self.request.company, name="current_accounts_import_push")[:5]
         return self.render({"form": form, "kind": kind, "sheet": IMPORT_KINDS[self.kind()], "checked": checked,
                             "errors": checked.errors[:500] if checked else [], "runs": runs,
-                            "running": any(run.status in ("queued", "started", "deferred") for run in runs),
+                            "running": any(run.status in ACTIVE_JOBS for run in runs),
                             "template_url": model_url(CurrentAccount, "import_template", kind=self.kind())},
                            status=status)
 

@@ -13,7 +13,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from backoffice.core import jobs
-from backoffice.remote.errors import RateLimited
+from backoffice.remote.errors import RateLimited, RemoteError
 
 from .choices import DocumentKind
 from .models import InvoiceDocument, PdfBundle
@@ -86,8 +86,9 @@ def pdf_bundle_run(pk) -> str:
     client = service(bundle.company)
     invoices = list(bundle.invoices.order_by("pk"))
     kept = _kept_pdfs(invoices)  # one query: a run that resumes after a wait for the limit starts at once
-    missing = [invoice for invoice in invoices if invoice.pk not in kept]
-    fetched = len(invoices) - len(missing)
+    skipped = {entry["pk"] for entry in bundle.skipped}
+    missing = [invoice for invoice in invoices if invoice.pk not in kept and invoice.pk not in skipped]
+    done = len(invoices) - len(missing)
     for invoice in missing:
         while True:
             try:
@@ -95,16 +96,26 @@ def pdf_bundle_run(pk) -> str:
                 break
             except RateLimited as exc:
                 if not exc.local or exc.wait > setting("INVOICE_BUNDLE_SLEEP_SECONDS"):
-                    PdfBundle.objects.filter(pk=pk).update(fetched=fetched)
+                    PdfBundle.objects.filter(pk=pk).update(fetched=done)
                     raise jobs.TryLater(max(exc.wait, 1), _("Waiting for the PDF rate limit: %(done)s of %(total)s "
-                                                           "fetched.") % {"done": fetched, "total": len(invoices)})
+                                                           "fetched.") % {"done": done, "total": len(invoices)})
                 time.sleep(exc.wait)
-        fetched += 1
-        if fetched % 10 == 0 or fetched == len(invoices):
-            PdfBundle.objects.filter(pk=pk).update(fetched=fetched)
-            jobs.set_progress(int(fetched * 100 / len(invoices)), _("%(done)s of %(total)s PDFs fetched.")
-                              % {"done": fetched, "total": len(invoices)})
-    _write_bundle(bundle, invoices)
+            except RemoteError as exc:
+                if not exc.permanent:
+                    raise  # the runner tries again; what is kept stays kept
+                bundle.skipped.append({"pk": invoice.pk, "invoice": str(invoice), "error": exc.user_message()})
+                PdfBundle.objects.filter(pk=pk).update(skipped=bundle.skipped)
+                break
+        done += 1
+        if done % 10 == 0 or done == len(invoices):
+            PdfBundle.objects.filter(pk=pk).update(fetched=done)
+            jobs.set_progress(int(done * 100 / len(invoices)), _("%(done)s of %(total)s PDFs fetched.")
+                              % {"done": done, "total": len(invoices)})
+    skipped = {entry["pk"] for entry in bundle.skipped}
+    _write_bundle(bundle, [invoice for invoice in invoices if invoice.pk not in skipped])
+    if skipped:
+        return _("%(count)s PDFs in one ZIP; %(skipped)s left out (the platform refused them).") % {
+            "count": len(invoices) - len(skipped), "skipped": len(skipped)}
     return _("%(count)s PDFs in one ZIP.") % {"count": len(invoices)}
 
 
@@ -116,6 +127,11 @@ def _kept_pdfs(invoices) -> set:
 
 
 def _write_bundle(bundle, invoices) -> None:
+    """The ZIP of the kept PDFs (none when every one was refused: the bundle is finished with its reasons)."""
+    bundle.finished_at = timezone.now()
+    if not invoices:
+        bundle.save(update_fields=["finished_at"])
+        return
     buffer = io.BytesIO()
     names = set()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
@@ -128,6 +144,5 @@ def _write_bundle(bundle, invoices) -> None:
             with document.file.open("rb") as handle:
                 archive.writestr(name, handle.read())
     bundle.fetched = len(invoices)
-    bundle.finished_at = timezone.now()
     bundle.file.save(f"invoices-{bundle.pk}.zip", ContentFile(buffer.getvalue()), save=False)
     bundle.save(update_fields=["file", "fetched", "finished_at"])

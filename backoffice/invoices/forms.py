@@ -29,7 +29,8 @@ KIND_CHOICES = [(AUTOMATIC, _("By the customer (taxpayer list)")), (str(RecordTy
                 (str(RecordType.EARCHIVE), RecordType.EARCHIVE.label)]
 SHIPMENT_SEND_TYPES = [("", "---------"), ("ELEKTRONIK", _("Electronic")), ("KAGIT", _("On paper"))]
 UNIT_CHOICES_SHOWN = 40  # the most used units (the code list has two thousand)
-VAT_RATES = (Decimal(0), Decimal(1), Decimal(10), Decimal(20))
+# Amounts are kept with 16 digits before the decimals (MONEY): a line and a document stay well inside.
+LINE_LIMIT = Decimal(10) ** 14
 
 
 def _blank(label):
@@ -295,11 +296,15 @@ class LineForm(forms.ModelForm):
             self.add_error("other_tax_code", _("Choose which tax this rate is for."))
         if not self.errors:
             try:
-                totals.line_totals(services.line_input(InvoiceLine(**{name: cleaned.get(name) for name in (
+                figures = totals.line_totals(services.line_input(InvoiceLine(**{name: cleaned.get(name) for name in (
                     "quantity", "unit_price", "discount_rate", "discount_amount", "vat_rate", "withholding_code",
                     "other_tax_code", "other_tax_rate")})))
             except totals.TotalsError as exc:
                 self.add_error(exc.field, str(exc))
+            else:
+                if figures.gross >= LINE_LIMIT:
+                    self.add_error("quantity", _("The line's amount (quantity × unit price) is too large for an "
+                                                 "invoice; check the quantity and the unit price."))
         return cleaned
 
 
@@ -313,6 +318,10 @@ class BaseLineFormSet(BaseInlineFormSet):
         kept = [form for form in self.forms if form.cleaned_data and not form.cleaned_data.get("DELETE")]
         if not kept and not any(form.errors for form in self.forms):
             raise ValidationError(_("Add at least one line."))
+        if kept and not any(form.errors for form in self.forms):
+            figures = services.invoice_totals([form.save(commit=False) for form in kept])
+            if figures.tax_inclusive >= LINE_LIMIT * 10:
+                raise ValidationError(_("The invoice's total is too large; split it into several invoices."))
 
 
 LineFormSet = inlineformset_factory(Invoice, InvoiceLine, form=LineForm, formset=BaseLineFormSet, extra=0,

@@ -6,23 +6,28 @@ import logging
 from datetime import timedelta
 
 from django.conf import settings
+from django.db.models import F, Q
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from backoffice.core import jobs, resources, sync
 from backoffice.core.choices import SyncState
 from backoffice.core.models import Company
-from backoffice.core.platform import client_for
+from backoffice.core.platform import client_for, limiter
 from backoffice.remote import endpoints, ratelimit
 from backoffice.remote.accounting_invoices import AccountingInvoiceClient
 from backoffice.remote.common import field
-from backoffice.remote.errors import RateLimited
+from backoffice.remote.errors import RateLimited, RemoteError
 
-from .choices import WORKING_STATUSES, RecordType
+from .choices import WORKING_STATUSES, InvoiceStatus, RecordType
 from .models import Invoice, ListSync
-from .services import _int, _moment, accounting, full_fields, item_fields, service, setting
+from .services import InvoiceError, _int, _moment, accounting, full_fields, item_fields, service, setting
 
 logger = logging.getLogger("backoffice.invoices")
+
+
+class InvoiceNotFound(InvoiceError):
+    """The platform answered that it does not have the invoice (get invoice: 404)."""
 
 
 # --- the mirror of the platform's two lists ------------------------------------------------------------------
@@ -31,32 +36,46 @@ def _store(company, is_send, items) -> int:
 
 
 def invoices_mirror(company_id, *, full=False) -> str:
-    """Both lists of one company: from where the last run stopped (updateDateUtc), or whole once a day (and
-    the synced invoices the platform no longer lists are dropped then)."""
+    """Both lists of one company: what changed since the last run stopped (updateDateUtc, newest first), or the
+    whole lists once a day, after which the synced invoices the walk did not see are asked for one by one and
+    dropped only when the platform says it no longer has them."""
     company = Company.objects.get(pk=company_id)
     client = accounting(company)
-    new = changed = 0
+    new = read = dropped = 0
     for is_send in (True, False):
         state, _created = ListSync.objects.get_or_create(company=company, is_send=is_send)
-        whole = full or state.full_at is None or (
+        whole = full or state.full_at is None or not state.changed_until or (
             timezone.now() - state.full_at).total_seconds() >= setting("INVOICE_FULL_SYNC_SECONDS")
-        since = None
-        if not whole and state.changed_until:
-            since = (state.changed_until - timedelta(seconds=setting("INVOICE_SYNC_OVERLAP_SECONDS"))).isoformat()
+        if whole:
+            pages = client.all_pages(is_send)
+        else:
+            since = state.changed_until - timedelta(seconds=setting("INVOICE_SYNC_OVERLAP_SECONDS"))
+            pages = client.changed_since(is_send, since.isoformat())
         started, seen, newest = timezone.now(), set(), state.changed_until
-        for page in sync.pages_with_progress(client.changed_since(is_send, since)):
+        for page in sync.pages_with_progress(pages):
             new += _store(company, is_send, page["items"])
-            changed += len(page["items"])
+            read += len(page["items"])
             for item in page["items"]:
                 seen.add(str(field(item, "ettn") or ""))
                 moment = _moment(field(item, "updateDateUtc"))
                 if moment and (newest is None or moment > newest):
                     newest = moment
         if whole:
-            # Only records that were synced before this walk began: a new one may have landed meanwhile.
-            resources.prune_missing(Invoice, company=company, keep=seen, is_send=is_send, synced_at__lt=started)
+            dropped += _drop_missing(company, client, is_send, seen, started)
         ListSync.objects.filter(pk=state.pk).update(changed_until=newest, **({"full_at": started} if whole else {}))
-    return _("%(count)s invoice(s) read, %(new)s new.") % {"count": changed, "new": new}
+    return _("%(count)s invoice(s) read, %(new)s new, %(dropped)s no longer on the platform.") % {
+        "count": read, "new": new, "dropped": dropped}
+
+
+def _drop_missing(company, client, is_send, seen, started) -> int:
+    """The synced invoices a whole walk did not list (synced before it began) are asked for one by one: one
+    deleted during the walk shifts the pages, so not being listed is not proof. At most a few hundred a day."""
+    unseen = (Invoice.objects.filter(company=company, is_send=is_send, sync_state=SyncState.SYNCED, pending_action="",
+                                     synced_at__lt=started).exclude(remote_id="").exclude(remote_id__in=list(seen))
+              .order_by("pk")[:int(setting("INVOICE_PRUNE_CHECKS"))])
+    gone = [invoice.pk for invoice in unseen if client.invoice(invoice.remote_id, is_send) is None]
+    return Invoice.objects.filter(pk__in=gone, sync_state=SyncState.SYNCED, pending_action="").delete()[0] if gone \
+        else 0
 
 
 def mirror_request(company):
@@ -84,17 +103,21 @@ def invoice_read(invoice, *, force=False) -> Invoice | None:
     answer = client_for(invoice.company, AccountingInvoiceClient, interactive=True).invoice(
         invoice.remote_id, invoice.is_send)
     if answer is None:
-        if invoice.sync_state == SyncState.SYNCED and not invoice.pending_action:
-            Invoice.objects.filter(pk=invoice.pk, sync_state=SyncState.SYNCED, pending_action="").delete()
-            return None
-        return invoice
+        # Not deleted on one answer: the daily walk asks again before it drops anything.
+        raise InvoiceNotFound(_("The platform does not find this invoice now. If it was deleted there, it leaves "
+                                "this list with the next daily reading."))
     fields = full_fields(answer)
     fields.pop("remote_id", None)
     now = timezone.now()
-    if invoice.sync_state == SyncState.SYNCED and not invoice.pending_action:
-        Invoice.objects.filter(pk=invoice.pk).update(detail=answer, detail_read_at=now, status_read_at=now, **fields)
-    else:
-        Invoice.objects.filter(pk=invoice.pk).update(detail=answer, detail_read_at=now)
+    idle = Q(pk=invoice.pk, pending_action="", sync_state__in=(SyncState.SYNCED, SyncState.FAILED))
+    # Synced: the platform's record wins. Failed after it reached the platform (an update it refused): its
+    # status and posting are still the platform's to tell. On its way: only the record is kept.
+    if Invoice.objects.filter(idle, sync_state=SyncState.SYNCED).update(
+            detail=answer, detail_read_at=now, status_read_at=now, **fields) == 0:
+        platform_owned = {name: fields[name] for name in ("remote_status", "record_status", "invoice_number")
+                          if name in fields}
+        if not Invoice.objects.filter(idle).update(detail=answer, detail_read_at=now, **platform_owned):
+            Invoice.objects.filter(pk=invoice.pk).update(detail=answer, detail_read_at=now)
     invoice.refresh_from_db()
     return invoice
 
@@ -106,14 +129,18 @@ def _status_rule():
 
 
 def poll_budget(company) -> int:
-    """Status calls one poll may make: a share of the tier's status-query limit over one poll interval (100 per
-    180 minutes at T1 gives one call every five minutes; the lists' own invoiceStatus keeps the rest current)."""
+    """Status calls one poll may make now: the background's share of the tier's status-query limit over one poll
+    interval, and never more than what is left of that share in the current window (polls that follow a send
+    run every few seconds; the rest of the limit stays free for "Read again"). 100 per 180 minutes at T1 gives
+    one call a run; the lists' own invoiceStatus keeps the rest current."""
     rule = _status_rule()
     if rule is None:
-        return 10
+        return int(setting("INVOICE_POLL_CALLS"))
     limit, minutes = rule.limit(company.tier)
-    per_run = limit * setting("INVOICE_POLL_INTERVAL") / (minutes * 60) * setting("INVOICE_POLL_SHARE")
-    return max(1, int(per_run))
+    share = limit * setting("INVOICE_POLL_SHARE")
+    per_run = max(1, int(share * setting("INVOICE_POLL_INTERVAL") / (minutes * 60)))
+    left = int(share) - limiter().used(str(company.pk), company.tier, rule)
+    return max(0, min(per_run, left))
 
 
 def _settle(invoice, answer) -> dict | None:
@@ -126,29 +153,47 @@ def _settle(invoice, answer) -> dict | None:
     return {"remote_status": status, "status_message": message, "status_read_at": timezone.now()}
 
 
+def _polled(company):
+    """What polling asks about: what the platform still works on, and for a while after a send its drafts too
+    (a platform that answers a save with 0 may still issue it), oldest read first."""
+    since = timezone.now() - timedelta(minutes=setting("INVOICE_POLL_FOLLOW_MINUTES"))
+    return (Invoice.objects.filter(Q(remote_status__in=WORKING_STATUSES) | Q(remote_status=InvoiceStatus.DRAFT,
+                                                                          synced_at__gte=since),
+                                   company=company, sync_state=SyncState.SYNCED, pending_action="")
+            .exclude(remote_id="").order_by(F("status_read_at").asc(nulls_first=True), "pk"))
+
+
 def invoices_poll(company_id, *, follow=False) -> str:
-    """Ask the invoice service the statuses of invoices it still works on, oldest read first: the outgoing
-    e-invoices many at once (POST /v2/outboxinvoice/status), e-archive and incoming ones one by one on their own
-    paths. Stops at the budget or when the limiter says wait; what is left waits for the next run."""
+    """Ask the invoice service the statuses of invoices it still works on, the least recently read first: an
+    outgoing e-invoice goes with the others waiting (POST /v2/outboxinvoice/status, many ids), an e-archive or
+    incoming one on its own path. Every invoice asked is marked read, whatever the answer, so one that keeps
+    failing never blocks the others. Stops at the budget or when the limiter says wait."""
     company = Company.objects.get(pk=company_id)
     client = service(company)
     budget = poll_budget(company)
-    working = Invoice.objects.filter(company=company, sync_state=SyncState.SYNCED, remote_status__in=WORKING_STATUSES,
-                                     pending_action="").exclude(remote_id="").order_by(
-        "status_read_at", "pk")
+    started = timezone.now()
     changed = calls = 0
-    try:
-        batch = list(working.filter(is_send=True, record_type=RecordType.EINVOICE)[:int(setting("INVOICE_POLL_IDS"))])
-        if batch and calls < budget:
+    while calls < budget:
+        oldest = _polled(company).first()
+        if oldest is None or (oldest.status_read_at and oldest.status_read_at >= started):
+            break  # everything asked this run
+        many = oldest.service_kind == "outbox"
+        batch = list(_polled(company).filter(is_send=True, record_type=RecordType.EINVOICE)
+                     [:int(setting("INVOICE_POLL_IDS"))]) if many else [oldest]
+        try:
             calls += 1
-            answers = {str(field(a, "id")): a for a in client.outbox_status_list([i.remote_id for i in batch]) or []}
-            changed += _keep_statuses(batch, answers)
-        for invoice in working.exclude(is_send=True, record_type=RecordType.EINVOICE)[:max(0, budget - calls)]:
-            calls += 1
-            changed += _keep_statuses([invoice], {invoice.remote_id: client.status(invoice.service_kind,
-                                                                                  invoice.remote_id)})
-    except RateLimited as exc:
-        logger.info("invoice status polling of company %s stopped by the rate limit: %s", company_id, exc)
+            if many:
+                answers = {str(field(a, "id")): a for a in client.outbox_status_list([i.remote_id for i in batch])
+                           or []}
+            else:
+                answers = {oldest.remote_id: client.status(oldest.service_kind, oldest.remote_id)}
+        except RateLimited as exc:
+            logger.info("invoice status polling of company %s stopped by the rate limit: %s", company_id, exc)
+            break
+        except RemoteError as exc:  # kept on the log; the invoices go to the back of the line
+            logger.warning("invoice statuses of %s not read: %s", [i.remote_id for i in batch], exc)
+            answers = {}
+        changed += _keep_statuses(batch, answers)
     if follow and _recently_sent_working(company):
         poll_soon(company_id, delay=setting("INVOICE_POLL_FOLLOW_SECONDS"))
     return _("%(calls)s status call(s), %(changed)s invoice(s) changed.") % {"calls": calls, "changed": changed}
@@ -160,10 +205,11 @@ def _keep_statuses(invoices, answers) -> int:
     for invoice in invoices:
         answer = answers.get(invoice.remote_id)
         fields = _settle(invoice, answer) if answer else None
+        idle = Invoice.objects.filter(pk=invoice.pk, sync_state=SyncState.SYNCED, pending_action="")
         if fields:
-            changed += Invoice.objects.filter(pk=invoice.pk, sync_state=SyncState.SYNCED).update(**fields)
+            changed += idle.update(**fields)
         else:
-            Invoice.objects.filter(pk=invoice.pk).update(status_read_at=now)
+            idle.update(status_read_at=now)
     return changed
 
 

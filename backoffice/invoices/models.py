@@ -98,6 +98,10 @@ class Invoice(RemoteRecord):
         constraints = [
             models.UniqueConstraint(fields=["company", "is_send", "remote_id"], condition=~Q(remote_id=""),
                                     name="invoices_unique_ettn"),
+            # Ours before the platform confirmed it: the mirror, meeting it in a list while its save's answer is
+            # lost, skips it (bulk_create ignores the conflict) instead of making a second row.
+            models.UniqueConstraint(fields=["company", "is_send", "ettn"], condition=~Q(ettn=""),
+                                    name="invoices_unique_own_ettn"),
         ]
         indexes = [*record_indexes("invoices"),
                    models.Index(fields=["company", "-issue_date", "-id"], name="invoices_co_issued"),
@@ -205,7 +209,8 @@ class PdfBundle(models.Model):
     total = models.PositiveIntegerField(default=0)
     fetched = models.PositiveIntegerField(default=0)
     file = models.FileField(_("file"), upload_to="invoices/bundles/%Y/%m/", blank=True)
-    error = models.TextField(blank=True)
+    # Invoices whose PDF the platform refused (a 404, a document it cannot make): left out, each with why.
+    skipped = models.JSONField(default=list, blank=True)
     created_at = models.DateTimeField(_("created"), auto_now_add=True)
     finished_at = models.DateTimeField(null=True, blank=True)
 
@@ -219,7 +224,7 @@ class PdfBundle(models.Model):
 
     @property
     def done(self) -> bool:
-        return bool(self.file)
+        return self.finished_at is not None
 
 
 class ListSync(models.Model):

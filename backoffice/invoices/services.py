@@ -4,7 +4,7 @@ rules are on the forms (forms.py); what the platform says back is read by mirror
 statuses), documents.py (PDF, HTML, UBL, ZIPs) and taxpayers.py (the taxpayer list).
 """
 
-from datetime import date
+from datetime import date, timedelta
 from datetime import timezone as dt_timezone
 from decimal import Decimal, InvalidOperation
 
@@ -31,9 +31,11 @@ from .models import Invoice
 DEFAULTS = {
     "INVOICE_SYNC_OVERLAP_SECONDS": 300,  # the incremental mirror asks again from a little before where it stopped
     "INVOICE_FULL_SYNC_SECONDS": 86400,  # a walk of the whole lists, to learn of deletions
+    "INVOICE_PRUNE_CHECKS": 500,  # invoices a whole walk did not list, asked one by one before they are dropped
     "INVOICE_POLL_SHARE": 0.6,  # of the status-query limit the background polling may use
     "INVOICE_POLL_INTERVAL": 300,  # seconds between two polls of a company (the cron's interval)
     "INVOICE_POLL_IDS": 100,  # ids per multi-id status call
+    "INVOICE_POLL_CALLS": 10,  # status calls a poll may make where the documents give no limit
     "INVOICE_POLL_FOLLOW_SECONDS": 5,  # a poll after a send follows it this often while it settles
     "INVOICE_POLL_FOLLOW_MINUTES": 15,  # ... for invoices sent this recently
     "INVOICE_DETAIL_FRESH_SECONDS": 300,  # an opened invoice is read in full again after this
@@ -329,8 +331,10 @@ def _update(invoice) -> dict:
 def _find(invoice) -> dict | None:
     known = set(Invoice.objects.filter(company=invoice.company, is_send=True).exclude(remote_id="")
                 .values_list("remote_id", flat=True))
-    found = accounting(invoice.company).find(ettn=invoice.ettn, is_send=True, identifier=invoice.target_vkn_tckn,
-                                             issue_date=invoice.issue_date, exclude=known)
+    found = accounting(invoice.company).find(
+        ettn=invoice.ettn, is_send=True, identifier=invoice.target_vkn_tckn, issue_date=invoice.issue_date,
+        payable=invoice.payable_amount, description=invoice.description, exclude=known,
+        created_after=invoice.created_at - timedelta(minutes=1))  # the platform's clock may be a little behind
     if found is None:
         return None
     fields = full_fields(found)
@@ -389,6 +393,10 @@ POSTING_ACTIONS = actions.ActionSet(
 def posting_request(name, invoices):
     """Post or reverse: the rules of 3.1 first (lines, not cancelled), then core.actions."""
     invoices = list(invoices)
+    busy = [str(invoice) for invoice in invoices if invoice.is_busy]
+    if busy:  # a change still on its way would be refused once the invoice is posted (4.2, update rule 5)
+        raise InvoiceActionRefused(_("Wait until these invoices are on the platform: %(numbers)s")
+                                   % {"numbers": ", ".join(busy)})
     if name == "post":
         refused = [str(invoice) for invoice in invoices if not _post_allowed(invoice)]
         if refused:

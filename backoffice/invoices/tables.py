@@ -1,6 +1,6 @@
 import django_tables2 as tables
 from django.urls import reverse
-from django.utils.html import format_html
+from django.utils.html import format_html, format_html_join
 from django.utils.translation import gettext_lazy as _
 
 from backoffice.core.choices import SyncState
@@ -50,10 +50,14 @@ class PdfBundleTable(OrderedTable):
         return f"{value} / {record.total}"
 
     def render_file(self, value, record):
+        left_out = format_html_join("", '<div class="small text-danger">{}: {}</div>',
+                                    ((entry["invoice"], entry["error"]) for entry in record.skipped))
         if record.file:
-            return format_html('<a href="{}"><i class="bi bi-download me-1"></i>{}</a>',
-                               reverse("invoices:pdfbundle_download", args=[record.pk]), _("Download"))
-        return format_html('<span class="text-body-secondary">{}</span>', _("being fetched"))
+            return format_html('<a href="{}"><i class="bi bi-download me-1"></i>{}</a>{}',
+                               reverse("invoices:pdfbundle_download", args=[record.pk]), _("Download"), left_out)
+        if record.finished_at:
+            return format_html('<span class="text-danger">{}</span>{}', _("no PDF could be fetched"), left_out)
+        return format_html('<span class="text-body-secondary">{}</span>{}', _("being fetched"), left_out)
 
 
 class TaxpayerTable(OrderedTable):

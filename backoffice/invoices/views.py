@@ -22,6 +22,7 @@ from backoffice.core.generic.sections import SectionMixin
 from backoffice.core.generic.views import (BaseObjectView, BulkAction, BulkActionView, ObjectDetailView,
                                            ObjectEditView, ObjectListView)
 from backoffice.core.jobs import runs_of
+from backoffice.core.resources import ResourceError
 from backoffice.core.roles import ADMINISTRATORS, EDITORS, EVERYONE, has_role
 from backoffice.current_accounts.services import address_warning
 from backoffice.remote.errors import NoAnswer, RateLimited, RemoteError
@@ -168,15 +169,12 @@ class InvoiceDetailView(InvoicesSection, ObjectDetailView):
         invoice = self.get_object()
         if invoice.remote_id and invoice.sync_state == SyncState.SYNCED and not invoice.is_busy:
             try:  # the whole record (lines, totals, notes): read when opened, kept a few minutes
-                read = mirror.invoice_read(invoice)
+                mirror.invoice_read(invoice)
             except RemoteError as exc:
                 messages.warning(request, _("The platform's full record could not be read now: %(error)s")
                                  % {"error": exc.user_message()})
-            else:
-                if read is None:
-                    messages.warning(request, _("The platform no longer has this invoice; it was removed from the "
-                                                "list."))
-                    return redirect(model_url(Invoice, "list"))
+            except mirror.InvoiceNotFound as exc:
+                messages.warning(request, str(exc))
         return super().get(request, *args, **kwargs)
 
 
@@ -190,13 +188,13 @@ class InvoiceReadView(InvoicesSection, BaseObjectView):
     def post(self, request, pk):
         invoice = get_object_or_404(self.get_queryset(), pk=pk)
         try:
-            read = mirror.invoice_read(invoice, force=True)
+            mirror.invoice_read(invoice, force=True)
         except RemoteError as exc:
             messages.error(request, exc.user_message())
             return redirect(model_url(invoice, "detail"))
-        if read is None:
-            messages.warning(request, _("The platform no longer has this invoice; it was removed from the list."))
-            return redirect(model_url(Invoice, "list"))
+        except mirror.InvoiceNotFound as exc:
+            messages.warning(request, str(exc))
+            return redirect(model_url(invoice, "detail"))
         messages.success(request, _("Read again from the platform."))
         return redirect(model_url(invoice, "detail"))
 
@@ -218,7 +216,7 @@ class InvoiceDeleteView(InvoicesSection, BaseObjectView):
         invoice = get_object_or_404(self.get_queryset(), pk=pk)
         try:
             gone = services.invoice_delete(invoice)
-        except services.InvoiceError as exc:
+        except ResourceError as exc:  # the rules of 3.1, or a change that got there first
             messages.error(request, str(exc))
             return redirect(model_url(invoice, "detail"))
         if gone:
@@ -388,7 +386,7 @@ class PdfBundleListView(BundlesSection, ObjectListView):
     refresh_interval = 3
 
     def needs_refresh(self, queryset):
-        return queryset.filter(file="").exists()
+        return queryset.filter(finished_at__isnull=True).exists()
 
     table = tables.PdfBundleTable
 

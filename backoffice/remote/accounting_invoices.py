@@ -8,11 +8,30 @@ same invoice. Delete, post and reverse answer an object with field Error when re
 alike; both raise RemoteError with that text.
 """
 
+from datetime import datetime, timezone
+from decimal import Decimal, InvalidOperation
+
 from .accounting import _filtered_or_all, _refusal, condition
 from .common import FILTER_QUERY, MAX_PAGE_SIZE, envelope, field, jsonable, list_params, to_int, walk_pages
 from .errors import RemoteError
 
 LISTS = {True: "accounting_invoice.list_outgoing", False: "accounting_invoice.list_incoming"}
+
+
+def _utc(value):
+    """A moment of the platform's lists (ISO; UTC when it names no zone), or None."""
+    try:
+        moment = datetime.fromisoformat(str(value).replace("Z", "+00:00"))
+    except (TypeError, ValueError):
+        return None
+    return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
+
+
+def _cents(value):
+    try:
+        return round(Decimal(str(value)) * 100)
+    except (InvalidOperation, TypeError, ValueError):
+        return None
 
 
 def target(ettn: str, is_send: bool) -> dict:
@@ -40,14 +59,18 @@ class AccountingInvoiceClient:
                                                       sorted_column=sorted_column, is_desc=is_desc), start)
 
     def changed_since(self, is_send: bool, since, *, page_size: int = MAX_PAGE_SIZE):
-        """Pages of the invoices changed at or after `since` (an ISO moment; None: all), oldest change first.
-        A platform that refuses the filter gives every invoice (the caller stores what it gets)."""
+        """Pages of the invoices changed at or after `since` (an ISO moment), newest change first: an invoice
+        changed during the walk moves to the front, which is behind us, so the others only move back (read twice,
+        never skipped); its new change is after the newest we saw and comes with the next walk. A platform that
+        refuses the filter gives every invoice (the caller stores what it gets)."""
         def pages(conditions=None):
             return self.invoice_pages(is_send, page_size=page_size, conditions=conditions,
-                                      sorted_column="updateDateUtc", is_desc=False)
-        if since is None:
-            return pages()
+                                      sorted_column="updateDateUtc", is_desc=True)
         return _filtered_or_all(pages, [condition("updateDateUtc", "büyük ve eşittir", since)])
+
+    def all_pages(self, is_send: bool, *, page_size: int = MAX_PAGE_SIZE):
+        """Every invoice, newest created first (a change does not move an invoice in this order)."""
+        return self.invoice_pages(is_send, page_size=page_size, sorted_column="createDateUtc", is_desc=True)
 
     def invoice(self, ettn: str, is_send: bool) -> dict | None:
         """The invoice in full (lines, taxes, totals, notes, payment means, archive info); None when the
@@ -72,24 +95,31 @@ class AccountingInvoiceClient:
         _refusal(answer, "accounting_invoice.update")
         return answer or {}
 
-    def find(self, *, ettn: str, is_send: bool, identifier: str = "", issue_date=None, exclude=()) -> dict | None:
-        """The invoice a save whose answer was lost created, or None. By its ettn first; a platform that gave
-        it an ettn of its own is searched by customer and issue date among the ettns we do not know yet."""
+    def find(self, *, ettn: str, is_send: bool, identifier: str, issue_date, payable, description: str,
+             created_after: datetime, exclude=()) -> dict | None:
+        """The invoice a save whose answer was lost created, or None. By the ettn we gave it; a platform that
+        gave it an ettn of its own is searched among the ettns we do not know, created since our first attempt,
+        for the same customer, issue date, payable amount (to the cent) and description: another invoice is
+        never taken for ours."""
         found = self.invoice(ettn, is_send)
         if found is not None:
             return found
-        if not identifier:
-            return None
-        conditions = [condition("targetVknTckn", "eşittir", identifier)]
-        if issue_date:
-            conditions.append(condition("issueDate", "eşittir", str(issue_date)))
+        conditions = [condition("targetVknTckn", "eşittir", identifier), condition("issueDate", "eşittir",
+                                                                                   str(issue_date)),
+                      condition("createDateUtc", "büyük ve eşittir", created_after.astimezone(timezone.utc)
+                                .isoformat())]
         for page in _filtered_or_all(lambda conditions=None: self.invoice_pages(is_send, conditions=conditions),
                                      conditions):
             for item in page["items"]:
                 other = str(field(item, "ettn") or "")
-                if (other and other not in exclude and str(field(item, "targetVknTckn") or "") == identifier
-                        and (not issue_date or str(field(item, "issueDate") or "")[:10] == str(issue_date))):
-                    return self.invoice(other, is_send)
+                if (not other or other in exclude or str(field(item, "targetVknTckn") or "") != identifier
+                        or str(field(item, "issueDate") or "")[:10] != str(issue_date)
+                        or (_utc(field(item, "createDateUtc")) or created_after) < created_after
+                        or _cents(field(item, "payableAmount")) != _cents(payable)):
+                    continue
+                full = self.invoice(other, is_send)
+                if full is not None and str(field(full, "description") or "") == description:
+                    return full
         return None
 
     def delete(self, ettn: str, is_send: bool) -> None:

@@ -111,12 +111,13 @@ _add("invoice.earchive_pdf", "invoice", "GET", "/v2/earchive/{id}/pdf/{isStandar
 _add("invoice.inbox_ubl", "invoice", "GET", "/v2/inboxinvoice/{id}/ubl", D)
 _add("invoice.earchive_ubl", "invoice", "GET", "/v2/earchive/{id}/ubl", D)
 # The provider's client (facts file): the documents of one invoice that section 8 does not rate-limit, and the
-# tax authority's list of registered users (the invoice host's spelling; the dispatch host has its own row).
+# tax authority's list of registered users (its path as the provider's client has it, which the facts file says to
+# default to where public clients disagree; another client reads /v2/gibuser/recipient/zip).
 _add("invoice.outbox_ubl", "invoice", "GET", "/v2/outboxinvoice/{id}/ubl", P)
 _add("invoice.outbox_html", "invoice", "GET", "/v2/outboxinvoice/{id}/html/{isStandartXslt}", P)
 _add("invoice.inbox_html", "invoice", "GET", "/v2/inboxinvoice/{id}/html/{isStandartXslt}", P)
 _add("invoice.earchive_html", "invoice", "GET", "/v2/earchive/{id}/html/{isStandartXslt}", P)
-_add("invoice.taxpayer_list", "invoice", "GET", "/v2/gibuser/recipient/zip", P)
+_add("invoice.taxpayer_list", "invoice", "GET", "/v1/gibuser/receiverboxalias/zip", P)
 
 # --- document 3, 4.1: current accounts and their mappings, addresses, banks, contacts --------------
 _add("current_account.list", "accounting", "GET", "/v1/currentaccount", X)

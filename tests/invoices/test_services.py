@@ -12,6 +12,7 @@ from django.utils import timezone, translation
 from backoffice.core import actions
 from backoffice.core.choices import SyncState
 from backoffice.core.models import RemoteCall
+from backoffice.core.platform import limiter
 from backoffice.current_accounts.models import CurrentAccount
 from backoffice.invoices import documents, mirror, services, taxpayers
 from backoffice.invoices.choices import DocumentKind, InvoiceStatus, PostingStatus, RecordType
@@ -273,9 +274,102 @@ def test_the_poll_keeps_within_the_status_budget(sandbox, sandbox_company, setti
     settings.INVOICE_POLL_SHARE = 0.6
     for _ in range(3):
         services.invoice_push(new_invoice(sandbox_company).pk)
-    # T1: 100 calls per 180 minutes; a 5-minute run may use 60 % of its share: one call.
+    # T1: 100 calls per 180 minutes; the background may use 60 of them, one a 5-minute run.
     assert mirror.poll_budget(sandbox_company) == 1
     assert mirror.invoices_poll(sandbox_company.pk).startswith("1 status call(s)")
+    # Polls that follow a send come every few seconds: together they stop at the share of the window.
+    settings.INVOICE_POLL_INTERVAL = 10_800
+    assert mirror.poll_budget(sandbox_company) == 59
+    for _ in range(59):
+        limiter().acquire(str(sandbox_company.pk), 1, "POST", "/v2/outboxinvoice/status")
+    assert mirror.poll_budget(sandbox_company) == 0
+    assert mirror.invoices_poll(sandbox_company.pk).startswith("0 status call(s)")
+
+
+def test_a_status_that_cannot_be_read_does_not_hold_up_the_others(sandbox, sandbox_company):
+    sandbox.configure(ticket_processing_seconds=1)
+    lost, other = new_invoice(sandbox_company), new_invoice(sandbox_company)
+    for invoice in (lost, other):
+        services.invoice_push(invoice.pk)
+    lost.refresh_from_db()
+    Invoice.objects.filter(pk=lost.pk).update(status_read_at=None)  # the oldest read: first in line
+    # Its status path answers 404 for good (asked on a path the platform does not know it under).
+    sandbox.add_fault(path=f"/invoice/v2/earchive/{lost.remote_id}/status", method="GET", error_rate=1,
+                      error_status=404)
+
+    def settled():
+        mirror.invoices_poll(sandbox_company.pk)
+        return Invoice.objects.get(pk=other.pk).remote_status == InvoiceStatus.APPROVED
+
+    assert wait_for(settled)
+    assert Invoice.objects.get(pk=lost.pk).remote_status == InvoiceStatus.QUEUED  # left as it was, not guessed
+
+
+def test_the_mirror_meeting_a_save_whose_answer_was_lost_makes_no_second_row(sandbox, sandbox_company):
+    invoice = new_invoice(sandbox_company)
+    sandbox.add_fault(path=SAVE_PATH, method="POST", error_rate=1, after_apply="error", remaining=1)
+    with pytest.raises(RemoteError):
+        services.invoice_push(invoice.pk)
+    mirror.invoices_mirror(sandbox_company.pk)  # the platform lists it; we have no remote id yet
+    assert Invoice.objects.filter(company=sandbox_company, is_send=True).count() == 1
+    assert services.invoice_push(invoice.pk) == "Found on the platform; not sent again."
+    invoice.refresh_from_db()
+    assert invoice.sync_state == SyncState.SYNCED and invoice.remote_id == invoice.ettn
+    assert Invoice.objects.filter(company=sandbox_company, is_send=True).count() == 1
+
+
+def test_a_retried_save_never_takes_another_invoice_for_its_own(sandbox, sandbox_company):
+    ours = new_invoice(sandbox_company)
+    # Refused before it applied (a 500 that did nothing); meanwhile the same customer got an invoice of the same
+    # day from elsewhere (the platform's portal).
+    sandbox.add_fault(path=SAVE_PATH, method="POST", error_rate=1, remaining=1)
+    with pytest.raises(RemoteError):
+        services.invoice_push(ours.pk)
+    other = services.invoice_body(ours)
+    other["generalInfoModel"] = {**other["generalInfoModel"], "ettn": "0b7e4f7a-1c4e-4c53-9d61-2a7c0f3e9a10"}
+    other["description"] = "Portaldan kesilen fatura"
+    services.accounting(sandbox_company).save(other)
+    assert services.invoice_push(ours.pk) == "Sent to the platform."
+    ours.refresh_from_db()
+    assert ours.remote_id == ours.ettn != "0b7e4f7a-1c4e-4c53-9d61-2a7c0f3e9a10"
+    assert len(outgoing_on_platform(sandbox_company)) == 2
+
+
+def test_an_invoice_the_platform_does_not_find_is_kept_and_said_so(sandbox_company):
+    invoice = new_invoice(sandbox_company)
+    services.invoice_push(invoice.pk)
+    invoice.refresh_from_db()
+    services.accounting(sandbox_company).delete(invoice.remote_id, True)
+    with pytest.raises(mirror.InvoiceNotFound, match="next daily reading"):
+        mirror.invoice_read(invoice, force=True)
+    assert Invoice.objects.filter(pk=invoice.pk).exists()  # the daily walk asks again before dropping it
+
+
+def test_posting_waits_for_a_change_on_its_way(sandbox_company):
+    invoice = new_invoice(sandbox_company)
+    services.invoice_push(invoice.pk)
+    invoice.refresh_from_db()
+    Invoice.objects.filter(pk=invoice.pk).update(sync_state=SyncState.QUEUED)
+    invoice.refresh_from_db()
+    with pytest.raises(actions.ActionRefused, match="Wait until these invoices are on the platform"):
+        services.posting_request("post", [invoice])
+
+
+def test_a_pdf_the_platform_refuses_is_left_out_of_the_zip_with_the_reason(sandbox, sandbox_company):
+    import zipfile
+
+    kept, gone = new_invoice(sandbox_company), new_invoice(sandbox_company)
+    for invoice in (kept, gone):
+        services.invoice_push(invoice.pk)
+    gone.refresh_from_db()
+    bundle = documents.pdf_bundle_request(sandbox_company, None, Invoice.objects.filter(pk__in=[kept.pk, gone.pk]))
+    sandbox.add_fault(path=f"/invoice/v2/earchive/{gone.remote_id}/pdf/*", method="GET", error_rate=1,
+                      error_status=404)  # a PDF the platform cannot make
+    assert documents.pdf_bundle_run(bundle.pk) == "1 PDFs in one ZIP; 1 left out (the platform refused them)."
+    bundle.refresh_from_db()
+    assert bundle.done and [entry["pk"] for entry in bundle.skipped] == [gone.pk]
+    with zipfile.ZipFile(bundle.file.open("rb")) as archive:
+        assert len(archive.namelist()) == 1
 
 
 def test_documents_are_fetched_once_and_kept(sandbox_company):

@@ -152,9 +152,13 @@ for box, prefix in (("outbox", "/v2/outboxinvoice"), ("inbox", "/v2/inboxinvoice
     _route("GET", prefix + "/{id}/html/{isStandartXslt}", html, box)
 
 
-@operation("invoice", "GET", "/v2/gibuser/recipient/zip")
 def taxpayer_list(call: Call):
-    """The ZIP itself (not wrapped), as the provider's clients read it."""
+    """The ZIP itself (not wrapped), as the provider's clients read it; under both paths public clients use
+    (the facts file: the provider's client, the back office's default, and another client)."""
     response = HttpResponse(invoice_documents.taxpayer_zip(call.customer), content_type="application/zip")
     response["Content-Disposition"] = 'attachment; filename="users.zip"'
     return response
+
+
+for _path in ("/v1/gibuser/receiverboxalias/zip", "/v2/gibuser/recipient/zip"):
+    operation("invoice", "GET", _path)(taxpayer_list)
