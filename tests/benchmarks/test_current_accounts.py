@@ -32,7 +32,7 @@ from backoffice.core.models import Company
 from backoffice.current_accounts import imports, services
 from backoffice.current_accounts.models import CurrentAccount
 from tests.tickets.conftest import login
-from tests.benchmarks.common import fill, page_time
+from tests.benchmarks.common import fill, page_time, value_sql
 
 MIRROR_COUNT = int(os.environ.get("BENCH_MIRROR_ACCOUNTS", 100_000))
 PAGE = 500
@@ -199,7 +199,6 @@ def test_checking_an_import_against_reading_it_with_openpyxl_alone(company):
 # --- 3. the list page -----------------------------------------------------------------------------------
 def _value_sql(field, company_id):
     """SQL giving field's value for row g of generate_series."""
-    name, kind = field.column, field.get_internal_type()
     special = {
         "company_id": str(int(company_id)),
         "remote_id": "g::text",
@@ -216,15 +215,7 @@ def _value_sql(field, company_id):
         "synced_at": "now()",
         "status_read_at": "now()",
     }
-    if name in special:
-        return special[name]
-    if field.null:
-        return "NULL"
-    if kind in ("CharField", "TextField"):
-        return "''"
-    if kind == "BooleanField":
-        return "false"
-    return "0"
+    return value_sql(field, special)
 
 
 def test_list_page_with_a_million_accounts_against_a_thousand(postgres_only, client, accountant, company):

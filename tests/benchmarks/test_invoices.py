@@ -37,7 +37,7 @@ from backoffice.invoices import documents, mirror
 from backoffice.invoices.choices import DocumentKind
 from backoffice.invoices.models import Invoice, InvoiceDocument, PdfBundle
 from backoffice.remote.ratelimit import RULES_BY_NAME
-from tests.benchmarks.common import fill, page_time
+from tests.benchmarks.common import fill, page_time, value_sql
 from tests.tickets.conftest import login
 
 MIRROR_COUNT = int(os.environ.get("BENCH_MIRROR_INVOICES", 100_000))
@@ -181,7 +181,6 @@ def test_mirroring_incoming_invoices_against_a_bare_bulk_create(company):
 def _value_sql(field, company_id):
     """SQL giving field's value for row g of generate_series: both directions, both kinds, two years of issue
     dates, a tenth in US dollars."""
-    name, kind = field.column, field.get_internal_type()
     special = {
         "company_id": str(int(company_id)),
         "remote_id": "md5(g::text)",
@@ -213,15 +212,7 @@ def _value_sql(field, company_id):
         "synced_at": "now()",
         "status_read_at": "now()",
     }
-    if name in special:
-        return special[name]
-    if field.null:
-        return "NULL"
-    if kind in ("CharField", "TextField"):
-        return "''"
-    if kind == "BooleanField":
-        return "false"
-    return "0"
+    return value_sql(field, special)
 
 
 def test_list_page_with_a_million_invoices_against_a_thousand(postgres_only, client, accountant, company):

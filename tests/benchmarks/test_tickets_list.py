@@ -12,7 +12,7 @@ from django.urls import reverse
 from backoffice.core.models import Company
 from backoffice.tickets.models import EventTicket
 from tests.tickets.conftest import login
-from tests.benchmarks.common import fill, page_time
+from tests.benchmarks.common import fill, page_time, value_sql
 
 BIG, SMALL = 1_000_000, 1_000
 ROUNDS = 15
@@ -22,7 +22,6 @@ pytestmark = [pytest.mark.bench, pytest.mark.postgres, pytest.mark.django_db(tra
 
 def _value_sql(field, company_id, prefix):
     """SQL giving field's value for row g of generate_series."""
-    name, kind = field.column, field.get_internal_type()
     special = {
         "company_id": str(int(company_id)),
         "ticket_number": f"'{prefix}2026' || lpad(g::text, 9, '0')",
@@ -45,17 +44,7 @@ def _value_sql(field, company_id, prefix):
         "ticket_date": "now() - g * interval '1 second'",
         "attempts": "1",
     }
-    if name in special:
-        return special[name]
-    if field.null:
-        return "NULL"
-    if kind in ("CharField", "TextField"):
-        return "''"
-    if kind == "BooleanField":
-        return "false"
-    if kind == "DecimalField":
-        return "(g %% 1000)::numeric"
-    return "0"
+    return value_sql(field, special)
 
 
 def test_list_page_with_a_million_tickets_against_a_thousand(postgres_only, client, accountant, company):
