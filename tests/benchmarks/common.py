@@ -1,8 +1,10 @@
 """What the list-page benchmarks share: rows made by PostgreSQL itself, a timed page."""
 
 import time
+from contextlib import contextmanager
 
 from django.db import connection
+from stdnum.tr import vkn
 
 
 def fill(model, count, value_sql):
@@ -14,6 +16,19 @@ def fill(model, count, value_sql):
     with connection.cursor() as cursor:
         cursor.execute(f"INSERT INTO {model._meta.db_table} ({columns}) "
                        f"SELECT {values} FROM generate_series(1, %s) AS g", [count])
+
+
+@contextmanager
+def counting_queries():
+    """Every SQL statement run inside the block."""
+    queries = []
+    with connection.execute_wrapper(lambda execute, sql, *rest: queries.append(sql) or execute(sql, *rest)):
+        yield queries
+
+
+def valid_vkns(count, start=100_000_000):
+    """count distinct tax numbers with their check digit."""
+    return [prefix + vkn.calc_check_digit(prefix) for prefix in (f"{n:09d}" for n in range(start, start + count))]
 
 
 def value_sql(field, special: dict) -> str:

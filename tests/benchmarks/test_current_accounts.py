@@ -14,7 +14,6 @@ import io
 import os
 import statistics
 import time
-from contextlib import contextmanager
 from decimal import Decimal
 
 import pytest
@@ -24,7 +23,6 @@ from django.utils import timezone
 from django.utils.encoding import force_str
 from openpyxl import Workbook, load_workbook
 from stdnum import iban
-from stdnum.tr import vkn
 
 from backoffice.core.choices import SyncState
 from backoffice.core.imports import read
@@ -32,7 +30,7 @@ from backoffice.core.models import Company
 from backoffice.current_accounts import imports, services
 from backoffice.current_accounts.models import CurrentAccount
 from tests.tickets.conftest import login
-from tests.benchmarks.common import fill, page_time, value_sql
+from tests.benchmarks.common import counting_queries, fill, page_time, valid_vkns, value_sql
 
 MIRROR_COUNT = int(os.environ.get("BENCH_MIRROR_ACCOUNTS", 100_000))
 PAGE = 500
@@ -45,20 +43,7 @@ PAGE_ROUNDS = 15
 pytestmark = [pytest.mark.bench, pytest.mark.django_db(transaction=True)]
 
 
-@contextmanager
-def counting_queries():
-    """Every SQL statement run inside the block (counted as tests/benchmarks/test_tickets_list.py does)."""
-    queries = []
-    with connection.execute_wrapper(lambda execute, sql, *rest: queries.append(sql) or execute(sql, *rest)):
-        yield queries
-
-
 # --- 1. the mirror ----------------------------------------------------------------------------------------
-def valid_vkns(count, start=100_000_000):
-    """count distinct tax numbers with their check digit."""
-    return [prefix + vkn.calc_check_digit(prefix) for prefix in (f"{n:09d}" for n in range(start, start + count))]
-
-
 def list_pages(count):
     """The platform's current-account list as its pages bring it: {id, branchId, name, identifier, surname,
     totalBalance, status}, ids as numbers, balances as JSON numbers."""

@@ -19,7 +19,6 @@ import statistics
 import time
 import uuid
 import zipfile
-from contextlib import contextmanager
 from datetime import date, datetime, timedelta
 from datetime import timezone as dt_timezone
 from decimal import Decimal
@@ -28,7 +27,6 @@ import pytest
 from django.db import connection
 from django.urls import reverse
 from django.utils import timezone
-from stdnum.tr import vkn
 
 from backoffice.core import jobs
 from backoffice.core.choices import SyncState
@@ -37,7 +35,7 @@ from backoffice.invoices import documents, mirror
 from backoffice.invoices.choices import DocumentKind
 from backoffice.invoices.models import Invoice, InvoiceDocument, PdfBundle
 from backoffice.remote.ratelimit import RULES_BY_NAME
-from tests.benchmarks.common import fill, page_time, value_sql
+from tests.benchmarks.common import counting_queries, fill, page_time, valid_vkns, value_sql
 from tests.tickets.conftest import login
 
 MIRROR_COUNT = int(os.environ.get("BENCH_MIRROR_INVOICES", 100_000))
@@ -51,20 +49,7 @@ PDF_WINDOW_SECONDS = 6.0  # the PDF rule's minute, scaled down on both sides
 pytestmark = [pytest.mark.bench, pytest.mark.django_db(transaction=True)]
 
 
-@contextmanager
-def counting_queries():
-    """Every SQL statement run inside the block (counted as tests/benchmarks/test_tickets_list.py does)."""
-    queries = []
-    with connection.execute_wrapper(lambda execute, sql, *rest: queries.append(sql) or execute(sql, *rest)):
-        yield queries
-
-
 # --- 1. the mirror ----------------------------------------------------------------------------------------
-def valid_vkns(count, start=300_000_000):
-    """count distinct tax numbers with their check digit."""
-    return [prefix + vkn.calc_check_digit(prefix) for prefix in (f"{n:09d}" for n in range(start, start + count))]
-
-
 def stamp(moment):
     """A moment as the lists give it: UTC with microseconds."""
     return moment.strftime("%Y-%m-%dT%H:%M:%S.%f+00:00")
@@ -73,7 +58,7 @@ def stamp(moment):
 def incoming_pages(count):
     """The platform's incoming list as its pages bring it: every field of document 3's incoming item, numbers as
     JSON numbers, dates as ISO strings, the profile and the type by name; one in ten in US dollars."""
-    suppliers = valid_vkns(997)
+    suppliers = valid_vkns(997, start=300_000_000)
     created = datetime(2025, 1, 1, 8, 0, tzinfo=dt_timezone.utc)
     items = []
     for n in range(count):
