@@ -431,6 +431,29 @@ def _rules(call: Call, body: dict, doc: Document | None) -> dict:
     info = Checks(general)
     is_send = doc.data["isSend"] if doc is not None else body.get("isSend") is True
     checks.required("description")
+    record_type = _party_rules(call, body, checks, is_send)
+    _number_rules(general, info, is_send, doc)
+    profile = _profile_rules(general, info, record_type, is_send, doc)
+    kind = 1 if general.get("type") is None else general["type"]  # SATIS when left out
+    if kind not in TYPES:
+        info.add("type", f"type must be 1 to 9 (got {kind}).")
+    currency, rate = _currency_rules(general, info)
+    issue_date, issue_time = _date_rules(call, general, info, is_send)
+    ettn = _ettn_rule(call, general, info, doc)
+    lines = _lines(checks, body.get("invoiceLines"))
+    for name, message in info.items:
+        checks.add(f"generalInfoModel.{name}", message)
+    checks.raise_any()
+    if record_type == E_ARCHIVE:
+        profile = EARSIVFATURA
+    return {"is_send": is_send, "record_type": record_type, "profile": profile or 0, "type": kind,
+            "currency": currency, "rate": rate, "issue_date": issue_date, "issue_time": issue_time,
+            "ettn": ettn if not blank(ettn) else str(uuid.uuid4()), "lines": lines}
+
+
+def _party_rules(call: Call, body: dict, checks: Checks, is_send: bool) -> int:
+    """The customer, its mailbox and the invoice's kind (4.2 save rule 2: the taxpayer list decides). Returns the
+    recordType."""
     identifier = body.get("currentAccountIdentifier")
     if checks.required("currentAccountIdentifier"):
         checks.vkn_tckn("currentAccountIdentifier")
@@ -454,6 +477,12 @@ def _rules(call: Call, body: dict, doc: Document | None) -> dict:
     if record_type == E_ARCHIVE and is_send and aliases:
         checks.add("recordType", f"{identifier} is a registered e-invoice user: issue an e-invoice (recordType 1) "
                                  f"to its mailbox ({', '.join(aliases)}), not an e-archive invoice.")
+    return record_type
+
+
+def _number_rules(general: dict, info: Checks, is_send: bool, doc: Document | None) -> None:
+    """4.2 save rules 1 and 4, update rules 1 and 4: no number on an outgoing save, a prefix; the supplier's
+    number on an incoming invoice."""
     invoice_number = general.get("invoiceNumber")
     if is_send:
         if doc is None and not blank(invoice_number):
@@ -474,6 +503,10 @@ def _rules(call: Call, body: dict, doc: Document | None) -> dict:
                                   "invoice.")
     elif len(invoice_number) > 40:
         info.add("invoiceNumber", f"invoiceNumber must be at most 40 characters (got {len(invoice_number)}).")
+
+
+def _profile_rules(general: dict, info: Checks, record_type, is_send: bool, doc: Document | None):
+    """4.2 update rule 2: an outgoing e-invoice's update names its profile; an e-invoice is 0 to 3."""
     profile = general.get("invoiceProfileType")
     if profile is not None and profile not in range(len(PROFILES)):
         info.add("invoiceProfileType", f"invoiceProfileType must be 0 to 5 (got {profile}).")
@@ -481,9 +514,11 @@ def _rules(call: Call, body: dict, doc: Document | None) -> dict:
         info.add("invoiceProfileType", "The invoiceProfileType field is required to update an outgoing e-invoice.")
     elif record_type == E_INVOICE and profile in (EARSIVFATURA, 5):
         info.add("invoiceProfileType", f"An e-invoice's profile is 0 to 3 (got {profile}, {PROFILES[profile]}).")
-    kind = 1 if general.get("type") is None else general["type"]  # SATIS when left out
-    if kind not in TYPES:
-        info.add("type", f"type must be 1 to 9 (got {kind}).")
+    return profile
+
+
+def _currency_rules(general: dict, info: Checks) -> tuple:
+    """4.2 save rule 3: rate, source and comment when the currency is not TRY. Returns (currency, rate or None)."""
     currency = general.get("currencyCode") or "TRY"
     if currency not in CURRENCY_IDS:
         info.add("currencyCode", f"currencyCode must be one of {', '.join(CURRENCY_IDS)} (got '{currency}').")
@@ -495,6 +530,11 @@ def _rules(call: Call, body: dict, doc: Document | None) -> dict:
         for name in ("exchangeRateSource", "exchangeRateComment"):
             if blank(general.get(name)):
                 info.add(name, f"The {name} field is required when the currency is not TRY (got {currency}).")
+    return currency, rate if currency != "TRY" else None
+
+
+def _date_rules(call: Call, general: dict, info: Checks, is_send: bool) -> tuple:
+    """issueDate (today when left out; an outgoing one's year goes into its number), issueTime, returnInvoiceDate."""
     today = timezone.localtime(now(call))
     issue_date = _day(general.get("issueDate")) if not blank(general.get("issueDate")) else today.date()
     if issue_date is None:
@@ -506,24 +546,24 @@ def _rules(call: Call, body: dict, doc: Document | None) -> dict:
         info.add("issueTime", f"issueTime must be a time, HH:mm:ss (got '{issue_time}').")
     if not blank(general.get("returnInvoiceDate")) and _day(general["returnInvoiceDate"]) is None:
         info.add("returnInvoiceDate", f"returnInvoiceDate must be a date (got '{general['returnInvoiceDate']}').")
-    ettn = doc.key if doc is not None else general.get("ettn")
-    if doc is None and not blank(ettn):
-        if canonical(ettn) is None:
-            info.add("ettn", f"ettn must be a GUID (got '{ettn}').")
-        else:
-            ettn = canonical(ettn)
-            twin = find(call.customer, ettn)
-            if twin is not None:
-                info.add("ettn", f"already exists: {_noun(twin)} has this ettn; get it instead of saving again.")
-    lines = _lines(checks, body.get("invoiceLines"))
-    for name, message in info.items:
-        checks.add(f"generalInfoModel.{name}", message)
-    checks.raise_any()
-    if record_type == E_ARCHIVE:
-        profile = EARSIVFATURA
-    return {"is_send": is_send, "record_type": record_type, "profile": profile or 0, "type": kind,
-            "currency": currency, "rate": rate if currency != "TRY" else None, "issue_date": issue_date,
-            "issue_time": issue_time, "ettn": ettn if not blank(ettn) else str(uuid.uuid4()), "lines": lines}
+    return issue_date, issue_time
+
+
+def _ettn_rule(call: Call, general: dict, info: Checks, doc: Document | None):
+    """A save keeps a client's ettn (a GUID the customer has not used); an update keeps the invoice's."""
+    if doc is not None:
+        return doc.key
+    ettn = general.get("ettn")
+    if blank(ettn):
+        return ettn
+    if canonical(ettn) is None:
+        info.add("ettn", f"ettn must be a GUID (got '{ettn}').")
+        return ettn
+    ettn = canonical(ettn)
+    twin = find(call.customer, ettn)
+    if twin is not None:
+        info.add("ettn", f"already exists: {_noun(twin)} has this ettn; get it instead of saving again.")
+    return ettn
 
 
 def _counterpart(customer, body: dict, identifier: str) -> dict:
