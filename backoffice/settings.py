@@ -65,6 +65,7 @@ INSTALLED_APPS = [
     "backoffice.chart_of_accounts",
     "backoffice.current_accounts",
     "backoffice.invoices",
+    "backoffice.ledger",
 ]
 # Test-only apps (the test suite sets tests.testapp); never set in production.
 INSTALLED_APPS += env_list("BACKOFFICE_EXTRA_APPS")

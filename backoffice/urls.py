@@ -20,6 +20,7 @@ urlpatterns = [
     path("passenger-lists/", include("backoffice.passenger_lists.urls")),
     path("current-accounts/", include("backoffice.current_accounts.urls")),
     path("invoices/", include("backoffice.invoices.urls")),
+    path("ledger/", include("backoffice.ledger.urls")),
     path("chart-of-accounts/", include("backoffice.chart_of_accounts.urls")),
     path("", include("backoffice.subcompanies.urls")),
     path("", include("backoffice.core.urls")),

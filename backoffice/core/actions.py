@@ -257,6 +257,7 @@ def _settle_reached(model, action_set, action, client, records) -> list:
         status = (answers.get(record.remote_id) or {}).get("status")
         if status is not None:
             model.objects.filter(pk=record.pk).update(**{action_set.state_field: int(status)})
+            setattr(record, action_set.state_field, int(status))  # a call sent again is built from it
     return [r for r in records if r not in reached]
 
 

@@ -25,7 +25,9 @@ IDEMPOTENT_METHODS = frozenset({"GET", "PUT", "DELETE", "HEAD"})
 # ("only draft tickets..."). They are never repeated by the transport; the action machinery asks the
 # platform's statuses first (core.actions).
 STATE_CHANGES = frozenset({"event_ticket.update_status", "passenger_ticket.update_status",
-                           "dispatch.outbox_update_status", "dispatch.reply_update_status"})
+                           "dispatch.outbox_update_status", "dispatch.reply_update_status",
+                           # a GET that sends the certificates to the tax authority
+                           "ledger.send_certificates"})
 
 
 @dataclass(frozen=True)

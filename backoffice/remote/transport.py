@@ -224,6 +224,8 @@ class Transport:
         while True:
             self._ask_limiter(endpoint, path)
             auth_headers, token = self._auth_headers(bearer)
+            if hasattr(data, "seek"):  # a streamed body sent again (a renewed token): from its start
+                data.seek(0)
             try:
                 response = self._send(endpoint, path, url, params=params, json=json, data=data, files=files,
                                       headers={**(headers or {}), **auth_headers})

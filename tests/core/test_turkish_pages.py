@@ -183,6 +183,26 @@ def working_company(company, other_company, administrator):
     Taxpayer.objects.create(identifier="1234567890", alias="urn:mail:defaultpk@ornek.com.tr", title="Örnek Ticaret",
                             app_type="1", seen_at=timezone.now())
     PdfBundle.objects.create(company=company, total=3, fetched=1)
+    from datetime import date
+
+    from backoffice.ledger.models import BookEntry, Finding, Journal, Part, Period
+
+    period = Period.objects.create(company=company, remote_id="1201", remote_status=30, fiscal_year_start=date(2025, 3, 1),
+                                   fiscal_year_end=date(2025, 3, 31), split_size=10, task_status=3, task_progress=100,
+                                   sync_state=SyncState.SYNCED)
+    part = Part.objects.create(company=company, period=period, remote_id="51", index_number=1, entry_number_start=1,
+                               entry_number_end=3, line_number_start=1, line_number_end=6, debit=Decimal("3750"),
+                               credit=Decimal("3750"))
+    BookEntry.objects.create(company=company, part=part, remote_id="91", generalbook_type=1, status=10)
+    journal = Journal.objects.create(company=company, start_date=date(2025, 4, 1), end_date=date(2025, 4, 30),
+                                     source_kind="txt", source_name="yevmiye-nisan.txt", check_state="errors",
+                                     findings_count=1, findings_by_rule={"debit_credit_code": 1}, line_count=7,
+                                     entry_count=2)
+    Finding.objects.create(journal=journal, line=3, field="debitCreditCode", column=8, rule="debit_credit_code",
+                           found="X", expected="D, C")
+    Journal.objects.create(company=company, start_date=date(2025, 3, 1), end_date=date(2025, 3, 31), source_kind="txt",
+                           source_name="yevmiye-mart.txt", check_state="passed", line_count=10, entry_count=3,
+                           remote_id="1201", period=period, sync_state=SyncState.SYNCED)
     return company
 
 

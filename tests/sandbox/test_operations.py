@@ -1,6 +1,7 @@
 """The operations the sandbox answers so far, their envelopes and their validation."""
 
 import base64
+import calendar
 
 import pytest
 import requests
@@ -19,7 +20,15 @@ def test_incoming_invoice_list_has_the_camel_case_envelope(api):
     assert len(body["items"][0]["invoiceNumber"]) == 16
 
 
-def test_period_list_has_the_capitalised_envelope(api):
+def seed_year(sandbox, api, year=2025):
+    """Twelve monthly periods of one customer, seeded through the ledger's control action."""
+    periods = [{"start": f"{year}-{month:02d}-01", "end": f"{year}-{month:02d}-{calendar.monthrange(year, month)[1]}",
+                "status": 60 if month <= 9 else 30} for month in range(1, 13)]
+    return sandbox.control("POST", "ledger/seed", {"customer": api.http.headers["x-api-key"], "periods": periods})
+
+
+def test_period_list_has_the_capitalised_envelope(sandbox, api):
+    seed_year(sandbox, api)
     response = api.get("ledger", "/v1/period/getperiodlist", params={"pageIndex": 3, "pageSize": 5, "isDesc": "true"})
     body = response.json()
     assert list(body) == CAPITALISED
@@ -41,7 +50,8 @@ def test_page_parameters_are_validated(sandbox, customer_api, service, path, par
     assert field in response.json()
 
 
-def test_an_empty_last_page_is_not_an_error(api):
+def test_an_empty_last_page_is_not_an_error(sandbox, api):
+    seed_year(sandbox, api)
     body = api.get("ledger", "/v1/period/getperiodlist", params={"pageIndex": 9, "pageSize": 500}).json()
     assert body["Items"] == [] and body["TotalCount"] == 12
 

@@ -123,6 +123,11 @@ SECTIONS = {
         Tab("bundles", _("PDF downloads"), "file-earmark-zip", "invoices:pdfbundle_list"),
         Tab("taxpayers", _("Registered users"), "person-lines-fill", "invoices:taxpayer_list"),
     )),
+    "ledger": ("ledger-tabs", (
+        Tab("periods", _("Periods"), "journal-bookmark", "ledger:period_list"),
+        Tab("journals", _("Journals"), "file-earmark-text", "ledger:journal_list"),
+        Tab("new", _("New journal"), "upload", "ledger:journal_add"),
+    )),
     "subcompanies": ("subcompanies-tabs", (
         Tab("dashboard", _("Usage dashboard"), "bar-chart-line", "subcompanies:usage_dashboard"),
         Tab("subcompanies", _("Sub-companies"), "buildings", "subcompanies:subcompany_list"),

@@ -1,0 +1,224 @@
+"""Our check of an uploaded journal, in the background: an Excel journal turned into the text first, then the
+text read once in 1 MB blocks, each block given to the checker (journal.py) and to the ZIP being written in
+another thread (zlib works outside the GIL), findings stored in batches with the progress shown.
+
+Memory does not grow with the file; the ZIP is kept only when no error is found (the upload sends it as it is).
+"""
+
+import array
+import os
+import queue
+import tempfile
+import threading
+import zipfile
+from collections import Counter
+from decimal import Decimal
+
+from django.core.files import File
+from django.db import transaction
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from backoffice.core import jobs
+from backoffice.core.conf import tunable
+
+from . import journal as checker
+from . import workbook
+from .choices import CheckState, SourceKind
+from .models import Finding, Journal, Part, Period
+from .services import archive_name, refused_statuses
+
+BLOCK = 1024 * 1024
+BATCH = 2000
+ZIP_CHUNK = 8 * 1024 * 1024
+
+
+def findings_kept() -> int:
+    return int(tunable("LEDGER_FINDINGS_KEPT", 10_000))
+
+
+def chart_codes(company):
+    """Every account code of the company's chart of accounts here, or None when it keeps none here."""
+    from backoffice.chart_of_accounts.models import Account
+
+    codes = frozenset(Account.objects.filter(company=company).values_list("full_code", flat=True))
+    return codes or None
+
+
+def first_counters(journal) -> tuple[int | None, int | None]:
+    """The entry and line counters the journal must start with: 1 in January, else one past the last of the
+    period just before it when its parts are known here (the counters run through the fiscal year)."""
+    if journal.start_date.month == 1 and journal.start_date.day == 1:
+        return 1, 1
+    before = journal.start_date.toordinal() - 1
+    previous = (Period.objects.filter(company=journal.company, fiscal_year_end__isnull=False)
+                .exclude(remote_status__in=refused_statuses()).order_by("-fiscal_year_end"))
+    previous = next((p for p in previous[:3] if p.fiscal_year_end.toordinal() == before), None)
+    if previous is None:
+        return None, None
+    parts = Part.objects.filter(period=previous)
+    last_entry = max((p.entry_number_end or 0 for p in parts), default=0)
+    last_line = max((p.line_number_end or 0 for p in parts), default=0)
+    return (last_entry + 1 if last_entry else None), (last_line + 1 if last_line else None)
+
+
+class Zipper(threading.Thread):
+    """Writes the blocks it is given into one ZIP member while the checker reads them."""
+
+    def __init__(self, path, member):
+        super().__init__(daemon=True)
+        self.blocks = queue.Queue(maxsize=8)
+        self.path, self.member, self.error = path, member, None
+
+    def run(self):
+        level = int(tunable("LEDGER_ZIP_LEVEL", 1))
+        try:
+            with zipfile.ZipFile(self.path, "w", zipfile.ZIP_DEFLATED, compresslevel=level) as archive, \
+                    archive.open(self.member, "w", force_zip64=True) as out:
+                pending = bytearray()
+                while (block := self.blocks.get()) is not None:
+                    # Written 8 MB at a time: each write gives the GIL up for the whole deflate, instead of
+                    # fighting the checker for it at every megabyte.
+                    pending += block
+                    if len(pending) >= ZIP_CHUNK:
+                        out.write(pending)
+                        pending.clear()
+                out.write(pending)
+        except Exception as exc:  # reported by the checking job
+            self.error = exc
+            while self.blocks.get() is not None:  # let the reader finish
+                pass
+
+
+def _blocks(handle, size, zipper, on_progress):
+    done = 0
+    while block := handle.read(BLOCK):
+        zipper.blocks.put(block)
+        done += len(block)
+        on_progress(done, size)
+        yield block
+
+
+def journal_check(pk) -> str:
+    journal = Journal.objects.filter(pk=pk).first()
+    if journal is None:
+        return _("The journal no longer exists.")
+    if not Journal.objects.filter(pk=pk, check_state__in=[CheckState.WAITING, CheckState.CHECKING]).update(
+            check_state=CheckState.CHECKING, check_progress=0, check_message=""):
+        return _("The journal has been checked already.")
+    Finding.objects.filter(journal=journal).delete()
+    entry, line = first_counters(journal)
+    try:
+        rows = _text_of(journal, line)
+    except workbook.WorkbookError as exc:
+        Journal.objects.filter(pk=pk).update(check_state=CheckState.UNREADABLE, check_message=str(exc),
+                                             checked_at=timezone.now())
+        return str(exc)
+    journal.refresh_from_db()
+    options = checker.Options(start=journal.start_date, end=journal.end_date, split_size_mb=journal.split_size,
+                              accounts=chart_codes(journal.company), first_entry_counter=entry,
+                              first_line_counter=line)
+    check = checker.JournalCheck(options)
+    handle, zip_path = tempfile.mkstemp(suffix=".zip")
+    os.close(handle)
+    zipper = Zipper(zip_path, archive_name(journal).replace(".zip", ".txt"))
+    zipper.start()
+    last = [0]
+
+    def progress(done, size):
+        percent = int(100 * done / max(size, 1))
+        if percent >= last[0] + 2:
+            last[0] = percent
+            Journal.objects.filter(pk=pk).update(check_progress=min(percent, 99))
+            jobs.set_progress(percent, _("Checked %(percent)s%% of the journal") % {"percent": percent})
+
+    kept, batch = findings_kept(), []
+    try:
+        with journal.text.open("rb") as text:
+            for finding in check.run(_blocks(text, journal.text.size, zipper, progress)):
+                if check.summary.findings <= kept:
+                    batch.append(_finding(journal, finding, rows))
+                    if len(batch) >= BATCH:
+                        Finding.objects.bulk_create(batch)
+                        batch = []
+    finally:
+        zipper.blocks.put(None)
+        zipper.join()
+    Finding.objects.bulk_create(batch)
+    return _finish(journal, check.summary, zip_path, zipper.error)
+
+
+def _finding(journal, finding, rows) -> Finding:
+    row = rows[finding.line - 1] if rows is not None and 0 < finding.line <= len(rows) else None
+    return Finding(journal=journal, line=finding.line, row=row or None, field=finding.field[:60],
+                   column=finding.column, rule=finding.rule[:40], found=finding.found[:200],
+                   expected=str(finding.expected)[:200])
+
+
+def _finish(journal, summary, zip_path, zip_error) -> str:
+    passed = summary.findings == 0
+    fields = {
+        "check_state": CheckState.PASSED if passed else CheckState.ERRORS, "check_progress": 100,
+        "checked_at": timezone.now(), "line_count": summary.lines, "entry_count": summary.entries,
+        "debit_total": Decimal(summary.debit_cents) / 100, "credit_total": Decimal(summary.credit_cents) / 100,
+        "first_date": summary.first_date, "last_date": summary.last_date,
+        "entity_identifier": (summary.entity_identifier or "")[:11], "findings_count": summary.findings,
+        "findings_by_rule": dict(Counter(summary.by_rule)),
+        "parts_plan": [vars(part) for part in summary.parts],
+    }
+    try:
+        if passed and zip_error is None:
+            with open(zip_path, "rb") as handle, transaction.atomic():
+                journal.archive.save(archive_name(journal), File(handle), save=False)
+                fields["archive"] = journal.archive.name
+        elif zip_error is not None:
+            fields.update(check_state=CheckState.UNREADABLE,
+                          check_message=_("The ZIP could not be written (%(error)s); try again.")
+                          % {"error": zip_error.__class__.__name__})
+    finally:
+        os.unlink(zip_path)
+    Journal.objects.filter(pk=journal.pk).update(**fields)
+    if passed:
+        return _("No error found in %(lines)s lines; the journal can be uploaded.") % {"lines": summary.lines}
+    return _("%(count)s error(s) found in %(lines)s lines.") % {"count": summary.findings, "lines": summary.lines}
+
+
+def _text_of(journal, first_line=None):
+    """The journal's text: the upload itself, or an Excel journal turned into it. Returns the sheet row of
+    each text line (an Excel journal) or None."""
+    if journal.source_kind != SourceKind.XLSX:
+        if journal.text.name != journal.source.name:
+            Journal.objects.filter(pk=journal.pk).update(text=journal.source.name)
+        return None
+    y = journal.y_line or {}
+    from datetime import date
+
+    y_line = workbook.YLine(fiscal_year_start=date.fromisoformat(y["fiscal_year_start"]),
+                            fiscal_year_end=date.fromisoformat(y["fiscal_year_end"]),
+                            batch_id=y.get("batch_id", ""), entity_identifier=y.get("entity_identifier", ""))
+    handle, path = tempfile.mkstemp(suffix=".txt")
+    try:
+        with journal.source.open("rb") as source, os.fdopen(handle, "wb") as out:
+            rows = workbook.xlsx_to_text(source, out, y_line, first_line_counter=first_line or 1)
+        with open(path, "rb") as text:
+            journal.text.save(archive_name(journal).replace(".zip", ".txt"), File(text), save=False)
+        handle, rows_path = tempfile.mkstemp(suffix=".rows")
+        with os.fdopen(handle, "wb") as out:
+            rows.tofile(out)
+        with open(rows_path, "rb") as saved:
+            journal.rows.save(f"{journal.pk}.rows", File(saved), save=False)
+        os.unlink(rows_path)
+        Journal.objects.filter(pk=journal.pk).update(text=journal.text.name, rows=journal.rows.name)
+        return rows
+    finally:
+        os.unlink(path)
+
+
+def source_rows(journal):
+    """The sheet row of each text line of an Excel journal (for the findings report), or None."""
+    if not journal.rows or not journal.rows.storage.exists(journal.rows.name):
+        return None
+    rows = array.array("I")
+    with journal.rows.open("rb") as handle:
+        rows.frombytes(handle.read())
+    return rows

@@ -1,0 +1,332 @@
+"""E-ledger pages: the platform's periods (progress of the task, parts, previews, the certificates), and the
+journal workspace (a file checked line by line, its errors grouped and in Excel, the upload once it is clean).
+
+Views validate, call one service and redirect; every queryset is the active company's (another company's
+period or journal is a 404). The preview is the one place a view waits for the platform.
+"""
+
+from django.contrib import messages
+from django.db.models import Count
+from django.http import FileResponse, Http404, HttpResponse
+from django.shortcuts import get_object_or_404, redirect
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
+from django.views.decorators.http import require_POST
+from django.utils.decorators import method_decorator
+
+from backoffice.core import actions
+from backoffice.core.generic.families import active_company
+from backoffice.core.generic.registry import model_url, register_model_view, register_model_views
+from backoffice.core.generic.sections import SectionMixin
+from backoffice.core.generic.views import BaseObjectView, BulkActionView, ObjectDetailView, ObjectEditView, ObjectListView
+from backoffice.core.jobs import runs_of
+from backoffice.core.roles import EDITORS, EVERYONE, has_role
+from backoffice.remote.errors import NoAnswer, RateLimited, RemoteError
+
+from . import checking, journal as checker, mirror, services, tables, workbook
+from .choices import CheckState, PreviewType
+from .forms import JournalForm
+from .models import Finding, Journal, Part, Period
+
+FINDINGS_PER_PAGE = 100
+
+
+class PeriodsSection(SectionMixin):
+    section = "ledger"
+    tab = "periods"
+
+
+class JournalsSection(SectionMixin):
+    section = "ledger"
+    tab = "journals"
+
+
+# --- periods -----------------------------------------------------------------------------------------------
+
+class PeriodListView(PeriodsSection, ObjectListView):
+    model = Period
+    required_roles = EVERYONE
+    table = tables.PeriodTable
+    title = gettext_lazy("E-ledger periods")
+    refresh_interval = 3
+
+    def base_queryset(self):
+        return super().base_queryset().annotate(part_count=Count("parts"))
+
+    def needs_refresh(self, queryset):
+        return services.unsettled_periods().filter(company=self.request.company).exists()
+
+    def get_template_names(self):
+        return ["ledger/period_list.html"]
+
+
+class PeriodDetailView(PeriodsSection, ObjectDetailView):
+    model = Period
+    required_roles = EVERYONE
+    fields = ("remote_id", "fiscal_year_start", "fiscal_year_end", "split_size", "time_stamp", "without_tax_detail",
+              "is_liquidation", "is_active", "synced_at", "parts_read_at")
+
+    def get_template_names(self):
+        return ["ledger/period_detail.html"]
+
+    def get_extra_context(self, period):
+        parts = list(period.parts.prefetch_related("book_entries"))
+        approved = period.remote_status in services.approved_statuses()
+        return {
+            "parts": [(part, [(kind, label, model_url(part, "preview", kind=kind))
+                              for kind, label in PreviewType.choices
+                              if kind != PreviewType.APPROVED_CERTIFICATE or approved]) for part in parts],
+            "journals": list(period.journals.all()[:5]),
+            "actions": actions.buttons(period, self.request.user),
+            "may_edit": has_role(self.request.user, *EDITORS),
+            "parts_url": model_url(period, "parts"),
+            "runs": runs_of(period),
+            "working": period in services.unsettled_periods(),
+            "refresh_interval": 3 if period.is_busy or period in services.unsettled_periods() else None,
+        }
+
+
+class PeriodBulkView(PeriodsSection, BulkActionView):
+    required_roles = EVERYONE
+    actions = actions.bulk_actions(Period)
+
+    def get_template_names(self):
+        return ["generic/bulk_confirm.html"]
+
+
+register_model_views(Period, prefix="", list=PeriodListView, detail=PeriodDetailView, bulk=PeriodBulkView)
+
+
+@register_model_view(Period, "mirror", path="mirror/")
+@method_decorator(require_POST, name="dispatch")
+class PeriodMirrorView(PeriodsSection, BaseObjectView):
+    model = Period
+    required_roles = EDITORS
+
+    def post(self, request):
+        run = mirror.mirror_request(active_company(request))
+        messages.info(request, _("Reading the periods from the platform.") if run.is_new
+                      else _("The periods are already being read from the platform."))
+        return redirect(model_url(Period, "list"))
+
+
+@register_model_view(Period, "parts", path="<id:pk>/parts/")
+@method_decorator(require_POST, name="dispatch")
+class PeriodPartsView(PeriodsSection, BaseObjectView):
+    model = Period
+    required_roles = EVERYONE
+
+    def post(self, request, pk):
+        period = get_object_or_404(self.get_queryset().exclude(remote_id=""), pk=pk)
+        mirror.parts_request(period)
+        messages.info(request, _("Reading the parts from the platform; this page shows them when done."))
+        return redirect(model_url(period, "detail"))
+
+
+@register_model_view(Part, "preview", prefix="parts", path="<id:pk>/preview/<int:kind>/")
+class PartPreviewView(PeriodsSection, BaseObjectView):
+    """A preview of a part as the platform makes it: shown in a sandboxed frame, or downloaded."""
+
+    model = Part
+    required_roles = EVERYONE
+
+    def get(self, request, pk, kind):
+        part = get_object_or_404(self.get_queryset().select_related("period"), pk=pk)
+        if kind not in PreviewType.values:
+            raise Http404
+        error, status = "", 200
+        try:
+            content, content_type = services.preview_fetch(part, kind)
+        except RateLimited as exc:
+            error, status = _("The platform allows only so many calls a minute; try again in %(seconds)s seconds.") % {
+                "seconds": max(1, round(exc.wait))}, 429
+        except NoAnswer:
+            error, status = _("The platform did not answer in time. It may be busy: try again in a moment."), 504
+        except RemoteError as exc:
+            error, status = exc.user_message(), 502
+        except services.LedgerError as exc:
+            error, status = str(exc), 409
+        context = {"object": part, "period": part.period, "kind": kind, "label": PreviewType(kind).label,
+                   "detail_url": model_url(part.period, "detail")}
+        if error:
+            return self.render({**context, "error": error}, status=status)
+        name = f"{part.period.fiscal_year_start or ''}-{part.index_number}-{PreviewType(kind).name.lower()}"
+        is_html = "html" in content_type.lower()
+        if request.GET.get("download") or not is_html and "pdf" not in content_type.lower():
+            extension = "html" if is_html else "pdf" if "pdf" in content_type.lower() else "xml" \
+                if "xml" in content_type.lower() else "bin"
+            response = HttpResponse(content, content_type=content_type or "application/octet-stream")
+            response["Content-Disposition"] = f'attachment; filename="{name}.{extension}"'
+            return response
+        if not is_html:  # a PDF: the browser shows it
+            response = HttpResponse(content, content_type=content_type)
+            response["Content-Disposition"] = f'inline; filename="{name}.pdf"'
+            return response
+        response = self.render({**context, "html": content.decode("utf-8", errors="replace")})
+        response._csp_update = {"style-src": ["'unsafe-inline'"]}  # the frame's own styles; still no script
+        return response
+
+    def get_template_names(self):
+        return ["ledger/part_preview.html"]
+
+
+# --- journals ----------------------------------------------------------------------------------------------
+
+class JournalListView(JournalsSection, ObjectListView):
+    model = Journal
+    required_roles = EVERYONE
+    table = tables.JournalTable
+    title = gettext_lazy("Journals")
+    refresh_interval = 3
+
+    def base_queryset(self):
+        return super().base_queryset().select_related("period", "created_by")
+
+    def needs_refresh(self, queryset):
+        return queryset.filter(check_state__in=[CheckState.WAITING, CheckState.CHECKING]).exists() or \
+            super().needs_refresh(queryset)
+
+    def get_template_names(self):
+        return ["ledger/journal_list.html"]
+
+
+class JournalCreateView(JournalsSection, ObjectEditView):
+    model = Journal
+    required_roles = EDITORS
+    form = JournalForm
+    refused = services.LedgerError
+    tab = "new"
+
+    def get_template_names(self):
+        return ["ledger/journal_edit.html"]
+
+    def get_form_kwargs(self):
+        return {"company": self.request.company}
+
+    def save_form(self, form):
+        data = form.cleaned_data
+        return services.journal_create(
+            company=self.request.company, user=self.request.user, source=data["file"], start=data["start_date"],
+            end=data["end_date"], split_size=data["split_size"], time_stamp=data["time_stamp"],
+            without_tax_detail=data["without_tax_detail"], y_line=form.y_line())
+
+    def success_message(self, journal, is_new):
+        return _("The journal is being checked; its errors, if any, show here line by line.")
+
+    def render_form(self, obj, form, status=200):
+        return self.render({"object": obj, "form": form, "is_new": True, "cancel_url": model_url(Journal, "list"),
+                            "template_url": model_url(Journal, "template"), "rules": checker.RULES},
+                           status=status)
+
+
+class JournalDetailView(JournalsSection, ObjectDetailView):
+    model = Journal
+    required_roles = EVERYONE
+    fields = ()
+
+    def get_template_names(self):
+        return ["ledger/journal_detail.html"]
+
+    def get_extra_context(self, journal):
+        rule = self.request.GET.get("rule", "")
+        findings = journal.findings.all()
+        if rule:
+            findings = findings.filter(rule=rule)
+        try:
+            page = max(1, int(self.request.GET.get("page", 1)))
+        except ValueError:
+            page = 1
+        shown = list(findings.order_by("line", "pk")[(page - 1) * FINDINGS_PER_PAGE:page * FINDINGS_PER_PAGE + 1])
+        for finding in shown:
+            finding.sentence = checker.RULES.get(finding.rule, finding.rule)
+            finding.label = checker.field_label(finding.field)
+        by_rule = sorted(((code, checker.RULES.get(code, code), count)
+                          for code, count in (journal.findings_by_rule or {}).items()), key=lambda item: -item[2])
+        checking_now = journal.check_state in (CheckState.WAITING, CheckState.CHECKING)
+        return {
+            "findings": shown[:FINDINGS_PER_PAGE], "rule": rule, "page": page,
+            "next_page": page + 1 if len(shown) > FINDINGS_PER_PAGE else None,
+            "previous_page": page - 1 if page > 1 else None,
+            "by_rule": by_rule, "rules": checker.RULES, "kept": journal.findings.count() if journal.findings_count
+            else 0,
+            "is_excel": journal.source_kind == "xlsx",
+            "upload_url": model_url(journal, "upload"),
+            "upload_refusal": services.upload_refusal(journal) if journal.check_state == CheckState.PASSED else "",
+            "report_url": model_url(journal, "report"),
+            "again_url": model_url(Journal, "add") + f"?start_date={journal.start_date}&end_date={journal.end_date}",
+            "may_edit": has_role(self.request.user, *EDITORS),
+            "runs": runs_of(journal),
+            "period": journal.period,
+            "refresh_interval": 2 if checking_now or journal.is_busy or (
+                journal.period and journal.period in services.unsettled_periods()) else None,
+        }
+
+
+register_model_views(Journal, prefix="journals", list=JournalListView, add=JournalCreateView,
+                     detail=JournalDetailView)
+
+
+@register_model_view(Journal, "upload", path="<id:pk>/upload/")
+class JournalUploadView(JournalsSection, BaseObjectView):
+    """A confirmation first: an upload starts the platform's legally binding process."""
+
+    model = Journal
+    required_roles = EDITORS
+
+    def get_template_names(self):
+        return ["ledger/journal_upload.html"]
+
+    def get(self, request, pk):
+        journal = get_object_or_404(self.get_queryset(), pk=pk)
+        return self.render({"object": journal, "refusal": services.upload_refusal(journal),
+                            "detail_url": model_url(journal, "detail")})
+
+    def post(self, request, pk):
+        journal = get_object_or_404(self.get_queryset(), pk=pk)
+        try:
+            services.journal_upload_request(journal)
+        except services.LedgerError as exc:
+            messages.error(request, str(exc))
+            return redirect(model_url(journal, "detail"))
+        messages.success(request, _("The journal is on its way to the platform; its period's progress shows here."))
+        return redirect(model_url(journal, "detail"))
+
+
+@register_model_view(Journal, "report", path="<id:pk>/errors.xlsx")
+class JournalReportView(JournalsSection, BaseObjectView):
+    """The journal's errors as an Excel file (the first LEDGER_FINDINGS_KEPT; the counts per rule are all)."""
+
+    model = Journal
+    required_roles = EVERYONE
+
+    def get(self, request, pk):
+        journal = get_object_or_404(self.get_queryset(), pk=pk)
+        response = HttpResponse(content_type="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet")
+        response["Content-Disposition"] = f'attachment; filename="journal-{journal.pk}-errors.xlsx"'
+        workbook.findings_report(response, Finding.objects.filter(journal=journal).order_by("line", "pk").iterator(),
+                                 journal.findings_by_rule or {}, source_rows=checking.source_rows(journal))
+        return response
+
+
+@register_model_view(Journal, "template", path="template.xlsx")
+class JournalTemplateView(JournalsSection, BaseObjectView):
+    model = Journal
+    required_roles = EVERYONE
+
+    def get(self, request):
+        response = HttpResponse(workbook.template(),
+                                content_type="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet")
+        response["Content-Disposition"] = 'attachment; filename="yevmiye-sablonu.xlsx"'
+        return response
+
+
+@register_model_view(Journal, "source", path="<id:pk>/file/")
+class JournalSourceView(JournalsSection, BaseObjectView):
+    model = Journal
+    required_roles = EVERYONE
+
+    def get(self, request, pk):
+        journal = get_object_or_404(self.get_queryset(), pk=pk)
+        if not journal.source or not journal.source.storage.exists(journal.source.name):
+            raise Http404(_("The file is no longer kept here."))
+        return FileResponse(journal.source.open("rb"), as_attachment=True, filename=journal.source_name)

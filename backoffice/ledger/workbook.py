@@ -1,0 +1,397 @@
+"""The journal as an Excel workbook: the template accountants fill (one row per entry line, the entry's header
+fields repeated on each of its rows), its conversion into the tax authority's text (document 3, 2.8), and the
+checker's findings as an Excel report.
+
+The conversion streams (openpyxl read-only, one entry's lines held at a time and spilled to disk when an entry
+is very large) and writes the cells as Excel holds them, without rounding or guessing: 12.345 stays 12.345 and
+a date typed as text stays that text, so that the checker (journal.py) names the row and the problem.
+
+Pure: no Django model is imported.
+"""
+
+import array
+import io
+import tempfile
+from dataclasses import dataclass
+from datetime import date, datetime, time
+from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
+
+from django.utils import translation
+from django.utils.encoding import force_str
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
+from openpyxl import Workbook, load_workbook
+from openpyxl.cell import WriteOnlyCell
+from openpyxl.styles import Font, PatternFill
+from openpyxl.utils import get_column_letter
+
+from backoffice.core.imports import Column
+
+from .journal import CURRENCY_FIELDS, MEASURE_FIELDS, RULES
+from .journal import field_label as journal_field_label
+
+SPILL_BYTES = 4 * 1024 * 1024  # an entry's lines beyond this go to a temporary file
+
+
+class WorkbookError(Exception):
+    """The workbook as a whole cannot be turned into a journal (not an xlsx, a missing column, ...)."""
+
+
+TEXT, DATE, NUMBER = "@", "yyyy-mm-dd", "0.00"
+_KIND = {}  # field -> the cell format of its template column
+
+
+def _column(key, label, required=False, example="", kind=TEXT):
+    _KIND[key] = kind
+    return Column(key, label, required, example)
+
+
+TEMPLATE_COLUMNS = (
+    _column("entryNumberCounter", gettext_lazy("Entry counter"), True, 1, "0"),
+    _column("enteredBy", gettext_lazy("Entered by"), True, "Ayşe Yılmaz"),
+    _column("enteredDate", gettext_lazy("Entry date"), True, date(2025, 1, 31), DATE),
+    _column("entryNumber", gettext_lazy("Entry number"), True, "YEV-2025-1"),
+    _column("entryComment", gettext_lazy("Entry comment"), False, "Satış faturası"),
+    _column("accountMainID", gettext_lazy("Main account"), True, "120"),
+    _column("accountMainDescription", gettext_lazy("Main account name"), True, "Alıcılar"),
+    _column("accountSubID", gettext_lazy("Sub-account"), False, "120.01"),
+    _column("accountSubDescription", gettext_lazy("Sub-account name"), False, "Örnek Müşteri A.Ş."),
+    _column("amount", gettext_lazy("Amount"), True, 1000, NUMBER),
+    _column("debitCreditCode", gettext_lazy("Debit or credit (D/C)"), True, "D"),
+    _column("documentType", gettext_lazy("Document type"), False, "invoice"),
+    _column("documentTypeDescription", gettext_lazy("Document type description")),
+    _column("documentNumber", gettext_lazy("Document number"), False, "GIB2025000000001"),
+    _column("documentReference", gettext_lazy("Document reference")),
+    _column("documentDate", gettext_lazy("Document date"), False, date(2025, 1, 31), DATE),
+    _column("paymentMethod", gettext_lazy("Payment method")),
+    _column("detailComment", gettext_lazy("Line comment")),
+    _column("amountCurrency", gettext_lazy("Currency")),
+    _column("amountOriginalExchangeRateDate", gettext_lazy("Exchange rate date"), kind=DATE),
+    _column("amountOriginalAmount", gettext_lazy("Original amount"), kind=NUMBER),
+    _column("amountOriginalCurrency", gettext_lazy("Original currency")),
+    _column("amountOriginalExchangeRate", gettext_lazy("Exchange rate"), kind="0.0000"),
+    _column("amountOriginalExchangeRateSource", gettext_lazy("Exchange rate source")),
+    _column("amountOriginalExchangeRateComment", gettext_lazy("Exchange rate comment")),
+    _column("measurableCode", gettext_lazy("Item code")),
+    _column("measurableCodeDescription", gettext_lazy("Item description")),
+    _column("measurableQuantity", gettext_lazy("Quantity"), kind="General"),
+    _column("measurableQualifier", gettext_lazy("Quantity qualifier")),
+    _column("measurableUnitOfMeasure", gettext_lazy("Unit of measure")),
+    _column("measurableCostPerUnit", gettext_lazy("Cost per unit"), kind="General"),
+)
+# The example's second line: the credit side of the first.
+_EXAMPLE_CREDIT = {"accountMainID": "600", "accountMainDescription": "Yurt içi satışlar", "accountSubID": "600.01",
+                   "accountSubDescription": "", "debitCreditCode": "C", "documentType": "", "documentNumber": "",
+                   "documentDate": None}
+_ENTRY_HEADER = ("entryNumberCounter", "enteredBy", "enteredDate", "entryNumber", "entryComment")
+_LINE_FIELDS = ("accountMainID", "accountMainDescription", "accountSubDescription", "accountSubID", "amount",
+                "debitCreditCode")
+_DOCUMENT_FIELDS = ("documentType", "documentTypeDescription", "documentNumber", "documentReference", "documentDate",
+                    "paymentMethod", "detailComment")
+_EXPLANATIONS = (
+    gettext_lazy("One row per entry line. The entry's fields (counter, entered by, date, number, comment) are "
+                 "repeated on each of its rows; consecutive rows with the same entry counter make one entry."),
+    gettext_lazy("Entry counters run 1, 2, 3... through the fiscal year with no gap; entries are in date order and "
+                 "inside the period uploaded."),
+    gettext_lazy("Every entry has at least 2 lines, and its debit (D) lines add up to its credit (C) lines; the "
+                 "totals of the entry are computed from them."),
+    gettext_lazy("Amounts are above 0 with at most 2 decimals; dates exist in the calendar (yyyy-mm-dd)."),
+    gettext_lazy("Main accounts have 3 or 4 characters; a sub-account starts with its main account."),
+    gettext_lazy("Document types: invoice, check, voucher, other. An invoice or a check needs its number and "
+                 "date; other needs a description."),
+    gettext_lazy("Foreign-currency and measure columns may stay empty; when one currency column is filled, the "
+                 "original amount and the original currency are required."),
+    gettext_lazy("Columns marked * are required. Headers may be in Turkish or English, in any order."),
+)
+
+
+def field_label(name: str) -> str:
+    """The template's header of a journal field (amount: “Tutar”), or the field's own name."""
+    for column in TEMPLATE_COLUMNS:
+        if column.key == name:
+            return force_str(column.label)
+    return journal_field_label(name)
+
+
+# --- the template --------------------------------------------------------------------------------------------------
+def template() -> bytes:
+    """The xlsx an accountant fills: headers in the active language (required ones marked *), an example entry
+    of 2 lines, and a second sheet explaining the columns and the rules."""
+    workbook = Workbook()
+    sheet = workbook.active
+    sheet.title = _("Journal")[:31]
+    bold, fill = Font(bold=True), PatternFill("solid", fgColor="DDEBF7")
+    debit = {column.key: column.example for column in TEMPLATE_COLUMNS}
+    credit = {**debit, **_EXAMPLE_CREDIT}
+    for index, column in enumerate(TEMPLATE_COLUMNS, start=1):
+        label = force_str(column.label) + (" *" if column.required else "")
+        cell = sheet.cell(row=1, column=index, value=label)
+        cell.font, cell.fill = bold, fill
+        letter = get_column_letter(index)
+        for row, values in ((2, debit), (3, credit)):
+            value = values.get(column.key)
+            cell = sheet.cell(row=row, column=index, value=value if value != "" else None)
+            cell.number_format = _KIND[column.key]
+        sheet.column_dimensions[letter].width = max(12, min(40, len(label) + 4))
+        # Identifiers stay text (Excel would drop a leading 0), dates are dates, amounts are numbers.
+        sheet.column_dimensions[letter].number_format = _KIND[column.key]
+    sheet.freeze_panes = "A2"
+    notes = workbook.create_sheet(_("Explanation")[:31])
+    notes.append([_("Column"), _("Field"), _("Required")])
+    for cell in notes[1]:
+        cell.font = bold
+    for column in TEMPLATE_COLUMNS:
+        notes.append([force_str(column.label), column.key, _("yes") if column.required else ""])
+    notes.append([])
+    for text in _EXPLANATIONS:
+        notes.append([force_str(text)])
+    notes.column_dimensions["A"].width = 34
+    notes.column_dimensions["B"].width = 36
+    out = io.BytesIO()
+    workbook.save(out)
+    return out.getvalue()
+
+
+# --- the conversion ------------------------------------------------------------------------------------------------
+@dataclass
+class YLine:
+    fiscal_year_start: date
+    fiscal_year_end: date
+    batch_id: str
+    entity_identifier: str
+
+
+def _normal(text) -> str:
+    """A header as it is compared: trimmed, without the * of required columns, lowercase, dotted and dotless i
+    alike (so that "Borç/alacak", "BORÇ/ALACAK" and "DEBITCREDITCODE" all match)."""
+    text = force_str(text or "").strip().replace("İ", "i").lower().replace("ı", "i")
+    return " ".join(text.replace("*", "").split())
+
+
+def _headers() -> dict:
+    """{normalised header: field} in Turkish and English and as the field's name."""
+    known = {}
+    for column in TEMPLATE_COLUMNS:
+        names = {column.key}
+        for language in ("tr", "en"):
+            with translation.override(language):
+                names.add(force_str(column.label))
+        for name in names:
+            known[_normal(name)] = column.key
+    return known
+
+
+def _cell(value) -> str:
+    """A cell as the journal text writes it: dates yyyy-mm-dd, numbers exactly as Excel holds them, text as
+    typed (a tab or line break inside a cell, which the text cannot hold, becomes a space)."""
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "1" if value else "0"
+    if isinstance(value, datetime):
+        return value.date().isoformat() if value.time() == time(0) else value.isoformat(sep=" ")
+    if isinstance(value, date):
+        return value.isoformat()
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        if value.is_integer():
+            return str(int(value))
+        return format(Decimal(repr(value)), "f")  # 12.345 stays 12.345: no rounding here
+    text = str(value).strip()
+    if "\t" in text or "\n" in text or "\r" in text:
+        text = " ".join(text.replace("\t", " ").splitlines())
+    return text
+
+
+def _decimal(text: str) -> Decimal:
+    """An amount cell's value for the entry's totals: 0 when it cannot be read (its line gets the finding)."""
+    try:
+        value = Decimal(text)
+    except InvalidOperation:
+        return Decimal(0)
+    return value if value.is_finite() else Decimal(0)
+
+
+def _total(value: Decimal) -> str:
+    """An H total: exact when its lines are (2 decimals); a line with more is named by the checker, on its row."""
+    return str(value.quantize(Decimal("0.01"), ROUND_HALF_UP))
+
+
+class _Lines:
+    """One entry's lines, in memory while small, on disk beyond SPILL_BYTES."""
+
+    def __init__(self):
+        self.buffer, self.size, self.spill = [], 0, None
+
+    def add(self, data: bytes):
+        if self.spill is not None:
+            self.spill.write(data)
+            return
+        self.buffer.append(data)
+        self.size += len(data)
+        if self.size > SPILL_BYTES:
+            self.spill = tempfile.TemporaryFile()
+            self.spill.writelines(self.buffer)
+            self.buffer = []
+
+    def copy_to(self, out):
+        if self.spill is None:
+            out.writelines(self.buffer)
+            return
+        self.spill.seek(0)
+        while block := self.spill.read(1024 * 1024):
+            out.write(block)
+        self.spill.close()
+
+
+def xlsx_to_text(source, out, y: YLine, first_line_counter: int = 1) -> array.array:
+    """The journal text of a workbook in the template (its first sheet), written to `out` (binary, UTF-8, \\n).
+
+    Consecutive rows with the same entry counter make one entry; its H line's totals are the sums of its D and
+    C rows. Returns the sheet row of each text line: item k is the row of line k+1 (the Y line 0, an H line the
+    row of its entry's first line)."""
+    try:
+        workbook = load_workbook(source, read_only=True, data_only=True)
+    except Exception:  # openpyxl raises many kinds for a file that is no xlsx
+        raise WorkbookError(_("This is not an Excel (.xlsx) file. Save it as “Excel Workbook (.xlsx)” and try "
+                              "again.")) from None
+    rows_of = array.array("I", [0])
+    try:
+        if not workbook.worksheets:
+            raise WorkbookError(_("The file is empty: fill in the template's first sheet."))
+        rows = workbook.worksheets[0].iter_rows(values_only=True)
+        number, header = 0, None
+        for number, values in enumerate(rows, start=1):
+            if any(_cell(value) for value in values):
+                header = values
+                break
+        if header is None:
+            raise WorkbookError(_("The file is empty: fill in the template's first sheet."))
+        keys = _header_keys(header)
+        out.write("\t".join(["Y", y.fiscal_year_start.isoformat(), y.fiscal_year_end.isoformat(), y.batch_id,
+                             y.entity_identifier]).encode() + b"\n")
+        counter = first_line_counter
+        entry = None  # (key, first row, header fields, lines, sheet rows, debit, credit)
+        for number, values in enumerate(rows, start=number + 1):
+            cells = {key: _cell(values[index]) for index, key in keys.items() if index < len(values)}
+            if not any(cells.values()):
+                continue
+            key = cells.get("entryNumberCounter", "")
+            if entry is None or key != entry[0]:
+                if entry is not None:
+                    _write_entry(out, entry, rows_of)
+                entry = [key, number, cells, _Lines(), array.array("I"), Decimal(0), Decimal(0)]
+            line_number = len(entry[4]) + 1
+            entry[3].add(_entry_line(cells, line_number, counter))
+            entry[4].append(number)
+            amount = _decimal(cells.get("amount", ""))
+            code = cells.get("debitCreditCode", "")
+            if code == "D":
+                entry[5] += amount
+            elif code == "C":
+                entry[6] += amount
+            counter += 1
+        if entry is not None:
+            _write_entry(out, entry, rows_of)
+    finally:
+        workbook.close()
+    return rows_of
+
+
+def _header_keys(header) -> dict:
+    """{column index: field} of the header row; a missing required column, an unknown or a repeated one is an
+    error that names it."""
+    known, keys = _headers(), {}
+    for index, value in enumerate(header):
+        text = _cell(value)
+        if not text:
+            continue
+        key = known.get(_normal(text))
+        if key is None:
+            raise WorkbookError(_("Unknown column “%(column)s” (column %(letter)s): use the headers of the "
+                                  "template.") % {"column": text, "letter": get_column_letter(index + 1)})
+        if key in keys.values():
+            raise WorkbookError(_("The column “%(column)s” appears twice.") % {"column": text})
+        keys[index] = key
+    missing = [force_str(column.label) for column in TEMPLATE_COLUMNS
+               if column.required and column.key not in keys.values()]
+    if missing:
+        raise WorkbookError(_("Required column missing: %(columns)s.") % {"columns": ", ".join(
+            f"“{name}”" for name in missing)})
+    return keys
+
+
+def _entry_line(cells, line_number, counter) -> bytes:
+    """The row's own entry date is its postingDate: a row whose date differs from its entry's first row is named."""
+    get = cells.get
+    fields = [str(line_number), str(counter), *(get(name, "") for name in _LINE_FIELDS), get("enteredDate", ""),
+              *(get(name, "") for name in _DOCUMENT_FIELDS)]
+    text = "".join(value + "\t" for value in fields)
+    currency = [get(name, "") for name in CURRENCY_FIELDS]
+    measure = [get(name, "") for name in MEASURE_FIELDS]
+    if any(measure):  # the currency fields are skipped with tabs when empty
+        text += "\t".join(currency + measure)
+    elif any(currency):
+        text += "\t".join(currency)
+    return text.encode() + b"\n"
+
+
+def _write_entry(out, entry, rows_of):
+    key, first_row, cells, lines, sheet_rows, debit, credit = entry
+    get = cells.get
+    # The H line is ours, not the sheet's: when one side has no readable amount (its row gets the finding), the
+    # other side's sum stands for it, so that the sheet's one mistake is not reported again on a line it lacks.
+    debit, credit = debit or credit, credit or debit
+    out.write("\t".join(["H", get("enteredBy", ""), get("enteredDate", ""), get("entryNumber", ""),
+                         get("entryComment", ""), _total(debit), _total(credit), key]).encode() + b"\n")
+    lines.copy_to(out)
+    rows_of.append(first_row)
+    rows_of.extend(sheet_rows)
+
+
+# --- the findings report -------------------------------------------------------------------------------------------
+def findings_report(out, findings, by_rule, source_rows=None) -> None:
+    """The findings as an xlsx written to `out` (streaming): a first sheet with the count per rule (by_rule: all
+    of them, even when the findings given are only the first ones kept), then one row per finding. `findings`:
+    objects with line, field, rule, found and expected (the checker's or the stored ones); with `source_rows`
+    (an Excel journal) the sheet row is shown instead of the text line."""
+    workbook = Workbook(write_only=True)
+    bold = Font(bold=True)
+
+    def header(sheet, titles):
+        cells = []
+        for title in titles:
+            cell = WriteOnlyCell(sheet, value=title)
+            cell.font = bold
+            cells.append(cell)
+        sheet.append(cells)
+
+    summary = workbook.create_sheet(_("Summary")[:31])
+    summary.column_dimensions["A"].width = 90
+    summary.column_dimensions["B"].width = 12
+    summary.freeze_panes = "A2"
+    header(summary, [_("Rule"), _("Errors")])
+    for rule, count in sorted(dict(by_rule).items(), key=lambda item: (-item[1], item[0])):
+        summary.append([force_str(RULES.get(rule, rule)), count])
+    summary.append([_("In all"), sum(dict(by_rule).values())])
+
+    sheet = workbook.create_sheet(_("Errors")[:31])
+    for letter, width in zip("ABCDEF", (10, 34, 70, 40, 40, 12)):
+        sheet.column_dimensions[letter].width = width
+    sheet.freeze_panes = "A2"
+    header(sheet, [_("Row") if source_rows is not None else _("Line"), _("Field"), _("Rule"), _("Found"),
+                   _("Expected")])
+    sentences = {rule: force_str(sentence) for rule, sentence in RULES.items()}
+    labels = {}
+    for finding in findings:
+        where = finding.line
+        if source_rows is not None:
+            where = source_rows[finding.line - 1] if 0 < finding.line <= len(source_rows) else None
+        name = finding.field
+        if name not in labels:
+            label = field_label(name)
+            labels[name] = f"{label} ({name})" if label != name else name
+        sheet.append([where, labels[name], sentences.get(finding.rule, finding.rule), finding.found,
+                      force_str(finding.expected)])
+    workbook.save(out)

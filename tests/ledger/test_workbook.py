@@ -1,0 +1,194 @@
+"""The Excel side of the journal (backoffice/ledger/workbook.py): the template, its conversion into the text the
+checker reads (and the sheet row of every text line), and the findings report."""
+
+import io
+from datetime import date, datetime
+
+import pytest
+from django.utils import translation
+from openpyxl import Workbook, load_workbook
+
+from backoffice.ledger import workbook
+from backoffice.ledger.journal import JournalCheck, Options
+from backoffice.ledger.workbook import TEMPLATE_COLUMNS, WorkbookError, YLine, findings_report, template, xlsx_to_text
+
+START, END = date(2025, 1, 1), date(2025, 1, 31)
+Y = YLine(date(2025, 1, 1), date(2025, 12, 31), "0", "1234567890")
+
+
+@pytest.fixture(autouse=True)
+def english():
+    with translation.override("en"):
+        yield
+
+
+def convert(data: bytes, **options):
+    out = io.BytesIO()
+    rows = xlsx_to_text(io.BytesIO(data), out, Y, **options)
+    return out.getvalue(), rows
+
+
+def check(text: bytes):
+    checker = JournalCheck(Options(START, END))
+    return list(checker.run([text])), checker.summary
+
+
+def sheet(header, rows) -> bytes:
+    book = Workbook()
+    ws = book.active
+    ws.append(header)
+    for row in rows:
+        ws.append(row)
+    out = io.BytesIO()
+    book.save(out)
+    return out.getvalue()
+
+
+HEADER = ["entryNumberCounter", "enteredBy", "enteredDate", "entryNumber", "entryComment", "accountMainID",
+          "accountMainDescription", "accountSubID", "amount", "debitCreditCode", "documentType", "documentNumber",
+          "documentDate"]
+
+
+def entries():
+    """Three entries as Excel holds them: dates as dates, amounts as numbers, account ids typed as numbers."""
+    return [
+        [1, "Ayşe", datetime(2025, 1, 2), "YEV-1", "Satış", 120, "Alıcılar", "120.01", 1180, "D", "invoice",
+         "GIB2025000000001", date(2025, 1, 2)],
+        [1, "Ayşe", datetime(2025, 1, 2), "YEV-1", "Satış", 600, "Yurt içi satışlar", None, 1000, "C"],
+        [1, "Ayşe", datetime(2025, 1, 2), "YEV-1", "Satış", 391, "Hesaplanan KDV", "", 180.0, "C"],
+        [2, "Ayşe", datetime(2025, 1, 6), "YEV-2", None, 770, "Genel yönetim giderleri", None, 12.5, "D"],
+        [2, "Ayşe", datetime(2025, 1, 6), "YEV-2", None, 100, "Kasa", None, 12.5, "C"],
+        [3, "Ayşe", datetime(2025, 1, 9), "YEV-3", None, 153, "Ticari mallar", None, 0.1, "D"],
+        [3, "Ayşe", datetime(2025, 1, 9), "YEV-3", None, 320, "Satıcılar", None, 0.1, "C"],
+    ]
+
+
+def test_the_template_reads_back_and_passes():
+    data = template()
+    book = load_workbook(io.BytesIO(data))
+    assert book.sheetnames == ["Journal", "Explanation"]
+    headers = [cell.value for cell in book["Journal"][1]]
+    assert headers[0] == "Entry counter *" and len(headers) == len(TEMPLATE_COLUMNS) == 31
+    assert book["Journal"].freeze_panes == "A2"
+    text, rows = convert(data)
+    assert check(text)[0] == []
+    assert list(rows) == [0, 2, 2, 3]
+    assert text.split(b"\n")[1] == b"H\tAy\xc5\x9fe Y\xc4\xb1lmaz\t2025-01-31\tYEV-2025-1\tSat\xc4\xb1\xc5\x9f " \
+                                   b"faturas\xc4\xb1\t1000.00\t1000.00\t1"
+
+
+def test_the_template_is_written_in_the_active_language():
+    with translation.override("tr"):
+        data = template()
+    headers = [cell.value for cell in load_workbook(io.BytesIO(data)).worksheets[0][1]]
+    with translation.override("tr"):
+        assert headers[9] == str(TEMPLATE_COLUMNS[9].label) + " *" == "Tutar *"
+    assert convert(data)[0].count(b"\n") == 4  # and it reads back whatever the language now
+
+
+def test_a_filled_workbook_becomes_a_journal_that_passes():
+    text, rows = convert(sheet(HEADER, entries()))
+    findings, summary = check(text)
+    assert findings == []
+    assert (summary.entries, summary.entry_lines, summary.debit_cents) == (3, 7, 119260)
+    assert list(rows) == [0, 2, 2, 3, 4, 5, 5, 6, 7, 7, 8]
+    lines = text.decode().split("\n")
+    assert lines[2] == ("1\t1\t120\tAlıcılar\t\t120.01\t1180\tD\t2025-01-02\tinvoice\t\tGIB2025000000001\t\t"
+                        "2025-01-02\t\t\t")
+    assert lines[4].split("\t")[6] == "180" and lines[9].split("\t")[6] == "0.1"
+    assert lines[5] == "H\tAyşe\t2025-01-06\tYEV-2\t\t12.50\t12.50\t2"
+
+
+def test_headers_in_either_language_or_as_field_names_in_any_order_and_case():
+    header = [name.upper() for name in reversed(HEADER)]
+    header[HEADER.index("amount") * -1 - 1] = "Tutar"  # the Turkish header of amount
+    rows = [list(reversed(row + [None] * (len(HEADER) - len(row)))) for row in entries()]
+    text, _rows = convert(sheet(header, rows))
+    assert check(text)[0] == []
+
+
+def test_a_wrong_amount_comes_back_as_its_row():
+    rows = entries()
+    rows[3][8] = "12,50"  # row 5 of the sheet: the header is row 1
+    text, sheet_rows = convert(sheet(HEADER, rows))
+    findings, _ = check(text)
+    # Only the sheet's own mistake: the H line the converter writes takes the credit side's total for the debit
+    # it cannot read, so the one mistake is not reported again on a line the sheet does not have.
+    assert [(f.rule, f.field, f.found, f.expected, sheet_rows[f.line - 1]) for f in findings] == [
+        ("amount_format", "amount", "12,50", "12.50", 5)]
+
+
+def test_numbers_are_written_as_excel_holds_them():
+    rows = entries()
+    rows[5][8] = rows[6][8] = 12.345  # row 7 and 8: no rounding, the checker names it
+    rows[1][2] = "02.01.2025"  # a date typed as text is kept as typed: row 3's posting date
+    text, sheet_rows = convert(sheet(HEADER, rows))
+    findings, _ = check(text)
+    assert [(f.rule, f.field, f.found, f.expected, sheet_rows[f.line - 1]) for f in findings] == [
+        ("date_format", "postingDate", "02.01.2025", "2025-01-02", 3),
+        ("amount_decimals", "amount", "12.345", "at most 2 decimals", 7),
+        ("amount_decimals", "amount", "12.345", "at most 2 decimals", 8)]
+    assert "\t12.345\tD\t" in text.decode()
+
+
+def test_empty_rows_are_skipped_and_cells_cannot_break_a_line():
+    rows = entries()
+    rows.insert(2, [None] * len(HEADER))
+    rows[0][4] = "Satış\tfaturası\nikinci satır"
+    text, sheet_rows = convert(sheet(HEADER, rows))
+    assert check(text)[0] == []
+    assert "Satış faturası ikinci satır" in text.decode()
+    assert list(sheet_rows)[:5] == [0, 2, 2, 3, 5]
+
+
+def test_counters_start_where_asked():
+    text, _rows = convert(sheet(HEADER, entries()), first_line_counter=41)
+    assert text.split(b"\n")[2].startswith(b"1\t41\t")
+
+
+def test_a_large_entry_goes_through_a_temporary_file(monkeypatch):
+    monkeypatch.setattr(workbook, "SPILL_BYTES", 100)
+    small, rows_small = convert(sheet(HEADER, entries()))
+    monkeypatch.undo()
+    assert convert(sheet(HEADER, entries())) == (small, rows_small)
+
+
+def test_a_missing_column_names_it():
+    header = [name for name in HEADER if name not in ("amount", "debitCreditCode")]
+    with pytest.raises(WorkbookError, match="Required column missing: “Amount”, “Debit or credit \\(D/C\\)”"):
+        convert(sheet(header, []))
+
+
+def test_unknown_and_repeated_columns_and_files_that_are_no_workbook():
+    with pytest.raises(WorkbookError, match="Unknown column “Notlar” \\(column N\\)"):
+        convert(sheet(HEADER + ["Notlar"], entries()))
+    with pytest.raises(WorkbookError, match="appears twice"):
+        convert(sheet(HEADER + ["Amount"], entries()))
+    with pytest.raises(WorkbookError, match="not an Excel"):
+        convert(b"Y\t2025-01-01\n")
+    with pytest.raises(WorkbookError, match="empty"):
+        convert(sheet([], []))
+
+
+def test_the_findings_report():
+    text, sheet_rows = convert(sheet(HEADER, [row if i != 3 else row[:8] + ["12,50"] + row[9:]
+                                              for i, row in enumerate(entries())]))
+    findings, summary = check(text)
+    out = io.BytesIO()
+    findings_report(out, findings, summary.by_rule | {"entry_balance": 5}, source_rows=sheet_rows)
+    book = load_workbook(io.BytesIO(out.getvalue()))
+    assert book.sheetnames == ["Summary", "Errors"]
+    assert [[cell.value for cell in row] for row in book["Summary"].iter_rows()] == [
+        ["Rule", "Errors"],
+        ["An entry's debit equals its credit.", 5],
+        ["Amounts are written with digits and a dot before the decimals, with no thousands separator: 1250.50.", 1],
+        ["In all", 6]]
+    errors = book["Errors"]
+    assert errors.freeze_panes == "A2" and errors["A1"].font.bold
+    assert [[cell.value for cell in row] for row in errors.iter_rows()] == [
+        ["Row", "Field", "Rule", "Found", "Expected"],
+        [5, "Amount (amount)", "Amounts are written with digits and a dot before the decimals, with no thousands "
+                               "separator: 1250.50.", "12,50", "12.50"]]
+    out = io.BytesIO()
+    findings_report(out, findings, summary.by_rule)  # a text journal: the line numbers
+    assert [cell.value for cell in load_workbook(io.BytesIO(out.getvalue()))["Errors"]["A"]] == ["Line", 7]
