@@ -106,6 +106,19 @@ def journal_check(pk) -> str:
     if not Journal.objects.filter(pk=pk, check_state__in=[CheckState.WAITING, CheckState.CHECKING]).update(
             check_state=CheckState.CHECKING, check_progress=0, check_message=""):
         return _("The journal has been checked already.")
+    try:
+        return _check(journal)
+    except Exception as exc:  # never left "being checked": the page says what to do (the runner logs the trace)
+        Finding.objects.filter(journal=journal).delete()
+        Journal.objects.filter(pk=pk).update(
+            check_state=CheckState.UNREADABLE, checked_at=timezone.now(),
+            check_message=_("The file could not be checked (%(error)s). Upload it again; if this happens again, "
+                            "tell your administrator.") % {"error": exc.__class__.__name__})
+        raise
+
+
+def _check(journal) -> str:
+    pk = journal.pk
     Finding.objects.filter(journal=journal).delete()
     entry, line = first_counters(journal)
     try:
@@ -117,7 +130,7 @@ def journal_check(pk) -> str:
     journal.refresh_from_db()
     options = checker.Options(start=journal.start_date, end=journal.end_date, split_size_mb=journal.split_size,
                               accounts=chart_codes(journal.company), first_entry_counter=entry,
-                              first_line_counter=line)
+                              first_line_counter=line, derived_totals=journal.source_kind == SourceKind.XLSX)
     check = checker.JournalCheck(options)
     handle, zip_path = tempfile.mkstemp(suffix=".zip")
     os.close(handle)
@@ -141,9 +154,13 @@ def journal_check(pk) -> str:
                     if len(batch) >= BATCH:
                         Finding.objects.bulk_create(batch)
                         batch = []
-    finally:
+    except BaseException:
         zipper.blocks.put(None)
         zipper.join()
+        os.unlink(zip_path)
+        raise
+    zipper.blocks.put(None)
+    zipper.join()
     Finding.objects.bulk_create(batch)
     return _finish(journal, check.summary, zip_path, zipper.error)
 

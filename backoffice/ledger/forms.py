@@ -65,15 +65,16 @@ class JournalForm(forms.ModelForm):
         }
 
     def __init__(self, *args, company=None, **kwargs):
+        given = kwargs.get("initial") or {}
         super().__init__(*args, **kwargs)
         self.company = company
         if not self.is_bound:
+            # ModelForm's initial already holds the unsaved journal's fields (no dates, the model's 150 MB): the
+            # defaults replace those, not what the page was opened with.
             start, end = _previous_month()
-            self.initial.setdefault("start_date", start)
-            self.initial.setdefault("end_date", end)
-            self.initial.setdefault("fiscal_year_start", start.replace(month=1, day=1))
-            self.initial.setdefault("fiscal_year_end", start.replace(month=12, day=31))
-            self.initial.setdefault("split_size", 100)
+            defaults = {"start_date": start, "end_date": end, "fiscal_year_start": start.replace(month=1, day=1),
+                        "fiscal_year_end": start.replace(month=12, day=31), "split_size": 100}
+            self.initial.update({name: value for name, value in defaults.items() if name not in given})
         self.fields["split_size"].widget.attrs.update(min=1, max=services.MAX_SPLIT_SIZE)
 
     def clean_split_size(self):

@@ -134,7 +134,7 @@ def periods_follow(company_id) -> str:
     if services.period_follow_needed(company):
         run = jobs.current_run()
         hours = tunable("LEDGER_FOLLOW_HOURS", 2.0)
-        if run is None or (timezone.now() - run.created_at).total_seconds() < hours * 3600:
+        if run is None or (timezone.now() - run.enqueued_at).total_seconds() < hours * 3600:
             raise jobs.TryLater(tunable("LEDGER_FOLLOW_SECONDS", 5.0),
                                 _("The platform is still working on a period; reading it again shortly."))
     return _("Periods read from the platform.")

@@ -5,6 +5,8 @@ Views validate, call one service and redirect; every queryset is the active comp
 period or journal is a 404). The preview is the one place a view waits for the platform.
 """
 
+from urllib.parse import urlencode
+
 from django.contrib import messages
 from django.db.models import Count
 from django.http import FileResponse, Http404, HttpResponse
@@ -201,7 +203,11 @@ class JournalCreateView(JournalsSection, ObjectEditView):
         return ["ledger/journal_edit.html"]
 
     def get_form_kwargs(self):
-        return {"company": self.request.company}
+        kwargs = {"company": self.request.company}
+        if self.request.method == "GET":  # "Upload a corrected file": the form opens on the journal's fields
+            kwargs["initial"] = {name: value for name, value in self.request.GET.items()
+                                 if name in JournalForm.base_fields and name != "file"}
+        return kwargs
 
     def save_form(self, form):
         data = form.cleaned_data
@@ -253,7 +259,9 @@ class JournalDetailView(JournalsSection, ObjectDetailView):
             "upload_url": model_url(journal, "upload"),
             "upload_refusal": services.upload_refusal(journal) if journal.check_state == CheckState.PASSED else "",
             "report_url": model_url(journal, "report"),
-            "again_url": model_url(Journal, "add") + f"?start_date={journal.start_date}&end_date={journal.end_date}",
+            "again_url": model_url(Journal, "add") + "?" + urlencode({
+                "start_date": journal.start_date, "end_date": journal.end_date, "split_size": journal.split_size,
+                **(journal.y_line or {})}),
             "may_edit": has_role(self.request.user, *EDITORS),
             "runs": runs_of(journal),
             "period": journal.period,

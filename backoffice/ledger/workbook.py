@@ -340,9 +340,6 @@ def _entry_line(cells, line_number, counter) -> bytes:
 def _write_entry(out, entry, rows_of):
     key, first_row, cells, lines, sheet_rows, debit, credit = entry
     get = cells.get
-    # The H line is ours, not the sheet's: when one side has no readable amount (its row gets the finding), the
-    # other side's sum stands for it, so that the sheet's one mistake is not reported again on a line it lacks.
-    debit, credit = debit or credit, credit or debit
     out.write("\t".join(["H", get("enteredBy", ""), get("enteredDate", ""), get("entryNumber", ""),
                          get("entryComment", ""), _total(debit), _total(credit), key]).encode() + b"\n")
     lines.copy_to(out)

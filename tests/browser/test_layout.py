@@ -65,6 +65,10 @@ PAGES = [
     ("invoices-list", "/invoices/", "#object-list tbody tr"),
     ("invoice-form", "/invoices/add/", "#invoice-form"),
     ("invoice-detail", lambda d: f"/invoices/{d['invoice'].pk}/", "#invoice-lines"),
+    ("ledger-periods", "/ledger/", "#object-list tbody tr"),
+    ("ledger-period", lambda d: f"/ledger/{d['period'].pk}/", "#period-parts"),
+    ("ledger-journal-new", "/ledger/journals/add/", "#journal-form"),
+    ("ledger-journal-errors", lambda d: f"/ledger/journals/{d['journal'].pk}/", "#journal-findings"),
 ]
 
 # Every page's own checks, run in the browser: the page does not scroll sideways; each badge in a table is
@@ -169,8 +173,9 @@ def day(sandbox, make_sandbox_company, settings):
                               finished_at=now if status != JobStatus.QUEUED else None)
     account = accounting_day(company, now)
     invoice = invoicing_day(company, account, now)
+    period, journal = ledger_day(company, now)
     return {"company": company, "ticket": ticket, "report_date": report_date, "subcompany": subcompany,
-            "account": account, "invoice": invoice}
+            "account": account, "invoice": invoice, "period": period, "journal": journal}
 
 
 def accounting_day(company, now):
@@ -229,6 +234,47 @@ def invoicing_day(company, account, now):
                            target_vkn_tckn="4840000006", target_title="İzmir Lojistik A.Ş.", issue_date=now.date(),
                            remote_status=70, payable_amount="5400.00", **synced)
     return first
+
+
+def ledger_day(company, now):
+    """E-ledger periods in several states (January and February approved, March ready with its parts, April being
+    converted) and a May journal whose check found errors."""
+    from datetime import date
+
+    from backoffice.ledger.models import BookEntry, Finding, Journal, Part, Period
+
+    synced = {"sync_state": SyncState.SYNCED, "synced_at": now}
+    ready = None
+    for month, status, task, progress in ((1, 60, 3, 100), (2, 60, 3, 100), (3, 30, 3, 100), (4, 20, 2, 20)):
+        last = (date(2025, month + 1, 1) - date.resolution)
+        period = Period.objects.create(company=company, remote_id=str(1200 + month), remote_status=status,
+                                       fiscal_year_start=date(2025, month, 1), fiscal_year_end=last, split_size=10,
+                                       task_status=task, task_progress=progress, parts_read_at=now,
+                                       task_message="Metin XML'e dönüştürülüyor" if status == 20 else "", **synced)
+        if status == 30:
+            ready = period
+    for index in range(1, 4):
+        part = Part.objects.create(company=company, period=ready, remote_id=str(50 + index), index_number=index,
+                                   period_covered_start=date(2025, 3, 1 + (index - 1) * 10),
+                                   period_covered_end=date(2025, 3, 10 * index), entry_number_start=1 + 4000 * (index - 1),
+                                   entry_number_end=4000 * index, line_number_start=1 + 9000 * (index - 1),
+                                   line_number_end=9000 * index, debit="4812345.67", credit="4812345.67")
+        for kind in (1, 2):
+            BookEntry.objects.create(company=company, part=part, remote_id=f"{part.remote_id}{kind}",
+                                     generalbook_type=kind, status=10)
+    journal = Journal.objects.create(
+        company=company, start_date=date(2025, 5, 1), end_date=date(2025, 5, 31), source_kind="xlsx",
+        source_name="mayis-yevmiye.xlsx", check_state="errors", check_progress=100, line_count=1204,
+        entry_count=401, debit_total="912450.00", credit_total="912437.50", first_date=date(2025, 5, 2),
+        last_date=date(2025, 5, 30), entity_identifier="1234567890", findings_count=3,
+        findings_by_rule={"debit_credit_code": 1, "amount_format": 1, "main_account": 1})
+    for line, row, field, column, rule, found, expected in (
+            (14, 10, "debitCreditCode", 8, "debit_credit_code", "X", "D, C"),
+            (212, 142, "amount", 7, "amount_format", "12,50", "12.50"),
+            (905, 604, "accountMainID", 3, "main_account", "12001", "3 ya da 4 karakter")):
+        Finding.objects.create(journal=journal, line=line, row=row, field=field, column=column, rule=rule,
+                               found=found, expected=expected)
+    return ready, journal
 
 
 def sign_in(page, url, username):

@@ -6,6 +6,8 @@ import io
 from datetime import date
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 from openpyxl import load_workbook
@@ -197,3 +199,23 @@ def test_another_companys_records_are_404(web, other_company):
         assert web.get(url).status_code == 404, url
     assert web.post(reverse("ledger:journal_upload", args=[journal.pk])).status_code == 404
     assert web.post(reverse("ledger:period_parts", args=[period.pk])).status_code == 404
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(content=st.one_of(st.binary(max_size=3000), st.text(max_size=2000).map(lambda t: t.encode("utf-16")),
+                         st.text(max_size=2000).map(lambda t: t.encode("cp1254", errors="replace"))),
+       excel=st.booleans())
+def test_no_file_breaks_the_check(company, content, excel):
+    """Whatever the file (random bytes, another encoding, an .xlsx that is not one), the check ends with a state
+    the page shows, never a job left "being checked" or a server error."""
+    name = "yevmiye.xlsx" if excel else "yevmiye.txt"
+    journal = services.journal_create(
+        company=company, user=None, source=upload(name, content or b"\0"), start=MARCH, end=date(2025, 3, 31),
+        split_size=10, time_stamp=False, without_tax_detail=False,
+        y_line={"fiscal_year_start": date(2025, 1, 1), "fiscal_year_end": date(2025, 12, 31), "batch_id": "0",
+                "entity_identifier": VKN} if excel else None)
+    checking.journal_check(journal.pk)
+    journal.refresh_from_db()
+    assert journal.check_state in (CheckState.ERRORS, CheckState.UNREADABLE)
+    assert journal.check_message or journal.findings_count
+    assert not journal.archive

@@ -29,7 +29,8 @@ def convert(data: bytes, **options):
 
 
 def check(text: bytes):
-    checker = JournalCheck(Options(START, END))
+    # As the product checks an Excel journal: the H totals are the converter's sums, never the sheet's mistake.
+    checker = JournalCheck(Options(START, END, derived_totals=True))
     return list(checker.run([text])), checker.summary
 
 
@@ -112,8 +113,7 @@ def test_a_wrong_amount_comes_back_as_its_row():
     rows[3][8] = "12,50"  # row 5 of the sheet: the header is row 1
     text, sheet_rows = convert(sheet(HEADER, rows))
     findings, _ = check(text)
-    # Only the sheet's own mistake: the H line the converter writes takes the credit side's total for the debit
-    # it cannot read, so the one mistake is not reported again on a line the sheet does not have.
+    # Only the sheet's own mistake: the H line's totals are the converter's sums, not judged again.
     assert [(f.rule, f.field, f.found, f.expected, sheet_rows[f.line - 1]) for f in findings] == [
         ("amount_format", "amount", "12,50", "12.50", 5)]
 
@@ -192,3 +192,20 @@ def test_the_findings_report():
     out = io.BytesIO()
     findings_report(out, findings, summary.by_rule)  # a text journal: the line numbers
     assert [cell.value for cell in load_workbook(io.BytesIO(out.getvalue()))["Errors"]["A"]] == ["Line", 7]
+
+
+@pytest.mark.parametrize("amount,rule", [("-5", "amount_positive"), ("12,50", "amount_format")])
+def test_a_wrong_amount_is_reported_once_on_its_own_row(amount, rule):
+    rows = entries()
+    rows[3][8] = amount
+    text, sheet_rows = convert(sheet(HEADER, rows))
+    findings, _ = check(text)
+    assert [(f.rule, f.field, sheet_rows[f.line - 1]) for f in findings] == [(rule, "amount", 5)]
+
+
+def test_an_entry_of_credit_rows_only_is_unbalanced_and_nothing_else():
+    rows = entries()
+    rows[3][9] = "C"  # the debit row of the second entry (sheet row 5, its first) turned into a credit
+    text, sheet_rows = convert(sheet(HEADER, rows))
+    findings, _ = check(text)
+    assert [(f.rule, sheet_rows[f.line - 1]) for f in findings] == [("entry_balance", 5)]
