@@ -6,12 +6,14 @@ Memory does not grow with the file; the ZIP is kept only when no error is found 
 """
 
 import array
+import logging
 import os
 import queue
 import tempfile
 import threading
 import zipfile
 from collections import Counter
+from datetime import date, timedelta
 from decimal import Decimal
 
 from django.core.files import File
@@ -22,11 +24,15 @@ from django.utils.translation import gettext as _
 from backoffice.core import jobs
 from backoffice.core.conf import tunable
 
+from backoffice.remote.errors import RemoteError
+
 from . import journal as checker
-from . import workbook
+from . import mirror, workbook
 from .choices import CheckState, SourceKind
 from .models import Finding, Journal, Part, Period
-from .services import archive_name, refused_statuses
+from .services import archive_name, ledger_client, refused_statuses
+
+logger = logging.getLogger("backoffice.ledger")
 
 BLOCK = 1024 * 1024
 BATCH = 2000
@@ -45,18 +51,47 @@ def chart_codes(company):
     return codes or None
 
 
+def fiscal_year_start(journal):
+    """The fiscal year's first day as the journal gives it: the form's Y line of an Excel journal, else the text's
+    own Y line (read from the first line only), or None."""
+    if journal.source_kind == SourceKind.XLSX:
+        value = (journal.y_line or {}).get("fiscal_year_start")
+    else:
+        with journal.source.open("rb") as handle:
+            head = handle.readline(4096).lstrip(b"\xef\xbb\xbf").split(b"\t")
+        value = head[1].decode("ascii", errors="replace").strip() if len(head) > 1 and head[0] == b"Y" else ""
+    try:
+        return date.fromisoformat(str(value)[:10]) if value else None
+    except ValueError:
+        return None
+
+
+def _previous_period(journal):
+    before = journal.start_date - timedelta(days=1)
+    return (Period.objects.filter(company=journal.company, fiscal_year_end=before)
+            .exclude(remote_status__in=refused_statuses()).order_by("-pk").first())
+
+
 def first_counters(journal) -> tuple[int | None, int | None]:
-    """The entry and line counters the journal must start with: 1 in January, else one past the last of the
-    period just before it when its parts are known here (the counters run through the fiscal year)."""
-    if journal.start_date.month == 1 and journal.start_date.day == 1:
+    """The entry and line counters the journal must start with (they run through the fiscal year): 1 when it
+    starts the fiscal year, else one past the last of the period just before it. That period and its parts are
+    read from the platform when they are not known here; (None, None) when they cannot be."""
+    if fiscal_year_start(journal) == journal.start_date:
         return 1, 1
-    before = journal.start_date.toordinal() - 1
-    previous = (Period.objects.filter(company=journal.company, fiscal_year_end__isnull=False)
-                .exclude(remote_status__in=refused_statuses()).order_by("-fiscal_year_end"))
-    previous = next((p for p in previous[:3] if p.fiscal_year_end.toordinal() == before), None)
+    previous = _previous_period(journal)
+    try:
+        if previous is None or not previous.parts.exists():
+            # One try each, no retries: the check does not wait long for what only sharpens it.
+            client = ledger_client(journal.company, interactive=True)
+            mirror.periods_mirror(journal.company, client=client)
+            previous = _previous_period(journal)
+            if previous is not None and not previous.parts.exists():
+                mirror.parts_mirror(previous, client=client)
+    except RemoteError as exc:  # the check goes on without them; the page says so
+        logger.info("journal %s: the periods could not be read before the check: %s", journal.pk, exc)
     if previous is None:
         return None, None
-    parts = Part.objects.filter(period=previous)
+    parts = list(Part.objects.filter(period=previous))
     last_entry = max((p.entry_number_end or 0 for p in parts), default=0)
     last_line = max((p.line_number_end or 0 for p in parts), default=0)
     return (last_entry + 1 if last_entry else None), (last_line + 1 if last_line else None)
@@ -121,6 +156,12 @@ def _check(journal) -> str:
     pk = journal.pk
     Finding.objects.filter(journal=journal).delete()
     entry, line = first_counters(journal)
+    given = (journal.y_line or {}).get("first_line_counter")
+    if given:  # the form's, for an Excel journal whose month before is not on the platform
+        line = int(given)
+    note = "" if line is not None else _(
+        "The month before is not known here, so the journal's first entry and line counters were not compared "
+        "with it: they continue from its last ones (1 at the start of the fiscal year).")
     try:
         rows = _text_of(journal, line)
     except workbook.WorkbookError as exc:
@@ -162,7 +203,7 @@ def _check(journal) -> str:
     zipper.blocks.put(None)
     zipper.join()
     Finding.objects.bulk_create(batch)
-    return _finish(journal, check.summary, zip_path, zipper.error)
+    return _finish(journal, check.summary, zip_path, zipper.error, note)
 
 
 def _finding(journal, finding, rows) -> Finding:
@@ -172,9 +213,10 @@ def _finding(journal, finding, rows) -> Finding:
                    expected=str(finding.expected)[:200])
 
 
-def _finish(journal, summary, zip_path, zip_error) -> str:
+def _finish(journal, summary, zip_path, zip_error, note="") -> str:
     passed = summary.findings == 0
     fields = {
+        "check_message": note,
         "check_state": CheckState.PASSED if passed else CheckState.ERRORS, "check_progress": 100,
         "checked_at": timezone.now(), "line_count": summary.lines, "entry_count": summary.entries,
         "debit_total": Decimal(summary.debit_cents) / 100, "credit_total": Decimal(summary.credit_cents) / 100,
@@ -208,15 +250,21 @@ def _text_of(journal, first_line=None):
             Journal.objects.filter(pk=journal.pk).update(text=journal.source.name)
         return None
     y = journal.y_line or {}
-    from datetime import date
-
     y_line = workbook.YLine(fiscal_year_start=date.fromisoformat(y["fiscal_year_start"]),
                             fiscal_year_end=date.fromisoformat(y["fiscal_year_end"]),
                             batch_id=y.get("batch_id", ""), entity_identifier=y.get("entity_identifier", ""))
     handle, path = tempfile.mkstemp(suffix=".txt")
     try:
         with journal.source.open("rb") as source, os.fdopen(handle, "wb") as out:
-            rows = workbook.xlsx_to_text(source, out, y_line, first_line_counter=first_line or 1)
+            workbook.check_size(source)
+            try:
+                rows = workbook.xlsx_to_text(source, out, y_line, first_line_counter=first_line or 1)
+            except workbook.WorkbookError:
+                raise
+            except Exception as exc:  # a damaged part inside the file: openpyxl's own errors say little
+                raise workbook.WorkbookError(_(
+                    "The Excel file could not be read (%(error)s). Open it in Excel, save it again as .xlsx and "
+                    "upload it again.") % {"error": exc.__class__.__name__}) from exc
         with open(path, "rb") as text:
             journal.text.save(archive_name(journal).replace(".zip", ".txt"), File(text), save=False)
         handle, rows_path = tempfile.mkstemp(suffix=".rows")
@@ -239,3 +287,14 @@ def source_rows(journal):
     with journal.rows.open("rb") as handle:
         rows.frombytes(handle.read())
     return rows
+
+
+def checks_sweep(*, older_than_minutes: int = 10) -> int:
+    """Cron: the check of a journal whose worker died (killed, out of memory) is asked for again; a check still
+    running is left alone (jobs.enqueue returns it), one whose run was lost (jobs.reap_lost) starts over."""
+    from .services import check_request
+
+    jobs.reap_lost()
+    cutoff = timezone.now() - timedelta(minutes=older_than_minutes)
+    stuck = Journal.objects.filter(check_state__in=[CheckState.WAITING, CheckState.CHECKING], created_at__lt=cutoff)
+    return sum(check_request(journal).is_new for journal in stuck.order_by("pk")[:100])

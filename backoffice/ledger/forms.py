@@ -28,6 +28,11 @@ def max_upload_bytes() -> int:
     return int(getattr(settings, "LEDGER_MAX_UPLOAD_BYTES", 2 * 1024 ** 3))
 
 
+def max_xlsx_bytes() -> int:
+    """An Excel journal is read with openpyxl, whose shared strings are held whole: a smaller limit than the text's."""
+    return int(getattr(settings, "LEDGER_MAX_XLSX_BYTES", 200 * 1024 ** 2))
+
+
 class DateInput(forms.DateInput):
     input_type = "date"
 
@@ -50,6 +55,13 @@ class JournalForm(forms.ModelForm):
                                                       "journals only)."))
     entity_identifier = forms.CharField(label=gettext_lazy("Tax or national id"), required=False, max_length=11,
                                         help_text=gettext_lazy("The company's VKN or TCKN (Excel journals only)."))
+
+    first_line_counter = forms.IntegerField(
+        label=gettext_lazy("First line counter"), required=False, min_value=1,
+        help_text=gettext_lazy("Excel journals only, and only when the month before is not on the platform: the line "
+                               "counter this month starts at (one past the last line of the month before). Left "
+                               "empty, it is taken from the platform's month before, or 1 at the start of the "
+                               "fiscal year."))
 
     class Meta:
         model = Journal
@@ -91,9 +103,10 @@ class JournalForm(forms.ModelForm):
                                     "template)."))
         if not upload.size:
             raise ValidationError(_("The file is empty."))
-        if upload.size > max_upload_bytes():
+        limit = max_xlsx_bytes() if name.endswith(".xlsx") else max_upload_bytes()
+        if upload.size > limit:
             raise ValidationError(_("The file is larger than %(size)s MB; upload the months apart.")
-                                  % {"size": max_upload_bytes() // 1024 ** 2})
+                                  % {"size": limit // 1024 ** 2})
         return upload
 
     def clean_entity_identifier(self):
@@ -132,5 +145,8 @@ class JournalForm(forms.ModelForm):
     def y_line(self) -> dict | None:
         if not self.is_excel:
             return None
-        return {name: self.cleaned_data[name] for name in
-                ("fiscal_year_start", "fiscal_year_end", "batch_id", "entity_identifier")}
+        values = {name: self.cleaned_data[name] for name in
+                  ("fiscal_year_start", "fiscal_year_end", "batch_id", "entity_identifier")}
+        if self.cleaned_data.get("first_line_counter"):
+            values["first_line_counter"] = self.cleaned_data["first_line_counter"]
+        return values

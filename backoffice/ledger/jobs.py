@@ -12,6 +12,11 @@ def journal_check(pk):
     return checking.journal_check(pk)
 
 
+@job(_("Check again the journals whose check stopped"))
+def journal_checks_sweep():
+    return checking.checks_sweep()
+
+
 @job(_("Upload a journal to the platform"))
 def journal_upload(pk):
     return services.journal_push(pk)

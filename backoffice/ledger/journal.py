@@ -40,6 +40,9 @@ MEASURE_FIELDS = ("measurableCode", "measurableCodeDescription", "measurableQuan
 ENTRY_FIELDS = LINE_FIELDS + CURRENCY_FIELDS + MEASURE_FIELDS
 COLUMN = {name: index for index, name in enumerate(ENTRY_FIELDS, start=1)}  # a field's position on an entry line
 DOCUMENT_TYPES = ("invoice", "check", "voucher", "other")
+# What accountants write instead (a hint towards the code the tax authority wants).
+TURKISH_DOCUMENT_TYPES = {"fatura": "invoice", "çek": "check", "cek": "check", "fiş": "voucher", "fis": "voucher",
+                          "makbuz": "voucher", "diğer": "other", "diger": "other"}
 
 RULES = {
     "empty_file": gettext_lazy("The journal has the Y line and at least one entry."),
@@ -202,9 +205,8 @@ _COUNTER = rb"([1-9][0-9]{0,17}+)"
 _CENTS = rb"([0-9]{1,18}+)(?:\.([0-9]{1,2}+))?"
 _NUMBER = rb"[0-9]{1,18}+(?:\.[0-9]{1,18}+)?"
 _POSITIVE = rb"(?=[0-9.]*[1-9])" + _NUMBER
-# Fields 10 to 14 by document type: invoice and check need a number and a date, other a description.
-_DOCUMENTS = (rb"(?:\t" + _F + rb"\t" + _F + rb"\t" + _F + rb"\t(?:" + _DATE + rb")?"
-              rb"|voucher\t" + _F + rb"\t" + _F + rb"\t" + _F + rb"\t(?:" + _DATE + rb")?"
+# Fields 10 to 14 by document type (required): invoice and check need a number and a date, other a description.
+_DOCUMENTS = (rb"(?:voucher\t" + _F + rb"\t" + _F + rb"\t" + _F + rb"\t(?:" + _DATE + rb")?"
               rb"|(?:invoice|check)\t" + _F + rb"\t" + _V + rb"\t" + _F + rb"\t" + _DATE
               + rb"|other\t" + _V + rb"\t" + _F + rb"\t" + _F + rb"\t(?:" + _DATE + rb")?)")
 # Fields 17 to 23: all empty, or the original amount and currency given (codes, rates and date well written).
@@ -657,7 +659,7 @@ class JournalCheck:
             fields.pop()
         if len(fields) != 5:
             out.append(Finding(n, "line", "y_line", _("fields: %(count)s") % {"count": len(fields)},
-                               _("5 fields: Y, fiscalYearStart, fiscalYearEnd, batchID, entityIdentifier")))
+                               _("5 fields: Y, fiscal year start, fiscal year end, branch number, tax or national id")))
             return
         _y, start, end, batch, identifier = fields
         summary = self.summary
@@ -697,8 +699,8 @@ class JournalCheck:
             fields.pop()
         if len(fields) != 8:
             out.append(Finding(n, "line", "h_line", _("fields: %(count)s") % {"count": len(fields)},
-                               _("8 fields: H, enteredBy, enteredDate, entryNumber, entryComment, totalDebit, "
-                                 "totalCredit, entryNumberCounter")))
+                               _("8 fields: H, entered by, entry date, entry number, entry comment, total debit, "
+                                 "total credit, entry counter")))
             self._open_entry(n, size, None, None, None, None)
             s.tainted = True
             return
@@ -854,8 +856,10 @@ class JournalCheck:
 
     def _documents(self, fields, n, out):
         kind, description, number, when = fields[9], fields[10], fields[11], fields[13]
-        if kind and kind not in DOCUMENT_TYPES:
-            known = kind.strip().lower()
+        if not kind:  # the tax authority's schema wants a document type on every line
+            out.append(Finding(n, "documentType", "required", "", _("invoice, check, voucher or other"), 10))
+        elif kind not in DOCUMENT_TYPES:
+            known = TURKISH_DOCUMENT_TYPES.get(kind.strip().lower().replace("I", "ı"), kind.strip().lower())
             out.append(Finding(n, "documentType", "document_type", _shown(kind),
                                known if known in DOCUMENT_TYPES else _("invoice, check, voucher or other"), 10))
             kind = known

@@ -63,24 +63,27 @@ def period_fields(item) -> dict:
 def period_store(company, item) -> Period:
     """One period of the platform's, created or brought up to date here."""
     remote_id = str(field(item, "Id"))
-    values = {**period_fields(item), "sync_state": SyncState.SYNCED, "seen_at": timezone.now()}
+    values = {**period_fields(item), "sync_state": SyncState.SYNCED}
+    now = timezone.now()
     with transaction.atomic():
         period, created = Period.objects.select_for_update().get_or_create(
-            company=company, remote_id=remote_id, defaults={**values, "synced_at": timezone.now()})
+            company=company, remote_id=remote_id, defaults={**values, "synced_at": now, "seen_at": now})
         if not created:
+            # synced_at is when the platform last changed it (a period left working is followed for a week only);
+            # seen_at when it was last listed, written without touching either.
             changed = {name: value for name, value in values.items() if getattr(period, name) != value}
-            if changed.keys() - {"seen_at"}:
-                changed["synced_at"] = timezone.now()
-            for name, value in changed.items():
-                setattr(period, name, value)
-            period.save(update_fields=[*changed, "updated_at"])
+            if changed:
+                for name, value in {**changed, "synced_at": now}.items():
+                    setattr(period, name, value)
+                period.save(update_fields=[*changed, "synced_at", "updated_at"])
+            Period.objects.filter(pk=period.pk).update(seen_at=now)
     Journal.objects.filter(company=company, remote_id=remote_id, period__isnull=True).update(period=period)
     return period
 
 
-def periods_mirror(company) -> int:
+def periods_mirror(company, *, client=None) -> int:
     """Every period of the platform's list; parts read for those converted since. Returns how many are new."""
-    client = services.ledger_client(company)
+    client = client or services.ledger_client(company)
     before = set(Period.objects.filter(company=company).values_list("remote_id", flat=True))
     stored = [period_store(company, item) for page in client.period_pages() for item in page["items"]
               if field(item, "Id") not in (None, "")]

@@ -83,6 +83,9 @@ def _month(value: date) -> str:
 def range_shape_refusal(start: date, end: date) -> tuple[str, str] | None:
     """(field, message) when StartDate..EndDate is not whole months of one year (document 3, 4.4: the ledger is
     uploaded month by month in the tax authority's calendar)."""
+    for name, value in (("start_date", start), ("end_date", end)):
+        if not 2000 <= value.year <= 2099:
+            return name, _("Choose a date between 2000 and 2099.")
     if end < start:
         return "end_date", _("The end date is before the start date.")
     if start.day != 1:
@@ -119,10 +122,18 @@ def range_refusal(company, start: date, end: date, *, journal=None) -> tuple[str
         uploading = uploading.exclude(pk=journal.pk)
     if uploading.exists():
         return "start_date", _("A journal of this range is being uploaded now; wait for it to finish.")
+    # Months in order: once any earlier month is on the platform (even refused), the month just before must be
+    # there and not refused; and no later month may be there already.
     before = start - timedelta(days=1)
-    earlier = periods.filter(fiscal_year_end__lt=start).exclude(remote_status__in=refused_statuses())
-    if earlier.exists() and not earlier.filter(fiscal_year_start__lte=before, fiscal_year_end__gte=before).exists():
+    if periods.filter(fiscal_year_end__lt=start).exists() and not periods.filter(
+            fiscal_year_start__lte=before, fiscal_year_end__gte=before).exclude(
+            remote_status__in=refused_statuses()).exists():
         return "start_date", _("Months are uploaded in order: upload %(month)s first.") % {"month": _month(before)}
+    later = periods.filter(fiscal_year_start__gt=end).exclude(remote_status__in=refused_statuses()).order_by(
+        "fiscal_year_start").first()
+    if later is not None:
+        return "start_date", _("Months are uploaded in order, and the period %(period)s is already on the "
+                               "platform.") % {"period": later}
     return None
 
 
@@ -167,7 +178,7 @@ def upload_refusal(journal) -> str:
             else _("This journal is on its way to the platform.") if journal.is_busy else \
             _("The upload failed: %(error)s Upload the file again here to try once more.") % {
                 "error": journal.last_error}
-    if not journal.archive:
+    if not journal.archive or not journal.archive.storage.exists(journal.archive.name):
         return _("The journal's ZIP is missing; upload the file again.")
     if journal.archive.size > MAX_ZIP_BYTES:
         return _("The ZIP is %(size)s MB; the platform takes at most 150 MB. Upload the months apart.") % {
@@ -199,6 +210,10 @@ def journal_send(journal) -> dict:
     from .mirror import periods_mirror
 
     periods_mirror(journal.company)
+    if journal.known_periods is not None:  # an earlier attempt's upload may have been stored since it was asked for
+        found = journal_reconcile(journal)
+        if found:
+            return found
     refusal = range_refusal(journal.company, journal.start_date, journal.end_date, journal=journal)
     if refusal:
         raise _refused_here(refusal[1])
@@ -207,11 +222,20 @@ def journal_send(journal) -> dict:
                  .values_list("remote_id", flat=True))
     if journal.known_periods is None:  # noted once, before the first attempt: later ones may be ours
         Journal.objects.filter(pk=journal.pk).update(known_periods=known)
-    with journal.archive.open("rb") as archive:
-        answer = ledger_client(journal.company).upload(
-            start=journal.start_date.isoformat(), end=journal.end_date.isoformat(), split_size=journal.split_size,
-            time_stamp=journal.time_stamp, without_tax_detail=journal.without_tax_detail, archive=archive,
-            filename=archive_name(journal), part=getattr(settings, "LEDGER_UPLOAD_PART", UPLOAD_PART))
+    try:
+        with journal.archive.open("rb") as archive:
+            answer = ledger_client(journal.company).upload(
+                start=journal.start_date.isoformat(), end=journal.end_date.isoformat(), split_size=journal.split_size,
+                time_stamp=journal.time_stamp, without_tax_detail=journal.without_tax_detail, archive=archive,
+                filename=archive_name(journal), part=getattr(settings, "LEDGER_UPLOAD_PART", UPLOAD_PART))
+    except RemoteError as exc:
+        # "Already uploaded" may be our own earlier attempt, stored by the platform after we looked for it.
+        if exc.permanent and getattr(exc, "source", "") != LOCAL and journal.known_periods is not None:
+            journal.refresh_from_db(fields=["known_periods"])
+            found = journal_reconcile(journal)
+            if found:
+                return found
+        raise
     return _uploaded(journal, answer)
 
 
@@ -256,9 +280,17 @@ def archive_name(journal) -> str:
 # --- certificates: a record action on a period -----------------------------------------------------------
 
 def _send_certificates(client, targets):
+    """isTryAgain from the platform's own status read now (our mirror may be older than a failed submission);
+    a period the platform shows sent or approved already is not sent again."""
     with_parameters = bool(getattr(settings, "LEDGER_CERTIFICATES_WITH_PARAMETERS", True))
+    now = {str(answer["id"]): answer.get("status") for answer in client.statuses(targets) or []}
     for target in targets:
-        client.send_certificates(target["periodId"], target["isTryAgain"], with_parameters=with_parameters)
+        status = now.get(str(target["periodId"]))
+        status = int(status) if status is not None else None
+        if status in (PeriodStatus.SENT, *approved_statuses()):
+            continue
+        is_try_again = status in failed_submission_statuses() if status is not None else target["isTryAgain"]
+        client.send_certificates(target["periodId"], is_try_again, with_parameters=with_parameters)
 
 
 def _follow_after(periods):
@@ -315,9 +347,10 @@ def preview_fetch(part, preview_type: int) -> tuple[bytes, str]:
 
 
 def unsettled_periods():
-    """Periods the platform still works on (changed within a week: an unknown code is not followed forever)."""
+    """Periods the platform still works on (changed on the platform within a week: an unknown code, or a period
+    the platform leaves working, is not followed forever)."""
     return Period.objects.filter(Q(remote_status__in=working_statuses()) | Q(task_status__in=(1, 2))).exclude(
-        updated_at__lt=timezone.now() - timedelta(days=7))
+        synced_at__lt=timezone.now() - timedelta(days=7))
 
 
 def period_follow_needed(company) -> bool:

@@ -74,6 +74,7 @@ class PeriodDetailView(PeriodsSection, ObjectDetailView):
     def get_extra_context(self, period):
         parts = list(period.parts.prefetch_related("book_entries"))
         approved = period.remote_status in services.approved_statuses()
+        working = services.unsettled_periods().filter(pk=period.pk).exists()
         return {
             "parts": [(part, [(kind, label, model_url(part, "preview", kind=kind))
                               for kind, label in PreviewType.choices
@@ -83,8 +84,8 @@ class PeriodDetailView(PeriodsSection, ObjectDetailView):
             "may_edit": has_role(self.request.user, *EDITORS),
             "parts_url": model_url(period, "parts"),
             "runs": runs_of(period),
-            "working": period in services.unsettled_periods(),
-            "refresh_interval": 3 if period.is_busy or period in services.unsettled_periods() else None,
+            "working": working,
+            "refresh_interval": 3 if period.is_busy or working else None,
         }
 
 
@@ -239,7 +240,7 @@ class JournalDetailView(JournalsSection, ObjectDetailView):
         if rule:
             findings = findings.filter(rule=rule)
         try:
-            page = max(1, int(self.request.GET.get("page", 1)))
+            page = min(max(1, int(self.request.GET.get("page", 1))), 10 ** 6)
         except ValueError:
             page = 1
         shown = list(findings.order_by("line", "pk")[(page - 1) * FINDINGS_PER_PAGE:page * FINDINGS_PER_PAGE + 1])
@@ -266,7 +267,7 @@ class JournalDetailView(JournalsSection, ObjectDetailView):
             "runs": runs_of(journal),
             "period": journal.period,
             "refresh_interval": 2 if checking_now or journal.is_busy or (
-                journal.period and journal.period in services.unsettled_periods()) else None,
+                journal.period_id and services.unsettled_periods().filter(pk=journal.period_id).exists()) else None,
         }
 
 
@@ -286,8 +287,9 @@ class JournalUploadView(JournalsSection, BaseObjectView):
 
     def get(self, request, pk):
         journal = get_object_or_404(self.get_queryset(), pk=pk)
-        return self.render({"object": journal, "refusal": services.upload_refusal(journal),
-                            "detail_url": model_url(journal, "detail")})
+        refusal = services.upload_refusal(journal)
+        return self.render({"object": journal, "refusal": refusal, "detail_url": model_url(journal, "detail"),
+                            "archive_size": journal.archive.size if not refusal else 0})
 
     def post(self, request, pk):
         journal = get_object_or_404(self.get_queryset(), pk=pk)

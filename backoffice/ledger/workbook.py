@@ -10,12 +10,14 @@ Pure: no Django model is imported.
 """
 
 import array
+import zipfile
 import io
 import tempfile
 from dataclasses import dataclass
 from datetime import date, datetime, time
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 
+from django.conf import settings
 from django.utils import translation
 from django.utils.encoding import force_str
 from django.utils.translation import gettext as _
@@ -58,7 +60,7 @@ TEMPLATE_COLUMNS = (
     _column("accountSubDescription", gettext_lazy("Sub-account name"), False, "Örnek Müşteri A.Ş."),
     _column("amount", gettext_lazy("Amount"), True, 1000, NUMBER),
     _column("debitCreditCode", gettext_lazy("Debit or credit (D/C)"), True, "D"),
-    _column("documentType", gettext_lazy("Document type"), False, "invoice"),
+    _column("documentType", gettext_lazy("Document type"), True, "invoice"),
     _column("documentTypeDescription", gettext_lazy("Document type description")),
     _column("documentNumber", gettext_lazy("Document number"), False, "GIB2025000000001"),
     _column("documentReference", gettext_lazy("Document reference")),
@@ -80,9 +82,9 @@ TEMPLATE_COLUMNS = (
     _column("measurableCostPerUnit", gettext_lazy("Cost per unit"), kind="General"),
 )
 # The example's second line: the credit side of the first.
+# (The document type is required on every line: the credit line is of the same invoice.)
 _EXAMPLE_CREDIT = {"accountMainID": "600", "accountMainDescription": "Yurt içi satışlar", "accountSubID": "600.01",
-                   "accountSubDescription": "", "debitCreditCode": "C", "documentType": "", "documentNumber": "",
-                   "documentDate": None}
+                   "accountSubDescription": "", "debitCreditCode": "C"}
 _ENTRY_HEADER = ("entryNumberCounter", "enteredBy", "enteredDate", "entryNumber", "entryComment")
 _LINE_FIELDS = ("accountMainID", "accountMainDescription", "accountSubDescription", "accountSubID", "amount",
                 "debitCreditCode")
@@ -111,6 +113,27 @@ def field_label(name: str) -> str:
         if column.key == name:
             return force_str(column.label)
     return journal_field_label(name)
+
+
+def max_xlsx_unpacked() -> int:
+    return int(getattr(settings, "LEDGER_MAX_XLSX_UNPACKED_BYTES", 1024 ** 3))
+
+
+def check_size(source) -> None:
+    """Refuse an xlsx whose parts unpack to more than LEDGER_MAX_XLSX_UNPACKED_BYTES (1 GB), before openpyxl reads
+    it: its shared strings are read whole, so a small file packed tight could take all the worker's memory."""
+    try:
+        with zipfile.ZipFile(source) as archive:
+            unpacked = sum(member.file_size for member in archive.infolist())
+    except (zipfile.BadZipFile, OSError, ValueError):
+        raise WorkbookError(_("This is not an Excel (.xlsx) file: save the template as .xlsx and upload it "
+                              "again.")) from None
+    finally:
+        source.seek(0)
+    if unpacked > max_xlsx_unpacked():
+        raise WorkbookError(_("The Excel file unpacks to %(size)s MB, more than %(max)s MB: upload the text journal, "
+                              "or the months apart.") % {"size": unpacked // 1024 ** 2,
+                                                         "max": max_xlsx_unpacked() // 1024 ** 2})
 
 
 # --- the template --------------------------------------------------------------------------------------------------

@@ -10,13 +10,12 @@ of that ZIP and the bare upload of the same ZIP:
     ratio = bare upload / (added by zipping + our upload)
 
 It also prints the ratio of zipping first and uploading after (zlib's speed against a local upload), for
-comparison. Alternating rounds in one run; asserts the ratio (at least 0.8), that the journal is clean and that
+comparison. Alternating rounds in one run, each figure the fastest of its rounds; asserts the ratio (at least 0.8), that the journal is clean and that
 every upload made exactly one period; never an absolute time. BENCH_LEDGER_MB changes the size (100 by default).
 """
 
 import os
 import resource
-import statistics
 import time
 from datetime import date
 
@@ -29,7 +28,7 @@ from backoffice.remote.ledger import UPLOAD_PART
 from tests.ledger.builders import entry_lines, month_end
 
 MEGABYTES = int(os.environ.get("BENCH_LEDGER_MB", 100))
-ROUNDS = 3
+ROUNDS = 7
 
 pytestmark = [pytest.mark.bench, pytest.mark.django_db]
 
@@ -128,12 +127,14 @@ def test_zipping_and_uploading_a_journal_against_a_bare_upload_of_the_zip(sandbo
     grown_mb = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - peak_before) / 1024
 
     assert len(client.periods()["items"]) == 2 * ROUNDS  # one period per upload, none twice
-    check_alone, check_zipping, upload_ours, upload_bare, zipping_alone = (statistics.median(c) for c in zip(*rows))
+    # The fastest of the rounds: what each costs when nothing else on the machine gets in its way (the zipping's
+    # cost is a difference of two ~2 s runs, which a busy moment of a shared machine would otherwise swamp).
+    check_alone, check_zipping, upload_ours, upload_bare, zipping_alone = (min(c) for c in zip(*rows))
     added = max(check_zipping - check_alone, 0.0)
     ratio = upload_bare / (added + upload_ours)
     sequential = upload_bare / (zipping_alone + upload_ours)
     zip_mb = (tmp_path / "round-0.zip").stat().st_size / 2 ** 20
-    print(f"\n[bench] ledger upload of a {text.stat().st_size / 2 ** 20:.0f} MB journal ({zip_mb:.1f} MB ZIP), medians of "
+    print(f"\n[bench] ledger upload of a {text.stat().st_size / 2 ** 20:.0f} MB journal ({zip_mb:.1f} MB ZIP), the fastest of "
           f"{ROUNDS} rounds: check {check_alone:.2f} s, check writing the ZIP {check_zipping:.2f} s (zipping adds "
           f"{added:.2f} s), our upload {upload_ours:.2f} s, bare upload {upload_bare:.2f} s -> ratio {ratio:.2f} "
           f"(at least 0.8); zipping alone {zipping_alone:.2f} s, zipping then uploading {sequential:.2f}; "

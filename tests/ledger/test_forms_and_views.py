@@ -219,3 +219,28 @@ def test_no_file_breaks_the_check(company, content, excel):
     assert journal.check_state in (CheckState.ERRORS, CheckState.UNREADABLE)
     assert journal.check_message or journal.findings_count
     assert not journal.archive
+
+
+def test_odd_requests_get_pages_not_errors(web, company):
+    journal = checked(company)
+    huge = web.get(reverse("ledger:journal_detail", args=[journal.pk]) + "?page=99999999999999999999999")
+    assert huge.status_code == 200
+    journal.archive.storage.delete(journal.archive.name)  # the ZIP gone from the storage
+    page = web.get(reverse("ledger:journal_detail", args=[journal.pk]))
+    assert page.status_code == 200 and "ZIP is missing" in page.content.decode()
+    assert "ZIP is missing" in web.get(reverse("ledger:journal_upload", args=[journal.pk])).content.decode()
+    answer = web.post(reverse("ledger:journal_upload", args=[journal.pk]), follow=True)
+    assert answer.status_code == 200 and Journal.objects.get(pk=journal.pk).sync_state == SyncState.LOCAL
+    response = form_post(web, ADD, data(start_date="0001-01-01", end_date="0001-01-31"))
+    assert "between 2000 and 2099" in errors_of(response)["start_date"][0]
+
+
+def test_an_xlsx_that_is_not_one_is_said_so(company):
+    journal = services.journal_create(
+        company=company, user=None, source=upload("yevmiye.xlsx", b"PK\x03\x04 not really"), start=MARCH,
+        end=date(2025, 3, 31), split_size=10, time_stamp=False, without_tax_detail=False,
+        y_line={"fiscal_year_start": date(2025, 1, 1), "fiscal_year_end": date(2025, 12, 31), "batch_id": "0",
+                "entity_identifier": VKN})
+    checking.journal_check(journal.pk)
+    journal.refresh_from_db()
+    assert journal.check_state == CheckState.UNREADABLE and "Excel" in journal.check_message

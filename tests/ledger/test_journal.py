@@ -41,6 +41,7 @@ def h(counter, day, total, **fields):
 def line(number, counter, main, sub, amount, code, day, extra=None, **fields):
     """An entry line of the 16 fields (and `extra`, the fields after them, when given)."""
     values = {name: "" for name in LINE_FIELDS}
+    values["documentType"] = "voucher"  # required on every line; a test gives another where it matters
     values.update(lineNumber=str(number), lineNumberCounter=str(counter), accountMainID=main,
                   accountMainDescription=f"Hesap {main}", accountSubID=sub, amount=amount, debitCreditCode=code,
                   postingDate=day, **fields)
@@ -327,12 +328,12 @@ def test_h_and_y_lines_of_the_wrong_shape():
     records = journal()
     records[5] = raw("H\tAyşe\t2025-01-05\tYEV-2\t300.00\t300.00\t2")
     assert [shape(f) for f in check(text(records))[0]] == [
-        (6, "line", "h_line", "fields: 7", "8 fields: H, enteredBy, enteredDate, entryNumber, entryComment, "
-                                           "totalDebit, totalCredit, entryNumberCounter", 0)]
+        (6, "line", "h_line", "fields: 7", "8 fields: H, entered by, entry date, entry number, entry comment, "
+                                           "total debit, total credit, entry counter", 0)]
     records = journal()
     records[0] = raw("Y\t2025-01-01\t2025-12-31\t" + VKN)
     assert shape(one(text(records))) == (
-        1, "line", "y_line", "fields: 4", "5 fields: Y, fiscalYearStart, fiscalYearEnd, batchID, entityIdentifier", 0)
+        1, "line", "y_line", "fields: 4", "5 fields: Y, fiscal year start, fiscal year end, branch number, tax or national id", 0)
 
 
 def test_the_y_line_first_and_only_first():

@@ -277,3 +277,81 @@ def test_the_platforms_own_check_refuses_what_ours_would(sandbox, sandbox_compan
     period = follow_to_end(sandbox_company, clock)
     assert period.remote_status == PeriodStatus.ERROR
     assert "Satır 5: totalCredit" in period.task_message, period.task_message  # the second entry's H line
+
+
+def test_the_excel_templates_own_example_passes_both_checks(sandbox, sandbox_company, clock):
+    """The template as it is downloaded (two example rows of January) is a journal the platform accepts."""
+    from backoffice.ledger import workbook
+
+    january = date(2025, 1, 1)
+    journal = services.journal_create(
+        company=sandbox_company, user=None, source=SimpleUploadedFile("sablon.xlsx", workbook.template()),
+        start=january, end=month_end(january), split_size=10, time_stamp=False, without_tax_detail=False,
+        y_line={"fiscal_year_start": january, "fiscal_year_end": date(2025, 12, 31), "batch_id": "0",
+                "entity_identifier": "1234567890"})
+    checking.journal_check(journal.pk)
+    journal.refresh_from_db()
+    assert journal.check_state == CheckState.PASSED, list(journal.findings.values_list("rule", "field"))
+    services.journal_upload_request(journal)
+    services.journal_push(journal.pk)
+    period = follow_to_end(sandbox_company, clock)
+    assert period.remote_status == PeriodStatus.READY, period.task_message
+
+
+def test_counters_start_at_1_with_the_fiscal_year_whatever_the_month(sandbox, sandbox_company, clock):
+    april = date(2025, 4, 1)
+    text = journal_text(april, year_start=april)  # a fiscal year of April to March
+    journal = checked(sandbox_company, start=april, text=text)
+    assert journal.check_state == CheckState.PASSED and not journal.check_message
+    services.journal_upload_request(journal)
+    services.journal_push(journal.pk)
+    assert follow_to_end(sandbox_company, clock).remote_status == PeriodStatus.READY
+
+
+def test_the_month_befores_parts_are_read_from_the_platform_for_the_counters(sandbox, sandbox_company):
+    sandbox.control("POST", "ledger/seed", {"customer": customer(sandbox_company), "periods": [
+        {"start": "2025-02-01", "end": "2025-02-28", "status": PeriodStatus.APPROVED, "parts": 1}]})
+    assert not Period.objects.filter(company=sandbox_company).exists()  # nothing read here yet
+    journal = checked(sandbox_company)
+    part = Part.objects.get(period__company=sandbox_company)
+    assert Finding.objects.get(journal=journal, rule="entry_counter").expected == str(part.entry_number_end + 1)
+
+
+def test_counters_not_known_are_said_so(company):
+    journal = checked(company)  # no platform to ask: the check goes on and says what it could not compare
+    assert journal.check_state == CheckState.PASSED and "not compared" in journal.check_message
+
+
+def test_a_month_after_a_refused_one_and_a_month_before_an_uploaded_one_are_refused(sandbox, sandbox_company):
+    sandbox.control("POST", "ledger/seed", {"customer": customer(sandbox_company), "periods": [
+        {"start": "2025-01-01", "end": "2025-01-31", "status": PeriodStatus.ERROR},
+        {"start": "2025-06-01", "end": "2025-06-30", "status": PeriodStatus.READY}]})
+    mirror.periods_mirror(sandbox_company)
+    assert "upload January 2025 first" in services.range_refusal(sandbox_company, date(2025, 2, 1),
+                                                                  date(2025, 2, 28))[1]
+    refusal = services.range_refusal(sandbox_company, date(2025, 1, 1), date(2025, 1, 31))
+    assert "already on the platform" in refusal[1] and "01.06.2025" in refusal[1]
+
+
+def test_is_try_again_comes_from_the_platform_not_an_old_mirror(sandbox, sandbox_company, clock):
+    period = ready_period(sandbox_company, clock)
+    sandbox.control("POST", "ledger/status", {"customer": customer(sandbox_company), "id": int(period.remote_id),
+                                              "status": PeriodStatus.SUBMISSION_FAILED})
+    assert Period.objects.get(pk=period.pk).remote_status == PeriodStatus.READY  # the mirror does not know yet
+    message, _ = send_certificates(period)
+    assert message == "Certificates sent for 1 period(s)."  # isTryAgain=true: the sandbox refuses false here
+    assert Period.objects.get(pk=period.pk).remote_status in (PeriodStatus.SENT, PeriodStatus.APPROVED)
+
+
+def test_a_period_the_platform_leaves_working_is_followed_for_a_week_only(sandbox, sandbox_company):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    ids = sandbox.control("POST", "ledger/seed", {"customer": customer(sandbox_company), "periods": [
+        {"start": "2025-01-01", "end": "2025-01-31", "status": PeriodStatus.CONVERTING}]})["ids"]
+    mirror.periods_mirror(sandbox_company)
+    assert services.unsettled_periods().filter(remote_id=str(ids[0])).exists()
+    Period.objects.filter(remote_id=str(ids[0])).update(synced_at=timezone.now() - timedelta(days=8))
+    mirror.periods_mirror(sandbox_company)  # listed again, unchanged: not a change of the platform's
+    assert not services.unsettled_periods().filter(remote_id=str(ids[0])).exists()

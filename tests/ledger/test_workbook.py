@@ -55,12 +55,14 @@ def entries():
     return [
         [1, "Ayşe", datetime(2025, 1, 2), "YEV-1", "Satış", 120, "Alıcılar", "120.01", 1180, "D", "invoice",
          "GIB2025000000001", date(2025, 1, 2)],
-        [1, "Ayşe", datetime(2025, 1, 2), "YEV-1", "Satış", 600, "Yurt içi satışlar", None, 1000, "C"],
-        [1, "Ayşe", datetime(2025, 1, 2), "YEV-1", "Satış", 391, "Hesaplanan KDV", "", 180.0, "C"],
-        [2, "Ayşe", datetime(2025, 1, 6), "YEV-2", None, 770, "Genel yönetim giderleri", None, 12.5, "D"],
-        [2, "Ayşe", datetime(2025, 1, 6), "YEV-2", None, 100, "Kasa", None, 12.5, "C"],
-        [3, "Ayşe", datetime(2025, 1, 9), "YEV-3", None, 153, "Ticari mallar", None, 0.1, "D"],
-        [3, "Ayşe", datetime(2025, 1, 9), "YEV-3", None, 320, "Satıcılar", None, 0.1, "C"],
+        [1, "Ayşe", datetime(2025, 1, 2), "YEV-1", "Satış", 600, "Yurt içi satışlar", None, 1000, "C", "invoice",
+         "GIB2025000000001", date(2025, 1, 2)],
+        [1, "Ayşe", datetime(2025, 1, 2), "YEV-1", "Satış", 391, "Hesaplanan KDV", "", 180.0, "C", "invoice",
+         "GIB2025000000001", date(2025, 1, 2)],
+        [2, "Ayşe", datetime(2025, 1, 6), "YEV-2", None, 770, "Genel yönetim giderleri", None, 12.5, "D", "voucher"],
+        [2, "Ayşe", datetime(2025, 1, 6), "YEV-2", None, 100, "Kasa", None, 12.5, "C", "voucher"],
+        [3, "Ayşe", datetime(2025, 1, 9), "YEV-3", None, 153, "Ticari mallar", None, 0.1, "D", "voucher"],
+        [3, "Ayşe", datetime(2025, 1, 9), "YEV-3", None, 320, "Satıcılar", None, 0.1, "C", "voucher"],
     ]
 
 
