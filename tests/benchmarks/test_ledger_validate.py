@@ -58,7 +58,7 @@ def write_journal(path: Path, lines: int) -> int:
                 amount = cents * (size - 1) if number == 1 else cents
                 code = "D" if number == 1 else "C"
                 document = ("invoice", "", f"GIB2025{entry:09d}", f"SIP-{entry}", day) if number == 1 and entry % 5 \
-                    else ("voucher", "", "", "", "") if number == 1 else ("", "", "", "", "")
+                    else ("voucher", "", "", "", "")
                 fields = [str(number), str(counter), main, name, sub_name.format(n=entry % 97),
                           sub.format(n=entry % 97), f"{amount // 100}.{amount % 100:02d}", code, day, *document,
                           "KREDİ KARTI" if number == 1 else "", f"Satış faturası {entry} - açıklama satırı"]
