@@ -49,7 +49,7 @@ class Sheet:
                 with translation.override(language):
                     names.add(force_str(column.label))
             for name in names:
-                known[_normal(name)] = column.key
+                known[normal_header(name)] = column.key
         return known
 
 
@@ -72,8 +72,10 @@ class Checked:
         self.errors.append(CellError(row, column, header, force_str(message)))
 
 
-def _normal(text) -> str:
-    text = force_str(text or "").strip().replace("İ", "i").replace("I", "ı").lower()
+def normal_header(text) -> str:
+    """A header as it is compared: trimmed, without the * of required columns, lowercase, dotted and dotless i
+    alike (so that "Borç/alacak", "BORÇ/ALACAK", "VERGİ NO" and "VERGI NO" all match)."""
+    text = force_str(text or "").strip().replace("İ", "i").lower().replace("ı", "i")
     return " ".join(text.replace("*", "").split())
 
 
@@ -147,7 +149,7 @@ def _header_keys(header, sheet: Sheet, checked: Checked) -> dict:
         text = _text(value)
         if not text:
             continue
-        key = known.get(_normal(text))
+        key = known.get(normal_header(text))
         if key is None:
             checked.add(1, get_column_letter(index + 1), text, _("Unknown column: use the headers of the template."))
         elif key in keys.values():

@@ -18,7 +18,6 @@ from datetime import date, datetime, time
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 
 from django.conf import settings
-from django.utils import translation
 from django.utils.encoding import force_str
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
@@ -27,7 +26,7 @@ from openpyxl.cell import WriteOnlyCell
 from openpyxl.styles import Font, PatternFill
 from openpyxl.utils import get_column_letter
 
-from backoffice.core.imports import Column
+from backoffice.core.imports import Column, Sheet, normal_header
 
 from .journal import CURRENCY_FIELDS, MEASURE_FIELDS, RULES
 from .journal import field_label as journal_field_label
@@ -184,24 +183,9 @@ class YLine:
     entity_identifier: str
 
 
-def _normal(text) -> str:
-    """A header as it is compared: trimmed, without the * of required columns, lowercase, dotted and dotless i
-    alike (so that "Borç/alacak", "BORÇ/ALACAK" and "DEBITCREDITCODE" all match)."""
-    text = force_str(text or "").strip().replace("İ", "i").lower().replace("ı", "i")
-    return " ".join(text.replace("*", "").split())
-
-
 def _headers() -> dict:
-    """{normalised header: field} in Turkish and English and as the field's name."""
-    known = {}
-    for column in TEMPLATE_COLUMNS:
-        names = {column.key}
-        for language in ("tr", "en"):
-            with translation.override(language):
-                names.add(force_str(column.label))
-        for name in names:
-            known[_normal(name)] = column.key
-    return known
+    """{normalised header: field} in Turkish and English and as the field's name (core.imports' matching)."""
+    return Sheet(_("Journal"), TEMPLATE_COLUMNS).headers()
 
 
 def _cell(value) -> str:
@@ -330,7 +314,7 @@ def _header_keys(header) -> dict:
         text = _cell(value)
         if not text:
             continue
-        key = known.get(_normal(text))
+        key = known.get(normal_header(text))
         if key is None:
             raise WorkbookError(_("Unknown column “%(column)s” (column %(letter)s): use the headers of the "
                                   "template.") % {"column": text, "letter": get_column_letter(index + 1)})
