@@ -244,3 +244,15 @@ def test_an_xlsx_that_is_not_one_is_said_so(company):
     checking.journal_check(journal.pk)
     journal.refresh_from_db()
     assert journal.check_state == CheckState.UNREADABLE and "Excel" in journal.check_message
+
+
+def test_a_company_switched_in_another_tab_saves_nothing(web, company, other_company, accountant):
+    from backoffice.core.models import Membership
+    from tests.conftest import guard_fields
+
+    Membership.objects.get_or_create(user=accountant, company=other_company)
+    key = guard_fields(web.get(ADD).content.decode())
+    web.post(reverse("core:switch_company"), {"company": other_company.pk, "next": "/"})  # the other tab
+    response = web.post(ADD, {**key, **data()})
+    assert response.status_code in (200, 400) and "in another tab" in response.content.decode()
+    assert not Journal.objects.exists()
