@@ -66,6 +66,7 @@ INSTALLED_APPS = [
     "backoffice.current_accounts",
     "backoffice.invoices",
     "backoffice.ledger",
+    "backoffice.dispatch",
 ]
 # Test-only apps (the test suite sets tests.testapp); never set in production.
 INSTALLED_APPS += env_list("BACKOFFICE_EXTRA_APPS")

@@ -21,6 +21,7 @@ urlpatterns = [
     path("current-accounts/", include("backoffice.current_accounts.urls")),
     path("invoices/", include("backoffice.invoices.urls")),
     path("ledger/", include("backoffice.ledger.urls")),
+    path("dispatch/", include("backoffice.dispatch.urls")),
     path("chart-of-accounts/", include("backoffice.chart_of_accounts.urls")),
     path("", include("backoffice.subcompanies.urls")),
     path("", include("backoffice.core.urls")),

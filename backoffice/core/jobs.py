@@ -426,3 +426,19 @@ def _run_again(run: JobRun, path, args, kwargs, delay: float, status, message: s
     queue = _queue(current.origin if current else DEFAULT_QUEUE)
     queue.enqueue_at(_run_at(delay), run_job, run.pk, path, list(args), dict(kwargs or {}), job_id=rq_job_id,
                      description=f"{run.name} {run.target}".strip())
+
+
+def flag_set(key: str, seconds: float) -> None:
+    """A short-lived mark every worker process sees (e.g. "poll this company's records closely for a minute"):
+    kept in Redis, since RQ forks a new process per job. Lost with Redis: the cron's slower pace takes over."""
+    try:
+        django_rq.get_connection("default").set(key, "1", px=max(1, int(seconds * 1000)))
+    except RedisError:
+        logger.warning("could not set the mark %s", key)
+
+
+def flag_is_set(key: str) -> bool:
+    try:
+        return bool(django_rq.get_connection("default").exists(key))
+    except RedisError:
+        return False

@@ -16,7 +16,7 @@ from django.utils.translation import gettext_lazy as _
 
 from backoffice.core.fields import IbanField, LocalizedDecimalField, localized_formfield
 from backoffice.core.validators import validate_vkn_or_tckn
-from backoffice.current_accounts.models import CurrentAccount
+from backoffice.current_accounts.forms import resolve_account  # noqa: F401 (the views' import)
 
 from . import codes, services, taxpayers, totals
 from .choices import EINVOICE_PROFILES, InvoiceType, Profile, RecordType
@@ -35,30 +35,6 @@ LINE_LIMIT = Decimal(10) ** 14
 
 def _blank(label):
     return [("", label)]
-
-
-def resolve_account(company, text):
-    """The current account a typed "VKN" or "VKN · code" names, or a ValidationError saying what to type."""
-    text = (text or "").strip()
-    parts = re.split(r"\s*[·/|]\s*", text, maxsplit=1)
-    identifier = parts[0].split()[0] if parts[0].split() else ""
-    code = parts[1].strip() if len(parts) > 1 else ""
-    try:
-        validate_vkn_or_tckn(identifier)
-    except ValidationError:
-        raise ValidationError(_("Type the customer's tax or national id (10 or 11 digits) and pick it from the "
-                                "list.")) from None
-    accounts = CurrentAccount.objects.filter(company=company, identifier=identifier)
-    if code:
-        accounts = accounts.filter(code=code)
-    found = list(accounts.order_by("code", "pk")[:10])
-    if not found:
-        raise ValidationError(_("No current account with this id%(code)s: add it under Current accounts first.")
-                              % {"code": f" · {code}" if code else ""})
-    if len(found) > 1:
-        raise ValidationError(_("Several current accounts have this id; add its code after a dot: %(options)s")
-                              % {"options": ", ".join(f"{a.identifier} · {a.code or '—'}" for a in found)})
-    return found[0]
 
 
 class InvoiceForm(forms.ModelForm):

@@ -2,15 +2,11 @@
 mailbox. One list for every company, read once a day as a ZIP of one JSON array of a million users and more, item
 by item (ijson), upserted in chunks."""
 
-import io
-import zipfile
-
-import ijson
 from django.conf import settings
-from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from backoffice.core import jobs
+from backoffice.core.directory import directory_store
 from backoffice.core.models import Company
 from backoffice.remote.common import field
 
@@ -35,60 +31,22 @@ def directory_loaded() -> bool:
     return Taxpayer.objects.exists()
 
 
-class _SkipBom(io.RawIOBase):
-    """A byte stream without a leading UTF-8 byte-order mark (the list's JSON may start with one)."""
-
-    def __init__(self, stream):
-        self.stream, self.first = stream, True
-
-    def readable(self):
-        return True
-
-    def readinto(self, buffer):
-        data = self.stream.read(len(buffer))
-        if self.first:
-            self.first = False
-            if data.startswith(b"\xef\xbb\xbf"):
-                data = data[3:] + self.stream.read(3)
-        buffer[:len(data)] = data
-        return len(data)
+def _taxpayer(item, seen_at):
+    identifier = str(field(item, "Identifier") or "").strip()
+    alias = str(field(item, "Alias") or "").strip()
+    if not identifier or not alias:
+        return None
+    return Taxpayer(identifier=identifier[:11], alias=alias[:250], title=str(field(item, "Title") or "")[:500],
+                    app_type=str(field(item, "AppType") or "")[:10],
+                    registered_at=_moment(field(item, "AliasCreationTime", "FirstCreationTime")), seen_at=seen_at)
 
 
 def taxpayers_store(archive_bytes: bytes, *, chunk=5000) -> int:
     """Read the list's ZIP item by item (it holds a million users and more) and upsert them in chunks; users
     no longer listed are dropped. Returns how many were listed."""
-    started = timezone.now()
-    count = 0
-    with zipfile.ZipFile(io.BytesIO(archive_bytes)) as archive:
-        member = next((name for name in archive.namelist() if name.lower().endswith(".json")), None)
-        if member is None:
-            raise ValueError("the taxpayer list ZIP holds no JSON file")
-        with archive.open(member) as raw:
-            rows = []
-            for item in ijson.items(io.BufferedReader(_SkipBom(raw)), "item"):
-                identifier = str(field(item, "Identifier") or "").strip()
-                alias = str(field(item, "Alias") or "").strip()
-                if not identifier or not alias:
-                    continue
-                rows.append(Taxpayer(identifier=identifier[:11], alias=alias[:250],
-                                     title=str(field(item, "Title") or "")[:500],
-                                     app_type=str(field(item, "AppType") or "")[:10],
-                                     registered_at=_moment(field(item, "AliasCreationTime", "FirstCreationTime")),
-                                     seen_at=started))
-                if len(rows) >= chunk:
-                    count += _upsert(rows)
-                    rows = []
-            count += _upsert(rows)
-    if count:
-        Taxpayer.objects.filter(seen_at__lt=started).delete()
-    return count
-
-
-def _upsert(rows) -> int:
-    if rows:
-        Taxpayer.objects.bulk_create(rows, update_conflicts=True, unique_fields=["identifier", "alias", "app_type"],
-                                     update_fields=["title", "registered_at", "seen_at"])
-    return len(rows)
+    return directory_store(archive_bytes, model=Taxpayer, build=_taxpayer, chunk=chunk,
+                           unique_fields=("identifier", "alias", "app_type"),
+                           update_fields=("title", "registered_at", "seen_at"))
 
 
 def taxpayers_refresh() -> str:

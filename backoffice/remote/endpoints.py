@@ -165,6 +165,10 @@ _add("dispatch.outbox_ubl", "dispatch", "GET", "/v2/outboxdespatch/{id}/ubl", P)
 _add("dispatch.outbox_pdf", "dispatch", "GET", "/v2/outboxdespatch/{id}/pdf/{isStandartXslt}", P)
 _add("dispatch.outbox_html", "dispatch", "GET", "/v2/outboxdespatch/{id}/html/{isStandartXslt}", P)
 _add("dispatch.outbox_zip", "dispatch", "GET", "/v2/outboxdespatch/{id}/zip", P)
+# Document 3 names a listing (isNew: "after listing, setting it to false stops the note from being returned
+# again") but shows no path: ours, after the incoming list and the invoice service's updateisnew.
+_add("dispatch.outbox_list", "dispatch", "GET", "/v1/outboxdespatch/list", X)
+_add("dispatch.outbox_update_is_new", "dispatch", "PUT", "/v1/outboxdespatch/updateisnew", X)
 _add("dispatch.outbox_export", "dispatch", "POST", "/v1/outboxdespatch/export", X)
 _add("dispatch.outbox_export_download", "dispatch", "GET", "/v1/outboxdespatch/export/{exportId}/download", X)
 _add("dispatch.outbox_export_history", "dispatch", "GET", "/v1/outboxdespatch/export/history", X)

@@ -9,14 +9,12 @@ import logging
 from dataclasses import dataclass
 from decimal import Decimal
 
-import django_rq
 
 from django.db import transaction
 from django.db.models import Q, prefetch_related_objects
 from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, ngettext
-from redis.exceptions import RedisError
 
 from backoffice.core import actions, batch, jobs, sync
 from backoffice.core.choices import SyncState
@@ -322,20 +320,12 @@ def _follow_key(company_id) -> str:
 
 def poll_follow(company_id) -> None:
     """A push or an action asked for a poll now: the company's polls follow its tickets for
-    TICKET_POLL_FOLLOW_SECONDS from now. Kept in Redis (every worker process sees it; a poll the push joined
-    may have been queued long before)."""
-    seconds = conf.get("TICKET_POLL_FOLLOW_SECONDS")
-    try:
-        django_rq.get_connection("default").set(_follow_key(company_id), "1", px=max(1, int(seconds * 1000)))
-    except RedisError:  # then the cron's minute polls
-        logger.warning("could not record the poll follow-up of company %s", company_id)
+    TICKET_POLL_FOLLOW_SECONDS from now (a poll the push joined may have been queued long before)."""
+    jobs.flag_set(_follow_key(company_id), conf.get("TICKET_POLL_FOLLOW_SECONDS"))
 
 
 def poll_following(company_id) -> bool:
-    try:
-        return bool(django_rq.get_connection("default").exists(_follow_key(company_id)))
-    except RedisError:
-        return False
+    return jobs.flag_is_set(_follow_key(company_id))
 
 
 def tickets_poll(*, company, model, batch_size=100) -> int:

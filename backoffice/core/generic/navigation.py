@@ -128,6 +128,13 @@ SECTIONS = {
         Tab("journals", _("Journals"), "file-earmark-text", "ledger:journal_list"),
         Tab("new", _("New journal"), "upload", "ledger:journal_add"),
     )),
+    "dispatch": ("dispatch-tabs", (
+        Tab("notes", _("Dispatch notes"), "truck", "dispatch:dispatchnote_list"),
+        Tab("new", _("New dispatch note"), "plus-lg", "dispatch:dispatchnote_add"),
+        Tab("upload", _("Upload UBL"), "upload", "dispatch:dispatchnote_upload"),
+        Tab("exports", _("Exports"), "file-earmark-zip", "dispatch:dispatchexport_list"),
+        Tab("taxpayers", _("Dispatch-note users"), "person-lines-fill", "dispatch:dispatchtaxpayer_list"),
+    )),
     "subcompanies": ("subcompanies-tabs", (
         Tab("dashboard", _("Usage dashboard"), "bar-chart-line", "subcompanies:usage_dashboard"),
         Tab("subcompanies", _("Sub-companies"), "buildings", "subcompanies:subcompany_list"),

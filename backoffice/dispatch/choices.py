@@ -1,0 +1,80 @@
+"""Choices of dispatch notes (document 3, 2.9 and 3.3; the provider's client for the profile and type codes)."""
+
+from django.db import models
+from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
+
+
+class DispatchStatus(models.IntegerChoices):
+    """The platform's status of a dispatch note (document 3, 2.9)."""
+
+    DRAFT = 0, _("Draft")
+    QUEUED = 20, pgettext_lazy("platform status", "Queued")
+    ERROR = 40, _("Error")
+    DELIVERED = 50, _("Delivered to the tax authority")
+    APPROVED = 60, _("Approved")
+    APPROVING = 61, _("Being approved")
+    APPROVAL_ERROR = 62, _("Approval error")
+    AUTO_APPROVED = 65, _("Approved automatically")
+    AWAITING_APPROVAL = 70, _("Awaiting approval")
+    REJECTED = 80, _("Rejected")
+    REJECTING = 81, _("Being rejected")
+    REJECTION_ERROR = 82, _("Rejection error")
+    PARTIALLY_ACCEPTED = 90, _("Partially accepted")
+    PARTIALLY_ACCEPTING = 91, _("Being partially accepted")
+    PARTIAL_ACCEPTANCE_ERROR = 92, _("Partial-acceptance error")
+
+    @classmethod
+    def color(cls, value):
+        if value in (cls.APPROVED, cls.AUTO_APPROVED):
+            return "success"
+        if value in (cls.ERROR, cls.APPROVAL_ERROR, cls.REJECTION_ERROR, cls.PARTIAL_ACCEPTANCE_ERROR, cls.REJECTED):
+            return "danger"
+        if value in WORKING_STATUSES:
+            return "info"
+        if value == cls.PARTIALLY_ACCEPTED:
+            return "warning"
+        return "secondary"
+
+
+# The platform still works on these: their status is polled until they settle. 70 waits for the receiver's
+# answer (the next issue's replies); it is polled too, less often than the others (services.poll).
+WORKING_STATUSES = (DispatchStatus.QUEUED, DispatchStatus.DELIVERED, DispatchStatus.APPROVING,
+                    DispatchStatus.AWAITING_APPROVAL, DispatchStatus.REJECTING, DispatchStatus.PARTIALLY_ACCEPTING)
+# Document 3, 3.3 (and the issue): a note is changed only as a draft or after an error.
+EDITABLE_STATUSES = (DispatchStatus.DRAFT, DispatchStatus.ERROR)
+# What the create and update bodies may ask for: 0 saves a draft, 20 saves and sends at once.
+SENDABLE_STATUSES = (DispatchStatus.DRAFT, DispatchStatus.QUEUED)
+
+
+class Profile(models.TextChoices):
+    """despatchProfileType (an integer in the JSON model: the provider's client's enumeration)."""
+
+    TEMELIRSALIYE = "TEMELIRSALIYE", _("Basic dispatch note")
+    TICARIIRSALIYE = "TICARIIRSALIYE", _("Commercial dispatch note")
+
+
+PROFILE_NUMBERS = {Profile.TEMELIRSALIYE: 0, Profile.TICARIIRSALIYE: 1}
+DESPATCH_TYPE_SEVK = 1  # despatchType: SEVK (shipment), the only type of the provider's client
+
+
+class Source(models.TextChoices):
+    FORM = "form", _("Form")
+    UBL = "ubl", _("UBL file")
+    PLATFORM = "platform", _("Read from the platform")
+
+
+class Numbering(models.TextChoices):
+    """How a note gets its 16-character number (document 3, 2.9: useManualDespatchAdviceId)."""
+
+    SERIES = "series", _("Next number of a prefix (given here)")
+    MANUAL = "manual", _("A number I type")
+    PLATFORM = "platform", _("The platform's default series")
+
+
+class DocumentKind(models.TextChoices):
+    PDF = "pdf", "PDF"
+    HTML = "html", "HTML"
+    UBL = "ubl", "UBL"
+    ZIP = "zip", "ZIP"
+

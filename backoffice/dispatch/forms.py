@@ -1,0 +1,442 @@
+"""The outgoing dispatch note form with its lines and drivers, the UBL upload form and the export form: every
+rule of document 3 (2.9, 3.3) and of the facts file on the field it concerns. Rules of state (editable, busy)
+and of the database (unique number, ERP reference) are the services' too, under a lock.
+"""
+
+import re
+from decimal import Decimal
+
+from django import forms
+from django.core.exceptions import ValidationError
+from django.forms import BaseInlineFormSet, inlineformset_factory
+from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
+
+from backoffice.core.fields import LocalizedDecimalField, localized_formfield
+from backoffice.core.generic.forms import PlatformExportForm
+from backoffice.core.validators import validate_document_number, validate_driver_tckn, validate_vkn_or_tckn
+from backoffice.current_accounts.forms import resolve_account
+from backoffice.invoices import codes
+
+from . import services
+from .choices import DispatchStatus, Numbering, Profile
+from .models import DispatchDriver, DispatchLine, DispatchNote
+
+PREFIX = re.compile(r"^[A-Z0-9]{3}\Z")
+# A Turkish plate: the province's code (01 to 81), one to three letters, two to five digits.
+PLATE = re.compile(r"^(0[1-9]|[1-7][0-9]|8[01]) ?[A-Z]{1,3} ?[0-9]{2,5}\Z")
+CARRIER_COMPANY, CARRIER_DRIVERS = "company", "drivers"
+SEND_CHOICES = [(DispatchStatus.DRAFT.value, _("Save as a draft (send it later)")),
+                (DispatchStatus.QUEUED.value, _("Save and send now"))]
+UNIT_CHOICES_SHOWN = 40
+LINE_LIMIT = Decimal(10) ** 14
+
+
+def clean_prefix(value) -> str:
+    prefix = (value or "").strip().upper()
+    if not PREFIX.match(prefix):
+        raise ValidationError(_("The prefix is three capital letters (A to Z) or digits, e.g. IRS."))
+    return prefix
+
+
+class NumberingFields(forms.Form):
+    """How the note is numbered (document 3, 2.9: useManualDespatchAdviceId and prefix)."""
+
+    numbering = forms.ChoiceField(label=_("Numbering"), choices=Numbering.choices, initial=Numbering.SERIES,
+                                  widget=forms.RadioSelect)
+    prefix = forms.CharField(label=_("Prefix"), max_length=3, required=False,
+                             help_text=_("Three capital letters or digits; the next number of this prefix is used."))
+    despatch_number = forms.CharField(label=_("Dispatch note number"), max_length=16, required=False,
+                                      help_text=_("16 characters: prefix, year and a 9-digit counter, e.g. "
+                                                  "IRS2026000000001."))
+
+    def clean_numbering_fields(self, cleaned, issue_date=None):
+        numbering = cleaned.get("numbering")
+        if numbering == Numbering.SERIES:
+            try:
+                cleaned["prefix"] = clean_prefix(cleaned.get("prefix"))
+            except ValidationError as exc:
+                self.add_error("prefix", exc)
+        elif numbering == Numbering.MANUAL and "despatch_number" in self.fields:
+            number = (cleaned.get("despatch_number") or "").strip().upper()
+            if not number:
+                self.add_error("despatch_number", _("Type the dispatch note's 16-character number."))
+                return
+            try:
+                validate_document_number(number)
+            except ValidationError as exc:
+                self.add_error("despatch_number", exc)
+                return
+            if issue_date and number[3:7] != str(issue_date.year):
+                self.add_error("despatch_number", _("The number's year (%(year)s) is not the issue date's (%(issued)s).")
+                               % {"year": number[3:7], "issued": issue_date.year})
+                return
+            if DispatchNote.objects.filter(company=self.company, despatch_number=number).exclude(
+                    pk=getattr(self.instance, "pk", None)).exists():
+                self.add_error("despatch_number", _("Another dispatch note already has this number."))
+                return
+            cleaned["despatch_number"], cleaned["prefix"] = number, number[:3]
+        elif numbering == Numbering.PLATFORM:
+            prefix = (cleaned.get("prefix") or "").strip().upper()
+            if prefix and not PREFIX.match(prefix):
+                self.add_error("prefix", _("The prefix is three capital letters (A to Z) or digits, e.g. IRS."))
+            cleaned["prefix"] = prefix
+
+
+def clean_reference(form, value) -> str:
+    """The ERP's id: one note per id (the duplicate check; the database keeps it too)."""
+    reference = (value or "").strip()
+    if reference and DispatchNote.objects.filter(company=form.company, local_reference_id=reference).exclude(
+            pk=getattr(form.instance, "pk", None)).exists():
+        raise ValidationError(_("Another dispatch note already has this ERP reference."))
+    return reference
+
+
+class DispatchNoteForm(NumberingFields, forms.ModelForm):
+    account = forms.CharField(
+        label=_("Receiver (current account)"), max_length=80,
+        help_text=_("Tax or national id, with the account code after a dot when several accounts share it."),
+        widget=forms.TextInput(attrs={"autocomplete": "off", "list": "account-options", "inputmode": "search"}))
+    target_alias = forms.CharField(
+        label=_("Mailbox (alias)"), max_length=250, required=False,
+        widget=forms.TextInput(attrs={"list": "alias-options", "autocomplete": "off"}),
+        help_text=_("The receiver's dispatch mailbox: filled in when it has only one; a receiver that is not a "
+                    "dispatch-note user gets the generic mailbox."))
+    requested_status = forms.TypedChoiceField(label=_("Sending"), choices=SEND_CHOICES, coerce=int,
+                                              initial=DispatchStatus.QUEUED.value, widget=forms.RadioSelect)
+    carrier = forms.ChoiceField(label=_("Who carries the goods"), widget=forms.RadioSelect, initial=CARRIER_DRIVERS,
+                                choices=[(CARRIER_DRIVERS, _("Our driver(s)")),
+                                         (CARRIER_COMPANY, _("A carrier company"))])
+
+    class Meta:
+        model = DispatchNote
+        fields = ("account", "target_alias", "profile", "numbering", "prefix", "despatch_number", "issue_date",
+                  "issue_time", "shipment_date", "local_reference_id", "xslt_code",
+                  "delivery_city", "delivery_district", "delivery_zip_code", "delivery_country",
+                  "carrier", "carrier_title", "carrier_vkn_tckn", "plate_number",
+                  "buyer_identifier", "buyer_name", "buyer_surname", "buyer_city", "buyer_district", "buyer_country",
+                  "seller_identifier", "seller_name", "seller_surname", "seller_city", "seller_district",
+                  "seller_country", "notes", "requested_status")
+        formfield_callback = localized_formfield
+        widgets = {"notes": forms.Textarea(attrs={"rows": 2}),
+                   "issue_date": forms.DateInput(attrs={"type": "date"}, format="%Y-%m-%d"),
+                   "issue_time": forms.TimeInput(attrs={"type": "time"}, format="%H:%M"),
+                   "shipment_date": forms.DateTimeInput(attrs={"type": "datetime-local"}, format="%Y-%m-%dT%H:%M")}
+
+    def __init__(self, *args, company, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.company = company
+        self.fields["profile"].choices = Profile.choices
+        self.fields["shipment_date"].input_formats = ["%Y-%m-%dT%H:%M", "%Y-%m-%d %H:%M", "%Y-%m-%d %H:%M:%S"]
+        for name in ("issue_date", "shipment_date", "delivery_city", "delivery_district", "delivery_country"):
+            self.fields[name].required = True
+        self.fields["delivery_city"].help_text = _("Empty: the receiver's default address is used.")
+        self.fields["delivery_city"].required = self.fields["delivery_district"].required = False
+        self.fields["local_reference_id"].help_text = _("Your ERP's id of this shipment, to match it later; each "
+                                                        "is used once. Empty: one is given here.")
+        if self.instance.pk:  # the number and how it was given never change once the note is saved
+            for name in ("numbering", "prefix", "despatch_number"):
+                self.fields[name].disabled = True
+        if not self.is_bound:
+            now = timezone.localtime()
+            self.initial.setdefault("issue_date", self.instance.issue_date or now.date())
+            self.initial.setdefault("issue_time", self.instance.issue_time or now.time().replace(second=0,
+                                                                                                   microsecond=0))
+            self.initial.setdefault("shipment_date", self.instance.shipment_date and timezone.localtime(
+                self.instance.shipment_date) or now.replace(second=0, microsecond=0))
+            if self.instance.pk:
+                self.initial["account"] = self.instance.receiver_identifier
+                self.initial["carrier"] = CARRIER_COMPANY if self.instance.has_carrier else CARRIER_DRIVERS
+            else:
+                self.initial["requested_status"] = DispatchStatus.QUEUED.value
+
+    def clean_account(self):
+        return resolve_account(self.company, self.cleaned_data.get("account"))
+
+    def clean_local_reference_id(self):
+        return clean_reference(self, self.cleaned_data.get("local_reference_id"))
+
+    def clean_issue_date(self):
+        issued = self.cleaned_data.get("issue_date")
+        if issued and issued > timezone.localdate():
+            raise ValidationError(_("A dispatch note cannot be dated in the future."))
+        return issued
+
+    def clean_plate_number(self):
+        plate = re.sub(r"\s+", " ", (self.cleaned_data.get("plate_number") or "").strip()).upper()
+        if plate and not PLATE.match(plate):
+            raise ValidationError(_("A plate is the province code, one to three letters and two to five digits, "
+                                    "e.g. 34 ABC 123."))
+        return plate
+
+    def _identifier(self, name):
+        value = (self.cleaned_data.get(name) or "").strip()
+        if value:
+            validate_vkn_or_tckn(value)
+        return value
+
+    def clean_carrier_vkn_tckn(self):
+        return self._identifier("carrier_vkn_tckn")
+
+    def clean_buyer_identifier(self):
+        return self._identifier("buyer_identifier")
+
+    def clean_seller_identifier(self):
+        return self._identifier("seller_identifier")
+
+    def clean(self):
+        cleaned = super().clean()
+        if not self.instance.pk:
+            self.clean_numbering_fields(cleaned, cleaned.get("issue_date"))
+        issued, shipped = cleaned.get("issue_date"), cleaned.get("shipment_date")
+        if issued and shipped and timezone.localtime(shipped).date() < issued:
+            self.add_error("shipment_date", _("The goods cannot leave before the note's issue date."))
+        if cleaned.get("carrier") == CARRIER_COMPANY:  # document 3, 2.9: the carrier rule
+            if not (cleaned.get("carrier_title") or "").strip():
+                self.add_error("carrier_title", _("A carrier company is named by its title."))
+            if not cleaned.get("carrier_vkn_tckn") and "carrier_vkn_tckn" not in self.errors:
+                self.add_error("carrier_vkn_tckn", _("Give the carrier company's tax or national id."))
+        else:
+            cleaned["carrier_title"] = cleaned["carrier_vkn_tckn"] = ""
+        for party in ("buyer", "seller"):
+            if cleaned.get(f"{party}_identifier") and not (cleaned.get(f"{party}_name") or "").strip():
+                self.add_error(f"{party}_name", _("Give the name or title that goes with this id."))
+        self._receiver(cleaned)
+        return cleaned
+
+    def _receiver(self, cleaned):
+        """The mailbox (document 3, 2.9 targetAlias) and the addresses the receiver's account gives."""
+        account = cleaned.get("account")
+        if account is None:
+            return
+        boxes = services.mailboxes(account.identifier)
+        alias = (cleaned.get("target_alias") or "").strip()
+        generic = services.generic_alias()
+        if not boxes and not services.directory_loaded() and not alias:
+            self.add_error("target_alias", _("The dispatch-note users' list is not loaded yet: type the mailbox, or "
+                                             "load the list under Dispatch-note users."))
+        elif boxes and not alias and len(boxes) > 1:
+            self.add_error("target_alias", _("The receiver has several dispatch mailboxes: choose one (%(boxes)s).")
+                           % {"boxes": ", ".join(boxes)})
+        elif boxes and alias and alias not in boxes:
+            self.add_error("target_alias", _("This is not one of the receiver's dispatch mailboxes: %(boxes)s.")
+                           % {"boxes": ", ".join(boxes)})
+        elif not boxes and services.directory_loaded() and alias and alias != generic:
+            self.add_error("target_alias", _("The receiver is not a dispatch-note user: its note goes to the generic "
+                                             "mailbox %(alias)s.") % {"alias": generic})
+        cleaned["target_alias"] = alias or (boxes[0] if len(boxes) == 1 else generic if not boxes else "")
+        address = account.address_set.filter(is_default=True).first() or account.address_set.first() \
+            if hasattr(account, "address_set") else None
+        cleaned["_address"] = address
+        for name, source in (("delivery_city", "city"), ("delivery_district", "sub_division_name")):
+            if not (cleaned.get(name) or "").strip():
+                if address is not None and getattr(address, source):
+                    cleaned[name] = getattr(address, source)
+                else:
+                    self.add_error(name, _("The delivery address needs its city and district (the tax authority's "
+                                           "rule); the receiver has no address to take them from."))
+
+    def save(self, commit=True):
+        note = super().save(commit=False)
+        cleaned = self.cleaned_data
+        account = cleaned["account"]
+        note.company = self.company
+        note.current_account = account
+        note.receiver_identifier = account.identifier
+        note.receiver_name = str(account)[:500]
+        note.target_alias = cleaned["target_alias"]
+        note.delivery_city, note.delivery_district = cleaned["delivery_city"], cleaned["delivery_district"]
+        address = cleaned.get("_address")
+        if address is not None:
+            note.receiver_city, note.receiver_district = address.city, address.sub_division_name
+            note.receiver_country = address.country or "Türkiye"
+        else:
+            note.receiver_city, note.receiver_district = note.delivery_city, note.delivery_district
+            note.receiver_country = note.delivery_country
+        if not note.pk:
+            note.numbering = cleaned["numbering"]
+            note.prefix = cleaned.get("prefix") or ""
+            note.despatch_number = cleaned.get("despatch_number") or "" if note.numbering == Numbering.MANUAL else ""
+        note.requested_status = cleaned["requested_status"]
+        if commit:
+            note.save()
+        return note
+
+    @property
+    def carrier_is_company(self) -> bool:
+        return (self.cleaned_data if hasattr(self, "cleaned_data") else {}).get("carrier") == CARRIER_COMPANY
+
+
+class LineForm(forms.ModelForm):
+    quantity = LocalizedDecimalField(label=_("Quantity"), max_digits=18, decimal_places=6,
+                                     min_value=Decimal("0.000001"))
+    unit_price = LocalizedDecimalField(label=_("Unit price"), max_digits=18, decimal_places=6, min_value=Decimal(0),
+                                       required=False)
+    vat_rate = LocalizedDecimalField(label=_("VAT %"), max_digits=5, decimal_places=2, min_value=Decimal(0),
+                                     max_value=Decimal(100), initial=Decimal(20), required=False)
+    unit_code = forms.ChoiceField(label=_("Unit"), initial="C62")
+
+    class Meta:
+        model = DispatchLine
+        fields = ("product_name", "product_code", "quantity", "unit_code", "unit_price", "vat_rate")
+        formfield_callback = localized_formfield
+        widgets = {"product_name": forms.TextInput(attrs={"list": "product-options", "autocomplete": "off"})}
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        shown = codes.choices(codes.UNIT_CODES)[:UNIT_CHOICES_SHOWN]
+        current = self.initial.get("unit_code") or (self.instance.unit_code if self.instance.pk else "")
+        if current and all(code != current for code, _label in shown):
+            shown.append((current, codes.label(codes.UNIT_CODES, current)))
+        self.fields["unit_code"].choices = shown
+
+    def clean_product_name(self):
+        name = (self.cleaned_data.get("product_name") or "").strip()
+        if not name:
+            raise ValidationError(_("Name the product."))
+        return name
+
+    def clean_unit_code(self):
+        code = self.cleaned_data.get("unit_code")
+        if not codes.is_code(codes.UNIT_CODES, code):
+            raise ValidationError(_("Choose a unit of the tax authority's list."))
+        return code
+
+    def clean(self):
+        cleaned = super().clean()
+        cleaned["unit_price"] = cleaned.get("unit_price") or Decimal(0)
+        cleaned["vat_rate"] = cleaned.get("vat_rate") or Decimal(0)
+        quantity = cleaned.get("quantity")
+        if quantity is not None and quantity * cleaned["unit_price"] >= LINE_LIMIT:
+            self.add_error("unit_price", _("The line's amount (quantity × unit price) is too large; check the "
+                                           "quantity and the unit price."))
+        return cleaned
+
+
+class BaseChildFormSet(BaseInlineFormSet):
+    def kept(self) -> list:
+        return [form.save(commit=False) for form in self.forms
+                if form.cleaned_data and not form.errors and not form.cleaned_data.get("DELETE")]
+
+
+class BaseLineFormSet(BaseChildFormSet):
+    default_error_messages = {**BaseInlineFormSet.default_error_messages,
+                              "too_few_forms": _("Add at least one line."),
+                              "too_many_forms": _("A dispatch note has at most 500 lines here; split it.")}
+
+    def clean(self):
+        super().clean()
+        if not any(form.errors for form in self.forms) and not self.kept():
+            raise ValidationError(_("Add at least one line."))
+
+
+class DriverForm(forms.ModelForm):
+    class Meta:
+        model = DispatchDriver
+        fields = ("name", "surname", "tckn")
+        widgets = {"name": forms.TextInput(attrs={"list": "driver-options", "autocomplete": "off"})}
+        help_texts = {"tckn": _("11 digits; 11111111111 when it is not known.")}
+
+    def clean_tckn(self):
+        value = (self.cleaned_data.get("tckn") or "").strip()
+        validate_driver_tckn(value)
+        return value
+
+
+class BaseDriverFormSet(BaseChildFormSet):
+    """The drivers: required when no carrier company carries (document 3, 2.9), ignored when one does."""
+
+    carrier_is_company = False
+
+    def full_clean(self):
+        if self.carrier_is_company:  # a carrier company's note has no drivers: their fields are not checked
+            self._errors, self._non_form_errors = [], self.error_class()
+            for form in self.forms:
+                form.cleaned_data = {}
+            return
+        super().full_clean()
+
+    def is_valid(self):
+        return True if self.carrier_is_company else super().is_valid()
+
+    def clean(self):
+        super().clean()
+        if not self.carrier_is_company and not any(form.errors for form in self.forms) and not self.kept():
+            raise ValidationError(_("Without a carrier company, give at least one driver: name, surname and national "
+                                    "id (11111111111 when it is not known)."))
+
+    def kept(self) -> list:
+        return [] if self.carrier_is_company else super().kept()
+
+
+LineFormSet = inlineformset_factory(DispatchNote, DispatchLine, form=LineForm, formset=BaseLineFormSet, extra=0,
+                                    min_num=1, validate_min=True, max_num=500, validate_max=True, can_delete=True)
+DriverFormSet = inlineformset_factory(DispatchNote, DispatchDriver, form=DriverForm, formset=BaseDriverFormSet,
+                                      extra=0, min_num=1, max_num=5, validate_max=True, can_delete=True)
+
+
+class UblUploadForm(NumberingFields):
+    """A DespatchAdvice UBL-TR XML, or a ZIP of several (document 3, 2.9, UBL request)."""
+
+    file = forms.FileField(label=_("UBL file (XML or ZIP)"),
+                           help_text=_("A DespatchAdvice in UBL-TR 1.2.1, or a ZIP of several. Each is checked "
+                                       "against the schema before anything is sent."))
+    numbering = forms.ChoiceField(label=_("Numbering"), widget=forms.RadioSelect, initial=Numbering.MANUAL,
+                                  choices=[(Numbering.MANUAL, _("The number inside the file")),
+                                           (Numbering.PLATFORM, _("The platform gives the next number of a "
+                                                                  "prefix"))])
+    target_alias = forms.CharField(label=_("Mailbox (alias)"), max_length=250, required=False,
+                                   help_text=_("Only when the receiver has several dispatch mailboxes."))
+    local_reference_id = forms.CharField(label=_("ERP reference"), max_length=100, required=False,
+                                         help_text=_("For one note only; empty: one is given here."))
+    xslt_code = forms.CharField(label=_("Layout code"), max_length=100, required=False)
+    requested_status = forms.TypedChoiceField(label=_("Sending"), choices=SEND_CHOICES, coerce=int,
+                                              initial=DispatchStatus.QUEUED.value, widget=forms.RadioSelect)
+    MAX_BYTES = 20 * 1024 * 1024
+
+    def __init__(self, *args, company, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.company = company
+        self.instance = None
+        del self.fields["despatch_number"]
+        self.fields["prefix"].help_text = _("When the platform numbers the note: the prefix whose counter "
+                                            "continues (empty: its default).")
+
+    def clean_file(self):
+        upload = self.cleaned_data.get("file")
+        if upload is not None and upload.size > self.MAX_BYTES:
+            raise ValidationError(_("The file is larger than %(megabytes)s MB.") % {
+                "megabytes": self.MAX_BYTES // (1024 * 1024)})
+        return upload
+
+    def clean_local_reference_id(self):
+        return clean_reference(self, self.cleaned_data.get("local_reference_id"))
+
+    def clean(self):
+        cleaned = super().clean()
+        if cleaned.get("numbering") == Numbering.PLATFORM:
+            self.clean_numbering_fields(cleaned)
+        return cleaned
+
+
+class DispatchExportForm(PlatformExportForm):
+    """The export body of document 3, 2.9 (outgoing notes)."""
+
+    status = forms.TypedChoiceField(label=_("Status"), coerce=int, required=False, empty_value=None,
+                                    choices=[("", _("All")), *DispatchStatus.choices])
+    isArchived = forms.BooleanField(label=_("Archived notes"), required=False)
+    startDate = forms.DateTimeField(label=_("Sent from"), required=False)
+    endDate = forms.DateTimeField(label=_("Sent until"), required=False)
+    issueStartDate = forms.DateTimeField(label=_("Note date from"), required=False)
+    issueEndDate = forms.DateTimeField(label=_("Note date until"), required=False)
+    targetVknTckn = forms.CharField(label=_("Receiver's tax or national id"), max_length=11, required=False)
+    date_ranges = (("startDate", "endDate"), ("issueStartDate", "issueEndDate"))
+
+    def __init__(self, *args, kind=None, **kwargs):
+        super().__init__(*args, **kwargs)
+
+    def clean_targetVknTckn(self):
+        value = (self.cleaned_data.get("targetVknTckn") or "").strip()
+        if value:
+            validate_vkn_or_tckn(value)
+        return value

@@ -1,0 +1,566 @@
+"""Outgoing dispatch notes: every rule of document 3 (2.9, 3.3, 4.5) that needs the database or the note's state,
+the JSON and UBL bodies, the push (exactly once: a lost create is found again by its localReferenceId), the status
+changes (core.actions), the status polling, the documents, the listing of new notes and the taxpayer directory.
+Field rules are on the forms (forms.py); the UBL file's check is ubl.py.
+"""
+
+import logging
+from datetime import timedelta
+from decimal import ROUND_HALF_UP, Decimal
+
+from django.conf import settings
+from django.core.files.base import ContentFile
+from django.db import IntegrityError, transaction
+from django.db.models import Q
+from django.utils import timezone
+from django.utils.dateparse import parse_date
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy, ngettext
+
+from backoffice.core import actions, jobs, sync
+from backoffice.core.choices import SyncState
+from backoffice.core.conf import tunable
+from backoffice.core.directory import directory_store
+from backoffice.core.models import Company, DocumentSeries
+from backoffice.core.platform import client_for
+from backoffice.remote.common import field, to_int
+from backoffice.remote.dispatch import DispatchClient, OutboxExportClient
+
+from . import ubl
+from .choices import (DESPATCH_TYPE_SEVK, EDITABLE_STATUSES, PROFILE_NUMBERS, SENDABLE_STATUSES, WORKING_STATUSES,
+                      DispatchStatus, DocumentKind, Numbering, Profile, Source)
+from .models import DispatchDocument, DispatchDriver, DispatchLine, DispatchNote, DispatchTaxpayer, OutboxSync
+
+logger = logging.getLogger(__name__)
+
+DEFAULTS = {
+    "DISPATCH_POLL_DELAY_SECONDS": 5,  # the first status poll after a send; then again while notes still move
+    "DISPATCH_POLL_FOLLOW_SECONDS": 120,  # a send's polls follow it this long; after that the cron's minute
+    "DISPATCH_POLL_BATCH": 50,  # notes a poll asks about (one status call each: the service has no bulk call)
+    "DISPATCH_AWAITING_POLL_SECONDS": 3600,  # a note awaiting the receiver's answer (70) is asked about this often
+    "DISPATCH_EXPORT_POLL_SECONDS": 30,
+    "DISPATCH_LIST_PAGES": 20,  # pages of new notes one listing run reads (500 a page)
+}
+SERIES_KIND = "dispatch_note"
+# For receivers that are not dispatch-note users (document 3, 2.9: "a fixed generic alias ... its value omitted
+# here"): a setting, to be confirmed with the provider.
+DEFAULT_GENERIC_ALIAS = "urn:mail:irsaliyepk@gib.gov.tr"
+CENT = Decimal("0.01")
+
+
+def setting(name):
+    return tunable(name, DEFAULTS)
+
+
+def generic_alias() -> str:
+    return getattr(settings, "DISPATCH_GENERIC_RECIPIENT_ALIAS", DEFAULT_GENERIC_ALIAS)
+
+
+def number_field() -> str:
+    """Where the note's number goes in the JSON model: document 3 says despatchAdviceNumber, a public client
+    despatchNumber (facts file)."""
+    return getattr(settings, "DISPATCH_NUMBER_FIELD", "despatchAdviceNumber")
+
+
+class DispatchError(actions.ActionRefused):
+    """A change a rule of document 3 or the note's state refuses; `field` is the form field it belongs to."""
+
+
+def dispatch_client(company, *, interactive=False) -> DispatchClient:
+    client = client_for(company, DispatchClient, interactive=interactive)
+    client.number_field = number_field()
+    return client
+
+
+def export_client(company, kind=None) -> OutboxExportClient:
+    return client_for(company, OutboxExportClient)
+
+
+# --- the taxpayer directory ---------------------------------------------------------------------------------
+def mailboxes(identifier) -> list[str]:
+    """The dispatch mailboxes of a VKN / TCKN (none: not a dispatch-note user)."""
+    return list(DispatchTaxpayer.objects.filter(identifier=identifier).order_by("alias")
+                .values_list("alias", flat=True).distinct())
+
+
+def directory_loaded() -> bool:
+    return DispatchTaxpayer.objects.exists()
+
+
+def _taxpayer(item, seen_at):
+    identifier = str(field(item, "Identifier") or "").strip()
+    alias = str(field(item, "Alias") or "").strip()
+    if not identifier or not alias:
+        return None
+    return DispatchTaxpayer(identifier=identifier[:11], alias=alias[:250], title=str(field(item, "Title") or "")[:500],
+                            app_type=str(field(item, "AppType") or "")[:10], seen_at=seen_at)
+
+
+def taxpayers_store(archive, *, chunk=5000) -> int:
+    """The directory's ZIP (bytes or a file) into DispatchTaxpayer; entries no longer listed are dropped."""
+    return directory_store(archive, model=DispatchTaxpayer, build=_taxpayer, chunk=chunk,
+                           unique_fields=("identifier", "alias", "app_type"), update_fields=("title", "seen_at"))
+
+
+def taxpayers_refresh() -> str:
+    """The daily refresh, with the credentials of settings.DISPATCH_TAXPAYER_COMPANY (else the first active
+    company): the list is the same for everyone."""
+    company_id = getattr(settings, "DISPATCH_TAXPAYER_COMPANY", None)
+    companies = Company.objects.filter(is_active=True).order_by("pk")
+    company = companies.filter(pk=company_id).first() if company_id else companies.first()
+    if company is None:
+        return _("No company to read the list with.")
+    count = taxpayers_store(dispatch_client(company).taxpayer_list())
+    return ngettext("%(count)s dispatch mailbox read.", "%(count)s dispatch mailboxes read.", count) % {
+        "count": count}
+
+
+# --- amounts -----------------------------------------------------------------------------------------------
+def money(value) -> Decimal:
+    return Decimal(value).quantize(CENT, rounding=ROUND_HALF_UP)
+
+
+def line_figures(quantity, unit_price, vat_rate) -> tuple[Decimal, Decimal]:
+    """(amount, VAT) of a line: quantity × unit price, and its VAT, each rounded to the cent."""
+    amount = money(Decimal(quantity or 0) * Decimal(unit_price or 0))
+    return amount, money(amount * Decimal(vat_rate or 0) / 100)
+
+
+def apply_totals(note, lines) -> None:
+    """The note's totals from its lines: amount before VAT, VAT, and the total with VAT."""
+    total = tax = Decimal(0)
+    for line in lines:
+        line.line_amount, line.vat_amount = line_figures(line.quantity, line.unit_price, line.vat_rate)
+        total += line.line_amount
+        tax += line.vat_amount
+    note.line_count, note.total_amount, note.tax_total, note.payable_amount = len(lines), total, tax, total + tax
+
+
+# --- create and update -------------------------------------------------------------------------------------
+def edit_refusal(note) -> str:
+    if note.source == Source.PLATFORM:
+        return _("This note was written outside this back office: change it where it was written.")
+    if note.is_busy:
+        return _("This note is on its way to the platform; wait until it is there.")
+    if note.remote_id and note.remote_status not in EDITABLE_STATUSES:
+        return _("Only a draft or a note in error can be changed; this one is “%(status)s”.") % {
+            "status": note.get_remote_status_display() or note.remote_status}
+    return ""
+
+
+def _check_reference(note) -> None:
+    if note.local_reference_id and DispatchNote.objects.filter(
+            company=note.company, local_reference_id=note.local_reference_id).exclude(pk=note.pk).exists():
+        raise DispatchError(_("Another dispatch note already has this ERP reference."), field="local_reference_id")
+
+
+@transaction.atomic
+def note_save(note, lines, drivers, *, user=None) -> DispatchNote:
+    """Save a new or changed note written in the form with its lines and drivers, and send it (status 0 draft or
+    20 send). A new note gets its number now when it comes from a prefix of ours (allocated in this transaction:
+    a rollback gives it back) and always a localReferenceId."""
+    if note.requested_status not in SENDABLE_STATUSES:
+        raise DispatchError(_("A dispatch note is saved as a draft or sent at once."), field="requested_status")
+    if note.pk:
+        current = DispatchNote.objects.select_for_update().get(pk=note.pk)
+        refusal = edit_refusal(current)
+        if refusal:
+            raise DispatchError(refusal)
+        # The number, the numbering and the platform's id never change once given.
+        note.despatch_number, note.numbering, note.prefix = current.despatch_number, current.numbering, current.prefix
+        note.remote_id, note.remote_status, note.attempts = current.remote_id, current.remote_status, current.attempts
+        note.local_reference_id = note.local_reference_id or current.local_reference_id
+    else:
+        note.created_by = user if user is not None and user.is_authenticated else None
+        note.source = Source.FORM
+        if note.numbering == Numbering.SERIES:
+            note.despatch_number = DocumentSeries.allocate(company=note.company, kind=SERIES_KIND, prefix=note.prefix,
+                                                           year=note.issue_date.year)
+        elif note.numbering == Numbering.PLATFORM:
+            note.despatch_number = ""
+    if not lines:
+        raise DispatchError(_("Add at least one line."))
+    note.local_reference_id = note.local_reference_id or DispatchNote.new_reference()
+    _check_reference(note)
+    if note.has_carrier:
+        drivers = []
+    elif not drivers:
+        raise DispatchError(_("Give the carrier company, or at least one driver."))
+    apply_totals(note, lines)
+    note.sync_state, note.last_error, note.last_error_source = SyncState.LOCAL, "", ""
+    try:
+        with transaction.atomic():
+            note.save()
+    except IntegrityError:
+        raise DispatchError(_("Another dispatch note already has this number."), field="despatch_number") from None
+    note.lines.exclude(pk__in=[line.pk for line in lines if line.pk]).delete()
+    for position, line in enumerate(lines, start=1):
+        line.note, line.position = note, position
+        line.save()
+    note.drivers.all().delete()
+    DispatchDriver.objects.bulk_create([DispatchDriver(note=note, position=position, name=d.name, surname=d.surname,
+                                                       tckn=d.tckn) for position, d in enumerate(drivers, start=1)])
+    sync.record_queue(note)
+    return note
+
+
+def ubl_upload(*, company, user, name, data, requested_status, numbering, prefix="", target_alias="",
+               local_reference_id="", xslt_code="") -> list[DispatchNote]:
+    """Notes uploaded as UBL-TR XML (or a ZIP of several): every file is checked first (ubl.check_upload), and
+    nothing is saved unless every one passes. Each becomes a note sent zipped as despatchAdviceZip."""
+    if requested_status not in SENDABLE_STATUSES:
+        raise DispatchError(_("A dispatch note is saved as a draft or sent at once."), field="requested_status")
+    manual = numbering == Numbering.MANUAL
+    despatches = ubl.check_upload(name, data, manual_number=manual)
+    if any(not despatch.ok for despatch in despatches):
+        raise UblRefused(despatches)
+    if local_reference_id and len(despatches) > 1:
+        raise DispatchError(_("An ERP reference names one note: leave it empty for a ZIP of several notes."),
+                            field="local_reference_id")
+    notes = []
+    with transaction.atomic():
+        for despatch in despatches:
+            alias = target_alias or _alias_for(despatch.receiver_identifier)
+            note = DispatchNote(
+                company=company, created_by=user if user is not None and user.is_authenticated else None,
+                source=Source.UBL, numbering=numbering, requested_status=requested_status, xslt_code=xslt_code,
+                prefix=(prefix or "").upper() if numbering != Numbering.MANUAL else despatch.number[:3],
+                despatch_number=despatch.number if manual else "",
+                local_reference_id=local_reference_id or DispatchNote.new_reference(), target_alias=alias,
+                profile=despatch.profile if despatch.profile in Profile.values else Profile.TEMELIRSALIYE,
+                issue_date=despatch.issue_date, receiver_identifier=despatch.receiver_identifier[:11],
+                receiver_name=despatch.receiver_name[:500], receiver_city=despatch.receiver_city[:100],
+                receiver_district=despatch.receiver_district[:100], delivery_city=despatch.delivery_city[:100],
+                delivery_district=despatch.delivery_district[:100], delivery_country=despatch.delivery_country[:100],
+                carrier_title=despatch.carrier_title[:250], carrier_vkn_tckn=despatch.carrier_identifier[:11],
+                plate_number=despatch.plate[:20], line_count=despatch.line_count, ubl_name=despatch.name[:255])
+            _check_reference(note)
+            try:
+                with transaction.atomic():
+                    note.save()
+            except IntegrityError:
+                raise DispatchError(_("Another dispatch note already has the number %(number)s (%(file)s).") % {
+                    "number": despatch.number, "file": despatch.name}) from None
+            note.ubl_file.save(f"{note.local_reference_id}.xml", ContentFile(despatch.xml), save=True)
+            DispatchLine.objects.bulk_create([
+                DispatchLine(note=note, position=position, product_name=str(line.get("name") or "")[:250],
+                             quantity=line.get("quantity") or 0, unit_code=str(line.get("unit") or "")[:10])
+                for position, line in enumerate(despatch.lines, start=1)])
+            DispatchDriver.objects.bulk_create([
+                DispatchDriver(note=note, position=position, name=first[:100], surname=family[:100], tckn=tckn[:11])
+                for position, (first, family, tckn) in enumerate(despatch.drivers, start=1)])
+            sync.record_queue(note)
+            notes.append(note)
+    return notes
+
+
+class UblRefused(DispatchError):
+    """The upload's files broke the schema or a rule: nothing was saved; `despatches` say what and where."""
+
+    def __init__(self, despatches):
+        super().__init__(_("The file does not pass the UBL-TR check; nothing was saved or sent."), field="file")
+        self.despatches = despatches
+
+
+def _alias_for(identifier) -> str:
+    """The receiver's only mailbox, the generic alias for a non-user, or "" when it has several (the platform
+    then needs one chosen: document 3, 2.9 targetAlias)."""
+    boxes = mailboxes(identifier)
+    if len(boxes) == 1:
+        return boxes[0]
+    if not boxes and directory_loaded():
+        return generic_alias()
+    if boxes:
+        raise DispatchError(_("The receiver %(identifier)s has several dispatch mailboxes: choose one (%(boxes)s).")
+                            % {"identifier": identifier, "boxes": ", ".join(boxes)}, field="target_alias")
+    raise DispatchError(_("The dispatch-note users' list is not loaded yet: give the mailbox, or load the list "
+                          "under Dispatch-note users."), field="target_alias")
+
+
+# --- the bodies (document 3, 2.9; inner fields from the facts file) ---------------------------------------
+def _party(identifier, name, surname, city, district, country) -> dict | None:
+    values = {"identificationNumber": identifier, "name": name, "personSurName": surname, "city": city,
+              "district": district, "countryName": country}
+    return {key: value for key, value in values.items() if value} if identifier or name else None
+
+
+def note_body(note) -> dict:
+    """The JSON model of a note written in the form (document 3, 2.9)."""
+    lines = list(note.lines.all())
+    drivers = list(note.drivers.all())
+    general = {"issueDate": note.issue_date, "issueTime": (note.issue_time or timezone.localtime().time())
+               .strftime("%H:%M:%S"), "despatchProfileType": PROFILE_NUMBERS[Profile(note.profile)],
+               "currencyCode": note.currency_code or "TRY", "despatchType": DESPATCH_TYPE_SEVK,
+               "payableAmount": note.payable_amount, "totalAmount": note.total_amount}
+    if note.numbering != Numbering.PLATFORM and note.despatch_number:
+        general[number_field()] = note.despatch_number
+    despatch_lines = []
+    for line in lines:
+        body = {"productName": line.product_name, "amount": line.quantity, "unitCode": line.unit_code,
+                "unitPrice": line.unit_price, "lineAmount": line.line_amount,
+                "taxTotal": {"taxAmount": line.vat_amount, "taxSubTotals": [
+                    {"taxableAmount": line.line_amount, "taxAmount": line.vat_amount, "percent": line.vat_rate}]}}
+        if line.product_code:
+            body["manufacturersItemIdentification"] = line.product_code
+        despatch_lines.append(body)
+    shipment = {"shipmentPlateNo": note.plate_number} if note.plate_number else {}
+    if note.has_carrier:
+        shipment.update(shipmentSenderTitle=note.carrier_title, shipmentSenderTcknVkn=note.carrier_vkn_tckn)
+    else:
+        shipment["driverLines"] = [{"driverName": d.name, "driverSurname": d.surname, "driverTckn": d.tckn}
+                                   for d in drivers]
+    body = {
+        "status": int(note.requested_status), "isNew": True, "xsltCode": note.xslt_code,
+        "localReferenceId": note.local_reference_id,
+        "useManualDespatchAdviceId": note.numbering != Numbering.PLATFORM,
+        "addressBook": {"identificationNumber": note.receiver_identifier, "alias": note.target_alias,
+                        "name": note.receiver_name, "receiverCity": note.receiver_city,
+                        "receiverCountry": note.receiver_country, "receiverDistrict": note.receiver_district},
+        "generalInfo": general, "despatchLines": despatch_lines,
+        "deliveryAddressInfo": {key: value for key, value in {
+            "district": note.delivery_district, "city": note.delivery_city, "zipCode": note.delivery_zip_code,
+            "countryName": note.delivery_country}.items() if value},
+        "despatchShipmentInfo": shipment,
+        "orderInfo": {"shipmentDate": timezone.localtime(note.shipment_date).strftime("%Y-%m-%d %H:%M:%S")}
+        if note.shipment_date else {},
+        "notes": [{"note": text} for text in note.note_list()],
+    }
+    buyer = _party(note.buyer_identifier, note.buyer_name, note.buyer_surname, note.buyer_city, note.buyer_district,
+                   note.buyer_country)
+    seller = _party(note.seller_identifier, note.seller_name, note.seller_surname, note.seller_city,
+                    note.seller_district, note.seller_country)
+    if buyer:
+        body["despatchBuyerCustomerInfo"] = buyer
+    if seller:
+        body["sellerSupplierInfo"] = seller
+    return body
+
+
+def ubl_body(note, *, update=False) -> dict:
+    """The UBL form's body (document 3, 2.9): the kept file zipped, as Base64 text."""
+    with note.ubl_file.open("rb") as handle:
+        xml = handle.read()
+    manual = note.numbering == Numbering.MANUAL and not update
+    return {"despatchAdviceZip": ubl.zipped_base64(f"{note.local_reference_id}.xml", xml), "localReferenceId": note.local_reference_id,
+            "prefix": None if note.numbering == Numbering.MANUAL or not note.prefix else note.prefix,
+            "targetAlias": note.target_alias or None, "useManualDespatchAdviceId": manual,
+            "checkLocalReferenceId": not update, "status": int(note.requested_status)}
+
+
+# --- what the platform says back ---------------------------------------------------------------------------
+def answer_fields(answer, note=None) -> dict:
+    """Model fields from a create, update, status or list answer (envelope fields only when given)."""
+    values = {"remote_id": answer.get("id") or (note.remote_id if note else "")}
+    if answer.get("despatchAdviceNumber"):
+        values["despatch_number"] = answer["despatchAdviceNumber"][:16]
+    status = to_int(answer.get("status"))
+    if isinstance(status, int):
+        values["remote_status"] = status
+    if "message" in answer:
+        values["status_message"] = str(answer.get("message") or "")
+    if "envelopeId" in answer:
+        values["envelope_id"] = str(answer.get("envelopeId") or "")[:64]
+    if "envelopeStatus" in answer:
+        envelope_status = to_int(answer.get("envelopeStatus"))
+        values["envelope_status"] = envelope_status if isinstance(envelope_status, int) else None
+    if "envelopeMessage" in answer:
+        values["envelope_message"] = str(answer.get("envelopeMessage") or "")
+    return values
+
+
+# --- the push (sync.record_push: claimed, reconciled before any resend) ----------------------------------------
+def note_send(note, *, client=None) -> dict:
+    client = client or dispatch_client(note.company)
+    if note.source == Source.UBL:
+        answer = (client.update_ubl(note.remote_id, ubl_body(note, update=True)) if note.remote_id
+                  else client.create_ubl(ubl_body(note)))
+    else:
+        answer = client.update(note.remote_id, note_body(note)) if note.remote_id else client.create(note_body(note))
+    fields = answer_fields(answer, note)
+    # The create answer's status is what the body asked (document 3, 3.3); the polls follow it from there.
+    fields.setdefault("remote_status", int(note.requested_status))
+    fields.update(status_message="", envelope_id="", envelope_status=None, envelope_message="")
+    return fields
+
+
+def note_reconcile(note, *, client=None) -> dict | None:
+    """Before sending again, ask the platform whether an earlier attempt arrived. A create: the note with our
+    localReferenceId. An update: when the note left 0 / 40 (it asked for 20 and got it), it arrived; otherwise
+    sending the whole body again is harmless."""
+    client = client or dispatch_client(note.company)
+    if not note.remote_id:
+        found = client.find(note.local_reference_id)
+        return answer_fields(found, note) if found else None
+    answer = client.status(note.remote_id)
+    status = to_int(answer.get("status"))
+    if isinstance(status, int) and status not in EDITABLE_STATUSES:
+        return answer_fields(answer, note)
+    return None
+
+
+def note_push(pk) -> str:
+    message = sync.record_push(DispatchNote, pk, send=note_send, reconcile=note_reconcile)
+    note = DispatchNote.objects.filter(pk=pk).only("company_id", "remote_status", "sync_state").first()
+    if note and note.sync_state == SyncState.SYNCED and note.remote_status in WORKING_STATUSES:
+        poll_soon(note.company_id)
+    return message
+
+
+# --- status polling ----------------------------------------------------------------------------------------
+def _follow_key(company_id) -> str:
+    return f"dispatch:poll-follow:{company_id}"
+
+
+def poll_soon(company_id, *, delay=None, follow=True):
+    """One poll of the company's moving notes (deduplicated); follow: it asks again shortly while notes move,
+    for DISPATCH_POLL_FOLLOW_SECONDS (kept in Redis: every worker process sees it)."""
+    from .jobs import notes_poll
+
+    if follow:
+        jobs.flag_set(_follow_key(company_id), setting("DISPATCH_POLL_FOLLOW_SECONDS"))
+    delay = setting("DISPATCH_POLL_DELAY_SECONDS") if delay is None else delay
+    return jobs.enqueue(notes_poll, company=company_id, args=[company_id, follow], delay=delay, join_running=False)
+
+
+def poll_following(company_id) -> bool:
+    return jobs.flag_is_set(_follow_key(company_id))
+
+
+def _moving(company) -> Q:
+    """Notes the platform still works on; those awaiting the receiver (70) only once an hour."""
+    awaiting_since = timezone.now() - timedelta(seconds=setting("DISPATCH_AWAITING_POLL_SECONDS"))
+    busy = [status for status in WORKING_STATUSES if status != DispatchStatus.AWAITING_APPROVAL]
+    return Q(remote_status__in=busy) | Q(remote_status=DispatchStatus.AWAITING_APPROVAL, updated_at__lt=awaiting_since)
+
+
+def notes_poll(*, company) -> int:
+    """Ask the status of one batch of moving notes and keep what the platform says (status, message,
+    envelope). Returns how many changed."""
+    client = dispatch_client(company)
+
+    def fetch(records):
+        return {record.remote_id: client.status(record.remote_id) for record in records}
+
+    def settle(record, answer):
+        fields = answer_fields(answer, record)
+        fields.pop("remote_id", None)
+        changed = {name: value for name, value in fields.items() if getattr(record, name) != value}
+        return changed or None
+
+    return sync.records_poll(DispatchNote, company=company, select=_moving(company), fetch_statuses=fetch,
+                             settle=settle, batch_size=int(setting("DISPATCH_POLL_BATCH")))
+
+
+def notes_moving(*, company) -> bool:
+    busy = [status for status in WORKING_STATUSES if status != DispatchStatus.AWAITING_APPROVAL]
+    return DispatchNote.objects.filter(company=company, sync_state=SyncState.SYNCED, remote_status__in=busy).exists()
+
+
+# --- status changes (document 3, 3.3: 0 -> 20 and 40 -> 0, one or many), declared for core.actions -----------
+def _poll_after(records):
+    poll_soon(records[0].company_id)
+
+
+def _status_change(name, label, button, source, target, **options):
+    return actions.RecordAction(
+        name, label, button=button, sources=(source,), leads_to=target, sets_requested=True,
+        call=lambda client, note_ids: client.update_status(note_ids, target),
+        refused=gettext_lazy("Only notes in status “%(source)s” can be changed to “%(target)s”; these cannot: "
+                             "%(numbers)s"),
+        done=lambda count: ngettext("%(count)s dispatch note changed to “%(status)s”.",
+                                    "%(count)s dispatch notes changed to “%(status)s”.", count) % {
+            "count": count, "status": DispatchStatus(target).label}, **options)
+
+
+NOTE_ACTIONS = actions.ActionSet(
+    client=lambda company, model: dispatch_client(company), number="despatch_number", error=DispatchError,
+    empty=gettext_lazy("Select at least one dispatch note."),
+    busy=gettext_lazy("Another action on these notes is still running; wait for it to finish."),
+    status_label=lambda status: DispatchStatus(status).label,
+    status_operation=lambda model: "dispatch.outbox_status",
+    actions=[
+        _status_change("send", gettext_lazy("Send (draft → queued)"), gettext_lazy("Send"), DispatchStatus.DRAFT,
+                       DispatchStatus.QUEUED, after=_poll_after, icon="send",
+                       # once sent the platform moves it on: any of these shows the change took effect
+                       reached=tuple(status for status in DispatchStatus.values if status not in EDITABLE_STATUSES),
+                       confirm=gettext_lazy("The selected drafts will be sent: a dispatch note is legally binding "
+                                            "once it reaches the tax authority.")),
+        _status_change("draft", gettext_lazy("Back to draft (error → draft)"), gettext_lazy("Back to draft"),
+                       DispatchStatus.ERROR, DispatchStatus.DRAFT, style="secondary", icon="arrow-counterclockwise",
+                       confirm=gettext_lazy("The selected notes in error will become drafts and can be edited.")),
+    ])
+
+
+# --- documents (a download the user waits for: one call, kept at the note's status) --------------------------
+EXTENSIONS = {DocumentKind.PDF: "pdf", DocumentKind.HTML: "html", DocumentKind.UBL: "xml", DocumentKind.ZIP: "zip"}
+
+
+def document_fetch(note, kind, *, standard=True, client=None) -> DispatchDocument:
+    standard = standard or kind in (DocumentKind.UBL, DocumentKind.ZIP)  # one layout-free file each
+    document = note.documents.filter(kind=kind, standard=standard).first()
+    if document and document.status == note.remote_status and document.file:
+        return document
+    if not note.remote_id:
+        raise DispatchError(_("The platform does not have this note yet."))
+    client = client or dispatch_client(note.company, interactive=True)
+    if kind == DocumentKind.PDF:
+        content, content_type = client.pdf(note.remote_id, standard=standard)
+    elif kind == DocumentKind.HTML:
+        content, content_type = client.html(note.remote_id, standard=standard)
+    elif kind == DocumentKind.UBL:
+        content, content_type = client.ubl(note.remote_id)
+    else:
+        content, content_type = client.zip(note.remote_id)
+    name = f"{note.despatch_number or note.remote_id}.{EXTENSIONS[DocumentKind(kind)]}"
+    document, _created = DispatchDocument.objects.get_or_create(
+        note=note, kind=kind, standard=standard,
+        defaults={"content_type": content_type or "application/octet-stream", "status": note.remote_status})
+    if document.file:
+        document.file.delete(save=False)
+    document.content_type, document.status = content_type or "application/octet-stream", note.remote_status
+    document.file.save(name, ContentFile(content), save=True)
+    return document
+
+
+# --- the listing of new notes (isNew) -------------------------------------------------------------------------
+def _date(value):
+    return parse_date(str(value)[:10]) if value else None
+
+
+def outbox_mirror(*, company) -> int:
+    """Read the notes the platform lists as new (written here, or elsewhere such as its portal), keep what it
+    says of each, then tell it they were read (isNew false): a later listing does not return them again.
+    Returns how many notes were new here."""
+    client = dispatch_client(company)
+    new = 0
+    for _page in range(int(setting("DISPATCH_LIST_PAGES"))):
+        page = client.list(1, 500, isNew=True)
+        items = [item for item in page["items"] if item["id"]]
+        if not items:
+            break
+        known = {note.remote_id: note for note in DispatchNote.objects.filter(
+            company=company, remote_id__in=[item["id"] for item in items])}
+        by_reference = {note.local_reference_id: note for note in DispatchNote.objects.filter(
+            company=company, remote_id="", local_reference_id__in=[item["localReferenceId"] for item in items
+                                                                  if item["localReferenceId"]])}
+        created = []
+        for item in items:
+            fields = answer_fields(item)
+            note = known.get(item["id"]) or by_reference.get(item["localReferenceId"])
+            if note is not None:
+                if note.sync_state == SyncState.SYNCED:  # one on its way is its push's to settle
+                    DispatchNote.objects.filter(pk=note.pk).update(**fields, is_new=False,
+                                                                   updated_at=timezone.now())
+                continue
+            created.append(DispatchNote(
+                company=company, source=Source.PLATFORM, sync_state=SyncState.SYNCED, synced_at=timezone.now(),
+                local_reference_id=item["localReferenceId"][:100], is_new=False,
+                receiver_identifier=str(item.get("targetVknTckn") or "")[:11],
+                receiver_name=str(item.get("targetTitle") or "")[:500], issue_date=_date(item.get("issueDate")),
+                numbering=Numbering.PLATFORM, **fields))
+        DispatchNote.objects.bulk_create(created, ignore_conflicts=True)
+        new += len(created)
+        client.mark_read([item["id"] for item in items])
+    OutboxSync.objects.update_or_create(company=company, defaults={"listed_at": timezone.now()})
+    return new
+

@@ -1,0 +1,368 @@
+"""Dispatch note pages: the list (filters, bulk send and back-to-draft, export), the note form with its lines and
+drivers, the UBL upload with the schema's findings, one page per note with its actions and documents, the exports
+(core.families) and the dispatch-note users' directory.
+
+Views validate, call one service and redirect; every queryset is the active company's (another company's note is
+a 404). The documents view is the one place a view waits for the platform (a PDF asked for now).
+"""
+
+from django.conf import settings
+from django.contrib import messages
+from django.core.exceptions import ValidationError
+from django.http import FileResponse, Http404
+from django.shortcuts import get_object_or_404, redirect
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
+
+from backoffice.core import actions, batch
+from backoffice.core.choices import SyncState
+from backoffice.core.generic.families import register_export_pages
+from backoffice.core.generic.registry import model_url, register_model_view, register_model_views
+from backoffice.core.generic.sections import SectionMixin
+from backoffice.core.generic.views import (BaseObjectView, BulkAction, BulkActionView, ObjectDetailView,
+                                           ObjectEditView, ObjectListView, describe_fields)
+from backoffice.core.jobs import runs_of
+from backoffice.core.roles import ADMINISTRATORS, EDITORS, EVERYONE, has_role
+from backoffice.current_accounts.forms import resolve_account
+from backoffice.remote.errors import NoAnswer, RateLimited, RemoteError
+
+from . import filters, jobs, services, tables
+from .choices import WORKING_STATUSES, DocumentKind, Source
+from .families import DISPATCH_EXPORTS
+from .forms import CARRIER_COMPANY, DispatchNoteForm, DriverFormSet, LineFormSet, UblUploadForm
+from .models import DispatchDriver, DispatchLine, DispatchNote, DispatchTaxpayer
+
+
+class DispatchSection(SectionMixin):
+    section = "dispatch"
+    tab = "notes"
+
+
+class NoteListView(DispatchSection, ObjectListView):
+    model = DispatchNote
+    required_roles = EVERYONE
+    table = tables.DispatchNoteTable
+    filterset = filters.DispatchNoteFilterSet
+    refresh_interval = 5
+
+    def needs_refresh(self, queryset):
+        return (queryset.filter(sync_state__in=[SyncState.QUEUED, SyncState.SENDING]).exists()
+                or queryset.filter(remote_status__in=[s for s in WORKING_STATUSES if s != 70]).exists())
+
+    def get_template_names(self):
+        return ["dispatch/dispatchnote_list.html"]
+
+    def render(self, context, status=200):
+        context["may_edit"] = has_role(self.request.user, *EDITORS)
+        context["export_url"] = model_url(DISPATCH_EXPORTS.model, "start")
+        return super().render(context, status)
+
+
+class NoteEditView(DispatchSection, ObjectEditView):
+    """Create and update (only a draft or a note in error), lines and drivers in formsets."""
+
+    model = DispatchNote
+    required_roles = EDITORS
+    form = DispatchNoteForm
+    refused = services.DispatchError
+    tab = "new"
+
+    def get_template_names(self):
+        return ["dispatch/dispatchnote_edit.html"]
+
+    def locked_message(self, note):
+        return services.edit_refusal(note)
+
+    def formsets(self, note, data=None):
+        lines = LineFormSet(data=data, instance=note, prefix="lines")
+        drivers = DriverFormSet(data=data, instance=note, prefix="drivers")
+        if data is not None:
+            drivers.carrier_is_company = data.get("carrier") == CARRIER_COMPANY
+        return lines, drivers
+
+    def render_form(self, note, form, status=200, lines=None, drivers=None):
+        if lines is None:
+            lines, drivers = self.formsets(note)
+        company = self.request.company
+        return self.render({
+            "object": note, "form": form, "lines": lines, "drivers": drivers, "is_new": note.pk is None,
+            "cancel_url": self.cancel_url(note), "empty_line": lines.empty_form, "empty_driver": drivers.empty_form,
+            # what the form offers as it is typed: the company's recent products and drivers
+            "products": list(DispatchLine.objects.filter(note__company=company).order_by("-note_id")
+                             .values_list("product_name", flat=True)[:200].iterator()),
+            "known_drivers": list(DispatchDriver.objects.filter(note__company=company).order_by("-note_id")
+                                  .values_list("name", "surname", "tckn")[:50]),
+        }, status=status)
+
+    def get(self, request, *args, **kwargs):
+        note = self.get_object()
+        if (locked := self.locked(note)) is not None:
+            return locked
+        return self.render_form(note, self.form(instance=note, company=request.company))
+
+    def post(self, request, *args, **kwargs):
+        note = self.get_object()
+        if (locked := self.locked(note)) is not None:
+            return locked
+        is_new = note.pk is None
+        form = self.form(data=request.POST, instance=note, company=request.company)
+        lines, drivers = self.formsets(note, data=request.POST)
+
+        def save():
+            return services.note_save(form.save(commit=False), lines.kept(), drivers.kept(), user=request.user)
+
+        note, answered = self.guarded_submit(
+            self.guard_for(note), form, save, valid=lambda: all([form.is_valid(), lines.is_valid(), drivers.is_valid()]),
+            refused=self.refused, invalid=lambda: self.render_form(note, form, 400, lines, drivers))
+        if answered is not None:
+            return answered
+        if note.requested_status == 20:
+            message = _("Dispatch note saved; it is being sent to the platform.")
+        else:
+            message = _("Dispatch note saved as a draft on the platform; send it when the goods are ready.")
+        messages.success(request, message if is_new else _("Dispatch note changed; the change is on its way to the "
+                                                           "platform."))
+        return redirect(model_url(note, "detail"))
+
+
+class NoteDetailView(DispatchSection, ObjectDetailView):
+    model = DispatchNote
+    required_roles = EVERYONE
+
+    def get_template_names(self):
+        return ["dispatch/dispatchnote_detail.html"]
+
+    def base_queryset(self):
+        return super().base_queryset().select_related("created_by", "current_account")
+
+    def get_extra_context(self, note):
+        user = self.request.user
+        may_edit = has_role(user, *EDITORS)
+        buttons = actions.buttons(note, user)
+        if may_edit and note.sync_state == SyncState.FAILED and not note.pending_action:
+            buttons.append(("resend", model_url(DispatchNote, "bulk", action="resend"), _("Send again"), "primary",
+                            "arrow-repeat"))
+        groups = (
+            (_("Dispatch note"), ("despatch_number", "profile", "issue_date", "issue_time", "shipment_date",
+                                  "local_reference_id", "xslt_code", "source", "numbering", "created_by")),
+            (_("Receiver"), ("receiver_name", "receiver_identifier", "target_alias", "receiver_district",
+                             "receiver_city", "receiver_country")),
+            (_("Delivery address"), ("delivery_district", "delivery_city", "delivery_zip_code", "delivery_country")),
+            (_("Shipment"), ("carrier_title", "carrier_vkn_tckn", "plate_number")),
+            (_("Actual buyer and seller"), ("buyer_identifier", "buyer_name", "buyer_surname", "buyer_district",
+                                            "buyer_city", "seller_identifier", "seller_name", "seller_surname",
+                                            "seller_district", "seller_city")),
+            (_("Envelope to the tax authority"), ("envelope_id", "envelope_status", "envelope_message")),
+        )
+        moving = bool(note.pending_action) or note.sync_state in (SyncState.QUEUED, SyncState.SENDING) or (
+            note.remote_status in WORKING_STATUSES and note.remote_status != 70)
+        return {
+            "field_groups": [(title, describe_fields(note, names, user=user)) for title, names in groups],
+            "lines": list(note.lines.all()), "drivers": list(note.drivers.all()), "runs": runs_of(note),
+            "actions": buttons,
+            "edit_url": model_url(note, "edit") if may_edit and note.source == Source.FORM and note.is_editable
+            else None,
+            "on_platform": bool(note.remote_id), "refresh_interval": 3 if moving else None,
+        }
+
+
+class NoteBulkView(DispatchSection, BulkActionView):
+    model = DispatchNote
+    required_roles = EDITORS
+
+    def get_template_names(self):
+        return ["generic/bulk_confirm.html"]
+
+
+BULK_ACTIONS = {**actions.bulk_actions(DispatchNote), "resend": BulkAction(
+    gettext_lazy("Send again"), batch.resend_bulk(
+        refused_message=gettext_lazy("Only notes whose sending failed can be sent again.")),
+    confirm=gettext_lazy("The selected notes whose sending failed will be sent again; the platform is asked first "
+                         "whether an earlier attempt arrived."), required_roles=EDITORS)}
+NoteBulkView.actions = BULK_ACTIONS
+
+register_model_views(DispatchNote, prefix="", list=NoteListView, detail=NoteDetailView, edit=NoteEditView,
+                     bulk=NoteBulkView)
+
+
+@register_model_view(DispatchNote, "upload", path="upload/")
+class NoteUploadView(DispatchSection, ObjectEditView):
+    """UBL-TR files: checked against the schema and the tax authority's rules before anything is saved; the
+    findings are shown per file with their line."""
+
+    model = DispatchNote
+    required_roles = EDITORS
+    tab = "upload"
+
+    def get_template_names(self):
+        return ["dispatch/dispatchnote_upload.html"]
+
+    def get(self, request, *args, **kwargs):
+        return self.render({"object": self.get_object(), "form": UblUploadForm(company=request.company)})
+
+    def post(self, request, *args, **kwargs):
+        obj = self.get_object()
+        form = UblUploadForm(data=request.POST, files=request.FILES, company=request.company)
+        findings, created = [], []
+
+        def save():
+            upload = form.cleaned_data["file"]
+            try:
+                notes = services.ubl_upload(
+                    company=request.company, user=request.user, name=upload.name, data=upload.read(),
+                    requested_status=form.cleaned_data["requested_status"], numbering=form.cleaned_data["numbering"],
+                    prefix=form.cleaned_data.get("prefix") or "", target_alias=form.cleaned_data["target_alias"],
+                    local_reference_id=form.cleaned_data["local_reference_id"],
+                    xslt_code=form.cleaned_data["xslt_code"])
+            except services.UblRefused as exc:
+                findings.extend(exc.despatches)
+                raise
+            created.extend(notes)
+            return notes[0]  # a replay of the form shows the first
+
+        result, answered = self.guarded_submit(
+            self.guard_for(obj), form, save, refused=services.DispatchError,
+            invalid=lambda: self.render({"object": obj, "form": form, "findings": findings}, status=400))
+        if answered is not None:
+            return answered
+        if len(created) > 1:
+            messages.success(request, _("%(count)s dispatch notes passed the check and are on their way to the "
+                                        "platform.") % {"count": len(created)})
+            return redirect(model_url(DispatchNote, "list"))
+        messages.success(request, _("The file passed the check; the dispatch note is on its way to the platform."))
+        return redirect(model_url(result, "detail"))
+
+
+@register_model_view(DispatchNote, "document", path="<id:pk>/document/<str:kind>/")
+class NoteDocumentView(DispatchSection, BaseObjectView):
+    """The note's PDF (shown by the browser), HTML (in a sandboxed frame), UBL or ZIP, fetched once and kept."""
+
+    model = DispatchNote
+    required_roles = EVERYONE
+
+    def get_template_names(self):
+        return ["dispatch/dispatchnote_document.html"]
+
+    def get(self, request, pk, kind):
+        note = get_object_or_404(self.get_queryset(), pk=pk)
+        if kind not in DocumentKind.values:
+            raise Http404
+        standard = request.GET.get("layout") != "company"
+        error, status = "", 200
+        try:
+            document = services.document_fetch(note, kind, standard=standard)
+        except RateLimited as exc:
+            error, status = _("The platform allows only so many documents a minute; try again in %(seconds)s "
+                              "seconds.") % {"seconds": max(1, round(exc.wait))}, 429
+        except NoAnswer:
+            error, status = _("The platform did not answer within %(seconds)s seconds. It may be busy: try again in "
+                              "a moment.") % {"seconds": f"{settings.PLATFORM_INTERACTIVE_READ_TIMEOUT:g}"}, 504
+        except RemoteError as exc:
+            error, status = exc.user_message(), 502
+        except services.DispatchError as exc:
+            error, status = str(exc), 409
+        context = {"object": note, "kind": kind, "standard": standard, "detail_url": model_url(note, "detail")}
+        if error:
+            return self.render({**context, "error": error}, status=status)
+        name = document.file.name.rsplit("/", 1)[-1]
+        if kind == DocumentKind.HTML and not request.GET.get("download"):
+            with document.file.open("rb") as handle:
+                html = handle.read().decode("utf-8", errors="replace")
+            response = self.render({**context, "html": html})
+            response._csp_update = {"style-src": ["'unsafe-inline'"]}  # the frame's own styles; still no script
+            return response
+        download = bool(request.GET.get("download")) or kind in (DocumentKind.UBL, DocumentKind.ZIP) and not \
+            request.GET.get("view")
+        content_type = "application/xml" if kind == DocumentKind.UBL else document.content_type
+        response = FileResponse(document.file.open("rb"), as_attachment=download, filename=name,
+                                content_type=content_type)
+        if kind == DocumentKind.HTML:
+            response["Content-Security-Policy"] = "sandbox; default-src 'none'; style-src 'unsafe-inline'; img-src data:"
+        return response
+
+
+@register_model_view(DispatchNote, "receiver", path="receiver/")
+class ReceiverLookupView(DispatchSection, BaseObjectView):
+    """What the form shows as the receiver is typed (htmx): matching accounts, the dispatch mailboxes, the
+    default address that fills the delivery address."""
+
+    model = DispatchNote
+    required_roles = EDITORS
+
+    def get_template_names(self):
+        return ["dispatch/includes/receiver.html"]
+
+    def get(self, request):
+        from backoffice.current_accounts.models import CurrentAccount
+
+        text = (request.GET.get("account") or "").strip()
+        options, account, error, address = [], None, "", None
+        if len(text) >= 2:
+            matches = CurrentAccount.objects.filter(company=request.company)
+            matches = matches.filter(identifier__startswith=text.split()[0]) if text[:1].isdigit() else \
+                matches.filter(name__icontains=text)
+            options = list(matches.order_by("name", "pk")[:20])
+            try:
+                account = resolve_account(request.company, text)
+            except ValidationError as exc:
+                error = " ".join(exc.messages)
+        if account is not None:
+            address = account.address_set.filter(is_default=True).first() or account.address_set.first()
+        return self.render({"options": options, "account": account, "error": error if text else "",
+                            "boxes": services.mailboxes(account.identifier) if account else [],
+                            "generic_alias": services.generic_alias(), "address": address,
+                            "directory_loaded": services.directory_loaded()})
+
+
+@register_model_view(DispatchNote, "mirror", path="mirror/")
+class NoteMirrorView(DispatchSection, BaseObjectView):
+    model = DispatchNote
+    required_roles = EDITORS
+
+    def post(self, request):
+        company = request.company
+        run = jobs.enqueue(jobs.outbox_mirror, company=company.pk, args=[company.pk])
+        messages.info(request, _("New dispatch notes are being read from the platform.") if run.is_new
+                      else _("New dispatch notes are already being read from the platform."))
+        return redirect(model_url(DispatchNote, "list"))
+
+
+# --- exports (core.families) -------------------------------------------------------------------------------
+register_export_pages(
+    DISPATCH_EXPORTS, prefix="exports", section="dispatch", tab="exports", title=gettext_lazy("Dispatch note exports"),
+    empty_text=gettext_lazy("No exports yet. Start one from the dispatch note list."),
+    start_links=((None, gettext_lazy("Export dispatch notes")),),
+    heading=lambda kind: _("Excel export: dispatch notes"), home=lambda kind: model_url(DispatchNote, "list"))
+
+
+# --- the dispatch-note users' directory ----------------------------------------------------------------------
+class TaxpayerListView(DispatchSection, ObjectListView):
+    model = DispatchTaxpayer
+    required_roles = EVERYONE
+    tab = "taxpayers"
+    title = gettext_lazy("Dispatch-note users")
+    table = tables.DispatchTaxpayerTable
+    filterset = filters.DispatchTaxpayerFilterSet
+
+    def get_template_names(self):
+        return ["dispatch/dispatchtaxpayer_list.html"]
+
+    def render(self, context, status=200):
+        context["may_refresh"] = has_role(self.request.user, *ADMINISTRATORS)
+        context["generic_alias"] = services.generic_alias()
+        return super().render(context, status)
+
+
+register_model_views(DispatchTaxpayer, prefix="users", list=TaxpayerListView)
+
+
+@register_model_view(DispatchTaxpayer, "refresh", path="refresh/")
+class TaxpayerRefreshView(DispatchSection, BaseObjectView):
+    model = DispatchTaxpayer
+    required_roles = ADMINISTRATORS
+
+    def post(self, request):
+        run = jobs.taxpayers_request()
+        messages.info(request, _("The dispatch-note users' list is being read; this takes a few minutes.")
+                      if run.is_new else _("The dispatch-note users' list is already being read."))
+        return redirect(model_url(DispatchTaxpayer, "list"))

@@ -1,0 +1,304 @@
+"""The dispatch note form's rules fed bad input through the page (the message on its field, nothing saved, never a
+server error), the UBL upload refused before any call, the pages, roles and tenant scoping (another company's note
+is a 404), Back-and-resubmit and a company switched in another tab."""
+
+from datetime import timedelta
+
+import pytest
+from django.urls import reverse
+from django.utils import timezone
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from backoffice.core.choices import SyncState
+from backoffice.core.models import RemoteCall
+from backoffice.dispatch import services
+from backoffice.dispatch.choices import DispatchStatus, Numbering
+from backoffice.dispatch.models import DispatchDriver, DispatchNote
+from tests.conftest import form_post, guard_fields
+from tests.tickets.conftest import login
+
+from .builders import (CARRIER_VKN, GENERIC_ALIAS, LINE, OUTSIDER_VKN, RECEIVER_ALIASES, RECEIVER_VKN, SINGLE_ALIAS,
+                       SINGLE_VKN, directory, note_data, receiver)
+
+pytestmark = pytest.mark.django_db
+
+ADD = reverse("dispatch:dispatchnote_add")
+
+
+@pytest.fixture
+def web(client, accountant, company):
+    receiver(company)
+    receiver(company, RECEIVER_VKN, name="Örnek Ticaret A.Ş.")
+    receiver(company, OUTSIDER_VKN, name="Kağıt Alıcı Ltd.")
+    directory()
+    return login(client, accountant, company)
+
+
+def errors_of(response) -> dict:
+    context = response.context
+    found = {name: list(errors) for name, errors in context["form"].errors.items()}
+    for formset in ("lines", "drivers"):
+        if context.get(formset) is not None:
+            for index, form in enumerate(context[formset].forms):
+                found.update({f"{formset}-{index}-{name}": list(errors) for name, errors in form.errors.items()})
+            if context[formset].non_form_errors():
+                found[formset] = list(context[formset].non_form_errors())
+    return found
+
+
+def test_a_note_with_a_driver_is_numbered_from_its_prefix_and_sent(web, company):
+    response = form_post(web, ADD, note_data())
+    note = DispatchNote.objects.get(company=company)
+    assert response.status_code == 302 and response.url == reverse("dispatch:dispatchnote_detail", args=[note.pk])
+    assert note.despatch_number == f"IRS{timezone.localdate().year}000000001"
+    assert note.numbering == Numbering.SERIES and note.requested_status == DispatchStatus.QUEUED
+    assert note.target_alias == SINGLE_ALIAS and note.sync_state == SyncState.QUEUED
+    assert note.local_reference_id.startswith("BO-")  # ours: how a lost create is found again
+    assert (note.delivery_district, note.delivery_city) == ("Kadıköy", "İstanbul")  # the receiver's address
+    assert [(d.name, d.tckn) for d in note.drivers.all()] == [("Ayşe", "10000000146")]
+    line = note.lines.get()
+    assert (line.line_amount, line.vat_amount) == (5020, 1004) and note.payable_amount == 6024
+    assert not note.has_carrier
+
+
+def test_a_carrier_company_needs_no_driver_and_drops_typed_drivers(web, company):
+    form_post(web, ADD, note_data(carrier="company", carrier_title="Hızlı Nakliyat A.Ş.", carrier_vkn_tckn=CARRIER_VKN,
+                                  drivers=[{"name": "", "surname": "", "tckn": "123"}]))
+    note = DispatchNote.objects.get(company=company)
+    assert note.carrier_title == "Hızlı Nakliyat A.Ş." and not note.drivers.exists()
+
+
+@pytest.mark.parametrize("fields,field,words", [
+    ({"requested_status": "7"}, "requested_status", "Select a valid choice"),
+    ({"carrier": "company"}, "carrier_title", "carrier company is named by its title"),
+    ({"carrier": "company", "carrier_title": "Nakliye"}, "carrier_vkn_tckn", "carrier company's tax"),
+    ({"carrier": "company", "carrier_title": "Nakliye", "carrier_vkn_tckn": "3920000006"}, "carrier_vkn_tckn",
+     "check digit"),
+    ({"drivers": []}, "drivers", "at least one driver"),
+    ({"drivers": [{"name": "Ali", "surname": "Kaya", "tckn": "1234567890"}]}, "drivers-0-tckn", "exactly 11"),
+    ({"drivers": [{"name": "Ali", "surname": "Kaya", "tckn": "10000000147"}]}, "drivers-0-tckn", "check digits"),
+    ({"drivers": [{"name": "", "surname": "Kaya", "tckn": "11111111111"}]}, "drivers-0-name", "required"),
+    ({"drivers": [{"name": "Ali", "surname": "", "tckn": "11111111111"}]}, "drivers-0-surname", "required"),
+    ({"account": "123"}, "account", "10 or 11 digits"),
+    ({"account": "5550000008"}, "account", "No current account"),
+    ({"account": RECEIVER_VKN}, "target_alias", "several dispatch mailboxes"),
+    ({"account": RECEIVER_VKN, "target_alias": "urn:mail:baska@x.com"}, "target_alias", "not one of the receiver"),
+    ({"account": OUTSIDER_VKN, "target_alias": "urn:mail:baska@x.com"}, "target_alias", "generic mailbox"),
+    ({"numbering": "series", "prefix": "AB"}, "prefix", "three capital letters"),
+    ({"numbering": "manual"}, "despatch_number", "16-character number"),
+    ({"numbering": "manual", "despatch_number": "IRS2026"}, "despatch_number", "exactly 16 characters"),
+    ({"numbering": "manual", "despatch_number": "IRS20260000000A1"}, "despatch_number", "9-digit counter"),
+    ({"numbering": "manual", "despatch_number": "IRS2019000000001"}, "despatch_number", "issue date's"),
+    ({"issue_date": (timezone.localdate() + timedelta(days=2)).isoformat()}, "issue_date", "future"),
+    ({"shipment_date": (timezone.localtime() - timedelta(days=3)).strftime("%Y-%m-%dT%H:%M")}, "shipment_date",
+     "before the note's issue date"),
+    ({"plate_number": "ABC 34"}, "plate_number", "province code"),
+    ({"delivery_country": ""}, "delivery_country", "required"),
+    ({"buyer_identifier": "4840000006"}, "buyer_name", "name or title"),
+    ({"buyer_identifier": "4840000007"}, "buyer_identifier", "check digit"),
+    ({"lines": []}, "lines", "at least one line"),
+    ({"lines": [{**LINE, "quantity": "0"}]}, "lines-0-quantity", "greater than or equal"),
+    ({"lines": [{**LINE, "product_name": "  "}]}, "lines-0-product_name", "required"),
+    ({"lines": [{**LINE, "unit_code": "XXX"}]}, "lines-0-unit_code", "valid choice"),
+    ({"lines": [{**LINE, "vat_rate": "120"}]}, "lines-0-vat_rate", "less than or equal to 100"),
+    ({"lines": [{**LINE, "quantity": "10000000000", "unit_price": "100000"}]}, "lines-0-unit_price", "too large"),
+])
+def test_each_rule_gives_its_message_on_the_field_and_saves_nothing(web, company, fields, field, words):
+    response = form_post(web, ADD, note_data(**fields))
+    assert response.status_code == 400
+    errors = errors_of(response)
+    assert field in errors and words in " ".join(errors[field]), errors
+    assert not DispatchNote.objects.exists()
+
+
+def test_eleven_ones_stand_for_an_unknown_driver(web, company):
+    response = form_post(web, ADD, note_data(drivers=[{"name": "Bilinmeyen", "surname": "Sürücü",
+                                                       "tckn": "11111111111"}]))
+    assert response.status_code == 302
+    assert DispatchDriver.objects.get().tckn == "11111111111"
+
+
+def test_a_receiver_that_is_not_a_user_gets_the_generic_mailbox(web, company):
+    form_post(web, ADD, note_data(OUTSIDER_VKN))
+    assert DispatchNote.objects.get().target_alias == GENERIC_ALIAS
+
+
+def test_a_receiver_with_two_mailboxes_gets_the_one_chosen(web, company):
+    form_post(web, ADD, note_data(RECEIVER_VKN, target_alias=RECEIVER_ALIASES[1]))
+    assert DispatchNote.objects.get().target_alias == RECEIVER_ALIASES[1]
+
+
+def test_without_the_users_list_the_mailbox_must_be_typed(web, company):
+    from backoffice.dispatch.models import DispatchTaxpayer
+
+    DispatchTaxpayer.objects.all().delete()
+    response = form_post(web, ADD, note_data())
+    assert "not loaded yet" in " ".join(errors_of(response)["target_alias"])
+    assert form_post(web, ADD, note_data(target_alias=SINGLE_ALIAS)).status_code == 302
+
+
+def test_a_receiver_without_an_address_needs_the_delivery_city_and_district(web, company):
+    receiver(company, "6310000005", name="Adressiz A.Ş.", address=False)
+    response = form_post(web, ADD, note_data("6310000005"))
+    errors = errors_of(response)
+    assert "city and district" in " ".join(errors["delivery_city"]) and "delivery_district" in errors
+    response = form_post(web, ADD, note_data("6310000005", delivery_city="Ankara", delivery_district="Çankaya"))
+    assert response.status_code == 302
+
+
+def test_the_erp_reference_and_a_typed_number_are_used_once(web, company):
+    year = timezone.localdate().year
+    form_post(web, ADD, note_data(numbering="manual", despatch_number=f"ABC{year}000000007", local_reference_id="ERP-1"))
+    again = form_post(web, ADD, note_data(numbering="manual", despatch_number=f"ABC{year}000000007",
+                                          local_reference_id="ERP-1"))
+    errors = errors_of(again)
+    assert "already has this ERP reference" in " ".join(errors["local_reference_id"])
+    assert "already has this number" in " ".join(errors["despatch_number"])
+    assert DispatchNote.objects.count() == 1
+
+
+def test_a_draft_is_asked_for_with_status_0(web, company):
+    form_post(web, ADD, note_data(requested_status="0"))
+    note = DispatchNote.objects.get()
+    assert note.requested_status == DispatchStatus.DRAFT
+    assert services.note_body(note)["status"] == 0
+
+
+def test_the_body_carries_the_driver_or_the_carrier_as_document_3_says(web, company):
+    form_post(web, ADD, note_data())
+    body = services.note_body(DispatchNote.objects.get())
+    shipment = body["despatchShipmentInfo"]
+    assert shipment["driverLines"] == [{"driverName": "Ayşe", "driverSurname": "Yılmaz", "driverTckn": "10000000146"}]
+    assert "shipmentSenderTitle" not in shipment and shipment["shipmentPlateNo"] == "34 ABC 123"
+    assert body["useManualDespatchAdviceId"] is True and body["generalInfo"]["despatchAdviceNumber"].startswith("IRS")
+    assert body["addressBook"]["alias"] == SINGLE_ALIAS and body["deliveryAddressInfo"]["city"] == "İstanbul"
+    assert set(body) <= {"status", "isNew", "xsltCode", "localReferenceId", "useManualDespatchAdviceId", "addressBook",
+                         "generalInfo", "despatchLines", "deliveryAddressInfo", "despatchShipmentInfo",
+                         "despatchBuyerCustomerInfo", "sellerSupplierInfo", "orderInfo",
+                         "customDocumentReferenceList", "notes"}
+
+
+def test_back_and_submit_again_makes_no_second_note(web, company):
+    key = guard_fields(web.get(ADD).content.decode())
+    first = web.post(ADD, {**key, **note_data()})
+    second = web.post(ADD, {**key, **note_data()})
+    assert first.status_code == second.status_code == 302 and first.url == second.url
+    assert DispatchNote.objects.count() == 1
+
+
+def test_a_company_switched_in_another_tab_saves_nothing(web, company, other_company, accountant):
+    from backoffice.core.models import Membership
+
+    Membership.objects.get_or_create(user=accountant, company=other_company)
+    key = guard_fields(web.get(ADD).content.decode())
+    web.post(reverse("core:switch_company"), {"company": other_company.pk, "next": "/"})  # the other tab
+    response = web.post(ADD, {**key, **note_data()})
+    assert response.status_code in (200, 400) and "in another tab" in response.content.decode()
+    assert not DispatchNote.objects.exists()
+
+
+def _sent(company, status):
+    note = DispatchNote.objects.create(company=company, remote_id="6f1c1b9e-6b53-4c29-9d8e-0f0d3c2f4a11",
+                                       remote_status=status, sync_state=SyncState.SYNCED, despatch_number="IRS2026000000009",
+                                       receiver_identifier=SINGLE_VKN, issue_date=timezone.localdate(),
+                                       local_reference_id="BO-X")
+    return note
+
+
+def test_only_a_draft_or_a_note_in_error_can_be_edited(web, company):
+    note = _sent(company, DispatchStatus.APPROVED)
+    response = web.get(reverse("dispatch:dispatchnote_edit", args=[note.pk]))
+    assert response.status_code == 302
+    assert "Only a draft or a note in error" in str(list(response.wsgi_request._messages)[0])
+    note.remote_status = DispatchStatus.ERROR
+    note.save()
+    assert web.get(reverse("dispatch:dispatchnote_edit", args=[note.pk])).status_code == 200
+
+
+def test_another_companys_note_is_a_404(web, company, other_company):
+    note = _sent(other_company, DispatchStatus.APPROVED)
+    for name, args in (("dispatch:dispatchnote_detail", [note.pk]), ("dispatch:dispatchnote_edit", [note.pk]),
+                       ("dispatch:dispatchnote_document", [note.pk, "pdf"])):
+        assert web.get(reverse(name, args=args)).status_code == 404
+
+
+def test_pages_render(web, company):
+    note = _sent(company, DispatchStatus.APPROVED)
+    for url in (reverse("dispatch:dispatchnote_list"), ADD, reverse("dispatch:dispatchnote_upload"),
+                reverse("dispatch:dispatchnote_detail", args=[note.pk]), reverse("dispatch:dispatchtaxpayer_list"),
+                reverse("dispatch:dispatchexport_list"), reverse("dispatch:dispatchexport_start"),
+                reverse("dispatch:dispatchnote_receiver") + f"?account={SINGLE_VKN}"):
+        response = web.get(url)
+        assert response.status_code == 200, url
+    page = web.get(reverse("dispatch:dispatchnote_receiver") + f"?account={RECEIVER_VKN}").content.decode()
+    assert RECEIVER_ALIASES[0] in page and "2 mailboxes" in page
+
+
+def test_managers_read_but_do_not_write(client, manager, company):
+    login(client, manager, company)
+    assert client.get(reverse("dispatch:dispatchnote_list")).status_code == 200
+    assert client.get(ADD).status_code == 403
+    assert client.get(reverse("dispatch:dispatchnote_upload")).status_code == 403
+
+
+text_or_junk = st.one_of(st.text(max_size=30), st.sampled_from(["", "0", "-1", "20", "IRS", "1,5", "99999999999999",
+                                                                 "2026-02-30", "34 ABC 123", "11111111111"]))
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
+                                                                 HealthCheck.too_slow])
+@given(st.dictionaries(st.sampled_from(sorted(note_data())), text_or_junk, max_size=8))
+def test_no_input_gives_a_server_error(web, company, changes):
+    response = form_post(web, ADD, {**note_data(), **changes})
+    assert response.status_code in (302, 400)
+    if response.status_code == 400:
+        assert not DispatchNote.objects.filter(company=company, created_at__gte=timezone.now() - timedelta(seconds=5),
+                                               lines__isnull=True).exists()
+
+
+def test_a_ubl_file_that_breaks_the_schema_is_refused_with_its_line_before_any_call(web, company):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    from .ubl_samples import despatch_xml
+
+    xml = despatch_xml(number=f"IRS{timezone.localdate().year}000000001").replace(
+        b"<cbc:IssueDate>", b"<cbc:Bogus>x</cbc:Bogus><cbc:IssueDate>", 1)
+    line = xml[:xml.index(b"<cbc:Bogus>")].count(b"\n") + 1
+    response = form_post(web, reverse("dispatch:dispatchnote_upload"), {
+        "file": SimpleUploadedFile("irsaliye.xml", xml), "numbering": "manual", "requested_status": "20"})
+    page = response.content.decode()
+    assert response.status_code == 400 and "nothing was saved or sent" in page
+    assert f'<td class="font-monospace">{line}</td>' in page and "Bogus" in page
+    assert not DispatchNote.objects.exists() and not RemoteCall.objects.exists()
+
+
+def test_a_valid_ubl_file_becomes_a_queued_note(web, company):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    from .ubl_samples import despatch_xml
+
+    number = f"IRS{timezone.localdate().year}000000005"
+    response = form_post(web, reverse("dispatch:dispatchnote_upload"), {
+        "file": SimpleUploadedFile("irsaliye.xml", despatch_xml(number=number)), "numbering": "manual",
+        "requested_status": "20", "local_reference_id": "ERP-UBL-1"})
+    note = DispatchNote.objects.get()
+    assert response.status_code == 302 and note.despatch_number == number and note.source == "ubl"
+    assert note.sync_state == SyncState.QUEUED and note.local_reference_id == "ERP-UBL-1" and note.ubl_file
+    body = services.ubl_body(note)
+    assert body["useManualDespatchAdviceId"] is True and body["checkLocalReferenceId"] is True
+    assert body["status"] == 20 and body["despatchAdviceZip"]
+
+
+def test_the_directory_is_read_from_its_zip_with_a_byte_order_mark(db):
+    from backoffice.dispatch.models import DispatchTaxpayer
+
+    from .builders import directory_zip
+
+    stored = services.taxpayers_store(directory_zip([
+        {"Identifier": SINGLE_VKN, "Title": "Tek Kutu", "Alias": SINGLE_ALIAS, "AppType": 3},
+        {"Identifier": "", "Alias": "x"}, {"Identifier": RECEIVER_VKN, "Alias": RECEIVER_ALIASES[0]}]))
+    assert stored == 2 and services.mailboxes(SINGLE_VKN) == [SINGLE_ALIAS]
+    assert DispatchTaxpayer.objects.get(identifier=SINGLE_VKN).app_type == "3"
+    services.taxpayers_store(directory_zip([{"Identifier": SINGLE_VKN, "Alias": SINGLE_ALIAS, "AppType": 3}]))
+    assert services.mailboxes(RECEIVER_VKN) == []  # gone from the list: gone here
