@@ -48,13 +48,19 @@ SENDABLE_STATUSES = (DispatchStatus.DRAFT, DispatchStatus.QUEUED)
 
 
 class Profile(models.TextChoices):
-    """despatchProfileType (an integer in the JSON model: the provider's client's enumeration)."""
+    """ProfileID of a note. The JSON model's despatchProfileType is an integer of the provider's client (0 basic,
+    1 commercial); the tax authority's current rules allow the basic one and the two of regulated trades (HKS for
+    fruit and vegetables, İDİS for steel) in UBL, and no longer the commercial one."""
 
     TEMELIRSALIYE = "TEMELIRSALIYE", _("Basic dispatch note")
     TICARIIRSALIYE = "TICARIIRSALIYE", _("Commercial dispatch note")
+    HKSIRSALIYE = "HKSIRSALIYE", _("Fruit and vegetable (HKS) dispatch note")
+    IDISIRSALIYE = "IDISIRSALIYE", _("Steel (İDİS) dispatch note")
 
 
 PROFILE_NUMBERS = {Profile.TEMELIRSALIYE: 0, Profile.TICARIIRSALIYE: 1}
+# What the form offers: the JSON model knows 0 and 1, and the tax authority refuses 1 (TICARIIRSALIYE).
+FORM_PROFILES = (Profile.TEMELIRSALIYE,)
 DESPATCH_TYPE_SEVK = 1  # despatchType: SEVK (shipment), the only type of the provider's client
 
 

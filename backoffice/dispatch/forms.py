@@ -19,10 +19,12 @@ from backoffice.current_accounts.forms import resolve_account
 from backoffice.invoices import codes
 
 from . import services
-from .choices import DispatchStatus, Numbering, Profile
+from .choices import FORM_PROFILES, DispatchStatus, Numbering
 from .models import DispatchDriver, DispatchLine, DispatchNote
 
 PREFIX = re.compile(r"^[A-Z0-9]{3}\Z")
+# The tax authority's rule: a Turkish postal code is 5 digits starting with the province's code.
+POSTAL_CODE = re.compile(r"^(0[1-9]|[1-7][0-9]|8[01])[0-9]{3}\Z")
 # A Turkish plate: the province's code (01 to 81), one to three letters, two to five digits.
 PLATE = re.compile(r"^(0[1-9]|[1-7][0-9]|8[01]) ?[A-Z]{1,3} ?[0-9]{2,5}\Z")
 CARRIER_COMPANY, CARRIER_DRIVERS = "company", "drivers"
@@ -126,11 +128,12 @@ class DispatchNoteForm(NumberingFields, forms.ModelForm):
     def __init__(self, *args, company, **kwargs):
         super().__init__(*args, **kwargs)
         self.company = company
-        self.fields["profile"].choices = Profile.choices
+        self.fields["profile"].choices = [(profile.value, profile.label) for profile in FORM_PROFILES]
         self.fields["shipment_date"].input_formats = ["%Y-%m-%dT%H:%M", "%Y-%m-%d %H:%M", "%Y-%m-%d %H:%M:%S"]
         for name in ("issue_date", "shipment_date", "delivery_city", "delivery_district", "delivery_country"):
             self.fields[name].required = True
         self.fields["delivery_city"].help_text = _("Empty: the receiver's default address is used.")
+        self.fields["delivery_zip_code"].required = False
         self.fields["delivery_city"].required = self.fields["delivery_district"].required = False
         self.fields["local_reference_id"].help_text = _("Your ERP's id of this shipment, to match it later; each "
                                                         "is used once. Empty: one is given here.")
@@ -198,6 +201,8 @@ class DispatchNoteForm(NumberingFields, forms.ModelForm):
                 self.add_error("carrier_vkn_tckn", _("Give the carrier company's tax or national id."))
         else:
             cleaned["carrier_title"] = cleaned["carrier_vkn_tckn"] = ""
+            if not cleaned.get("plate_number") and "plate_number" not in self.errors:
+                self.add_error("plate_number", _("Our own vehicle is named by its plate."))
         for party in ("buyer", "seller"):
             if cleaned.get(f"{party}_identifier") and not (cleaned.get(f"{party}_name") or "").strip():
                 self.add_error(f"{party}_name", _("Give the name or title that goes with this id."))
@@ -228,13 +233,18 @@ class DispatchNoteForm(NumberingFields, forms.ModelForm):
         address = account.address_set.filter(is_default=True).first() or account.address_set.first() \
             if hasattr(account, "address_set") else None
         cleaned["_address"] = address
-        for name, source in (("delivery_city", "city"), ("delivery_district", "sub_division_name")):
+        for name, source in (("delivery_city", "city"), ("delivery_district", "sub_division_name"),
+                             ("delivery_zip_code", "postal_zone")):
             if not (cleaned.get(name) or "").strip():
                 if address is not None and getattr(address, source):
                     cleaned[name] = getattr(address, source)
                 else:
-                    self.add_error(name, _("The delivery address needs its city and district (the tax authority's "
-                                           "rule); the receiver has no address to take them from."))
+                    self.add_error(name, _("The delivery address needs its district, city and postal code (the tax "
+                                           "authority's rule); the receiver's address does not give it."))
+        code = (cleaned.get("delivery_zip_code") or "").strip()
+        if code and not POSTAL_CODE.match(code) and "delivery_zip_code" not in self.errors:
+            self.add_error("delivery_zip_code", _("A postal code is 5 digits starting with the province's code, e.g. "
+                                                  "34710."))
 
     def save(self, commit=True):
         note = super().save(commit=False)
@@ -246,6 +256,7 @@ class DispatchNoteForm(NumberingFields, forms.ModelForm):
         note.receiver_name = str(account)[:500]
         note.target_alias = cleaned["target_alias"]
         note.delivery_city, note.delivery_district = cleaned["delivery_city"], cleaned["delivery_district"]
+        note.delivery_zip_code = cleaned["delivery_zip_code"]
         address = cleaned.get("_address")
         if address is not None:
             note.receiver_city, note.receiver_district = address.city, address.sub_division_name

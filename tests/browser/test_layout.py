@@ -65,6 +65,10 @@ PAGES = [
     ("invoices-list", "/invoices/", "#object-list tbody tr"),
     ("invoice-form", "/invoices/add/", "#invoice-form"),
     ("invoice-detail", lambda d: f"/invoices/{d['invoice'].pk}/", "#invoice-lines"),
+    ("dispatch-list", "/dispatch/", "#object-list tbody tr"),
+    ("dispatch-form", "/dispatch/add/", "#dispatch-form"),
+    ("dispatch-detail", lambda d: f"/dispatch/{d['dispatch_note'].pk}/", "#dispatch-lines"),
+    ("dispatch-upload", "/dispatch/upload/", "#ubl-upload-form"),
     ("ledger-periods", "/ledger/", "#object-list tbody tr"),
     ("ledger-period", lambda d: f"/ledger/{d['period'].pk}/", "#period-parts"),
     ("ledger-journal-new", "/ledger/journals/add/", "#journal-form"),
@@ -174,8 +178,10 @@ def day(sandbox, make_sandbox_company, settings):
     account = accounting_day(company, now)
     invoice = invoicing_day(company, account, now)
     period, journal = ledger_day(company, now)
+    dispatch_note = dispatch_day(company, account, now)
     return {"company": company, "ticket": ticket, "report_date": report_date, "subcompany": subcompany,
-            "account": account, "invoice": invoice, "period": period, "journal": journal}
+            "account": account, "invoice": invoice, "period": period, "journal": journal,
+            "dispatch_note": dispatch_note}
 
 
 def accounting_day(company, now):
@@ -233,6 +239,37 @@ def invoicing_day(company, account, now):
                            invoice_number="GLN2026000000042", record_type=1, profile="TICARIFATURA",
                            target_vkn_tckn="4840000006", target_title="İzmir Lojistik A.Ş.", issue_date=now.date(),
                            remote_status=70, payable_amount="5400.00", **synced)
+    return first
+
+
+def dispatch_day(company, account, now):
+    """Outgoing dispatch notes in several states, the first with its lines and driver, one refused, one read from
+    the platform's list."""
+    from backoffice.dispatch.models import DispatchDriver, DispatchLine, DispatchNote
+
+    synced = {"sync_state": SyncState.SYNCED, "synced_at": now, "status_read_at": now}
+    first = None
+    for index, (status, payable) in enumerate(((60, "6024.00"), (50, "118450.75"), (40, "980.00"), (0, "0.00"))):
+        note = DispatchNote.objects.create(
+            company=company, remote_id=f"7a2d0a4e-0000-4000-8000-00000000030{index}",
+            despatch_number=f"IRS202600000000{index + 1}", prefix="IRS", current_account=account,
+            receiver_identifier=account.identifier, receiver_name=account.name, target_alias="urn:mail:irsaliyepk@ege.com.tr",
+            receiver_city="İzmir", receiver_district="Bornova", delivery_city="İzmir", delivery_district="Bornova",
+            issue_date=now.date(), issue_time=now.time(), shipment_date=now, plate_number="35 EGE 2026",
+            local_reference_id=f"ERP-SVK-{index + 1:05d}", remote_status=status, requested_status=20 if status else 0,
+            payable_amount=payable, total_amount=payable, line_count=1,
+            status_message="Alıcı posta kutusu bulunamadı." if status == 40 else "",
+            envelope_id="b1f0c2d4-1111-4000-8000-000000000001" if status >= 50 else "",
+            envelope_status=1000 if status >= 50 else None, **synced)
+        first = first or note
+    DispatchLine.objects.create(note=first, position=1, product_name="Çimento 50 kg", product_code="CIM-50",
+                                quantity="40", unit_code="C62", unit_price="125.50", vat_rate="20",
+                                line_amount="5020.00", vat_amount="1004.00")
+    DispatchDriver.objects.create(note=first, position=1, name="Ayşe", surname="Yılmaz", tckn=TCKN)
+    DispatchNote.objects.create(company=company, despatch_number="", local_reference_id="ERP-SVK-00009",
+                                receiver_identifier=account.identifier, receiver_name=account.name,
+                                issue_date=now.date(), sync_state=SyncState.FAILED,
+                                last_error="addressBook.alias: Alıcının posta kutusu bulunamadı.")
     return first
 
 

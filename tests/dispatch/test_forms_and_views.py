@@ -55,7 +55,7 @@ def test_a_note_with_a_driver_is_numbered_from_its_prefix_and_sent(web, company)
     assert note.numbering == Numbering.SERIES and note.requested_status == DispatchStatus.QUEUED
     assert note.target_alias == SINGLE_ALIAS and note.sync_state == SyncState.QUEUED
     assert note.local_reference_id.startswith("BO-")  # ours: how a lost create is found again
-    assert (note.delivery_district, note.delivery_city) == ("Kadıköy", "İstanbul")  # the receiver's address
+    assert (note.delivery_district, note.delivery_city, note.delivery_zip_code) == ("Kadıköy", "İstanbul", "34710")
     assert [(d.name, d.tckn) for d in note.drivers.all()] == [("Ayşe", "10000000146")]
     line = note.lines.get()
     assert (line.line_amount, line.vat_amount) == (5020, 1004) and note.payable_amount == 6024
@@ -94,6 +94,8 @@ def test_a_carrier_company_needs_no_driver_and_drops_typed_drivers(web, company)
     ({"shipment_date": (timezone.localtime() - timedelta(days=3)).strftime("%Y-%m-%dT%H:%M")}, "shipment_date",
      "before the note's issue date"),
     ({"plate_number": "ABC 34"}, "plate_number", "province code"),
+    ({"plate_number": ""}, "plate_number", "named by its plate"),
+    ({"delivery_zip_code": "9"}, "delivery_zip_code", "5 digits"),
     ({"delivery_country": ""}, "delivery_country", "required"),
     ({"buyer_identifier": "4840000006"}, "buyer_name", "name or title"),
     ({"buyer_identifier": "4840000007"}, "buyer_identifier", "check digit"),
@@ -142,8 +144,10 @@ def test_a_receiver_without_an_address_needs_the_delivery_city_and_district(web,
     receiver(company, "6310000005", name="Adressiz A.Ş.", address=False)
     response = form_post(web, ADD, note_data("6310000005"))
     errors = errors_of(response)
-    assert "city and district" in " ".join(errors["delivery_city"]) and "delivery_district" in errors
-    response = form_post(web, ADD, note_data("6310000005", delivery_city="Ankara", delivery_district="Çankaya"))
+    assert "district, city and postal code" in " ".join(errors["delivery_city"]) and "delivery_district" in errors
+    assert "delivery_zip_code" in errors
+    response = form_post(web, ADD, note_data("6310000005", delivery_city="Ankara", delivery_district="Çankaya",
+                                             delivery_zip_code="06690"))
     assert response.status_code == 302
 
 

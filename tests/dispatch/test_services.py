@@ -1,0 +1,278 @@
+"""Outgoing dispatch notes through the sandbox over HTTP: every operation (create as JSON and as UBL, update,
+the status changes, polling until the note settles, the documents, the listing of new notes with isNew, the users'
+list, the Excel export), including a create answered 500 after it took effect (found by its localReferenceId, not
+created twice), an update answered 500 after it took effect, and a status change the platform refuses. The job
+bodies run here; a real worker runs them in test_worker.py."""
+
+import io
+import time
+import zipfile
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone, translation
+
+from backoffice.core import actions
+from backoffice.core.choices import SyncState
+from backoffice.core.models import RemoteCall
+from backoffice.dispatch import services
+from backoffice.dispatch.choices import DispatchStatus, DocumentKind, Numbering, Source
+from backoffice.dispatch.families import DISPATCH_EXPORTS
+from backoffice.dispatch.models import DispatchDriver, DispatchLine, DispatchNote, DispatchTaxpayer
+from backoffice.remote.errors import RemoteError
+
+from .builders import SINGLE_VKN, receiver
+from .ubl_samples import despatch_xml
+
+pytestmark = pytest.mark.django_db
+
+CREATE_PATH = "/dispatch/v1/outboxdespatch/create"
+UBL_PATH = "/dispatch/v1/outboxdespatch"
+
+
+@pytest.fixture(autouse=True)
+def english():
+    with translation.override("en"):
+        yield
+
+
+def customer(company) -> dict:
+    return {"customer": str(company.customer_unique_id)}
+
+
+@pytest.fixture
+def quick(sandbox, sandbox_company):
+    """Notes settle at once (20 -> 50 -> 60) on the sandbox's next read."""
+    sandbox.control("POST", "dispatch/settings", {**customer(sandbox_company), "processing_seconds": 0,
+                                                  "approve_seconds": 0, "error_rate": 0})
+    return sandbox
+
+
+@pytest.fixture
+def listed(sandbox_company):
+    """The users' list as the sandbox hands it over (the mailbox of the receiver is read from it)."""
+    services.taxpayers_store(services.dispatch_client(sandbox_company).taxpayer_list())
+    return services.mailboxes(SINGLE_VKN)
+
+
+def new_note(company, *, status=DispatchStatus.QUEUED, carrier=False, alias=None, **fields):
+    account = receiver(company)
+    now = timezone.localtime()
+    note = DispatchNote(
+        company=company, current_account=account, receiver_identifier=account.identifier, receiver_name=account.name,
+        target_alias=alias if alias is not None else services.mailboxes(account.identifier)[0],
+        receiver_city="İstanbul", receiver_district="Kadıköy", delivery_city="İstanbul", delivery_district="Kadıköy",
+        numbering=Numbering.SERIES, prefix="IRS", issue_date=now.date(), issue_time=now.time(), shipment_date=now,
+        requested_status=status, plate_number="34 ABC 123", **fields)
+    if carrier:
+        note.carrier_title, note.carrier_vkn_tckn = "Hızlı Nakliyat A.Ş.", "3920000003"
+    lines = [DispatchLine(product_name="Çimento 50 kg", quantity=40, unit_code="C62", unit_price="125.50", vat_rate=20),
+             DispatchLine(product_name="Kum", quantity="2.5", unit_code="TNE", unit_price=0, vat_rate=0)]
+    drivers = [] if carrier else [DispatchDriver(name="Ayşe", surname="Yılmaz", tckn="10000000146")]
+    return services.note_save(note, lines, drivers)
+
+
+def on_platform(company, **query):
+    return services.dispatch_client(company).list(1, 500, **query)["items"]
+
+
+def pushed(note):
+    services.note_push(note.pk)
+    note.refresh_from_db()
+    return note
+
+
+def test_a_note_is_created_sent_and_followed_until_approved(quick, sandbox_company, listed):
+    note = pushed(new_note(sandbox_company))
+    assert note.sync_state == SyncState.SYNCED and note.remote_id and note.remote_status == DispatchStatus.QUEUED
+    assert note.despatch_number == f"IRS{timezone.localdate().year}000000001"
+    status = services.dispatch_client(sandbox_company).status(note.remote_id)
+    assert status["despatchAdviceNumber"] == note.despatch_number
+    services.notes_poll(company=sandbox_company)
+    services.notes_poll(company=sandbox_company)
+    note.refresh_from_db()
+    assert note.remote_status == DispatchStatus.APPROVED
+    assert note.envelope_id and note.envelope_status == 1000  # given once the envelope exists
+
+
+def test_the_envelope_fields_may_be_missing(sandbox, sandbox_company, listed):
+    note = pushed(new_note(sandbox_company, status=DispatchStatus.DRAFT))
+    answer = services.dispatch_client(sandbox_company).status(note.remote_id)
+    assert answer["status"] == 0 and "envelopeId" not in answer
+    assert services.answer_fields(answer)["remote_status"] == 0 and note.envelope_id == ""
+
+
+def test_a_carrier_company_is_sent_instead_of_drivers(quick, sandbox_company, listed):
+    note = pushed(new_note(sandbox_company, carrier=True))
+    assert note.sync_state == SyncState.SYNCED
+    ubl = services.document_fetch(note, DocumentKind.UBL)
+    assert b"H\xc4\xb1zl\xc4\xb1 Nakliyat" in ubl.file.open("rb").read()
+
+
+def test_a_create_answered_500_after_it_took_effect_is_not_created_twice(sandbox, sandbox_company, listed):
+    note = new_note(sandbox_company)
+    sandbox.add_fault(path=CREATE_PATH, method="POST", error_rate=1, after_apply="error", remaining=1)
+    with pytest.raises(RemoteError):
+        services.note_push(note.pk)
+    note.refresh_from_db()
+    assert note.sync_state == SyncState.QUEUED and not note.remote_id
+    assert services.note_push(note.pk) == "Found on the platform; not sent again."
+    note.refresh_from_db()
+    assert note.sync_state == SyncState.SYNCED and note.remote_id
+    assert [item["id"] for item in on_platform(sandbox_company)] == [note.remote_id]
+
+
+def test_a_note_the_platform_refuses_keeps_its_reason(sandbox_company, listed):
+    note = new_note(sandbox_company, alias="urn:mail:yok@baska.com.tr")
+    with pytest.raises(RemoteError):
+        services.note_push(note.pk)
+    note.refresh_from_db()
+    assert note.sync_state == SyncState.FAILED and "alias" in note.last_error.lower()
+    assert not on_platform(sandbox_company)
+
+
+def test_a_draft_is_sent_by_the_status_change_and_a_note_in_error_goes_back_to_draft(quick, sandbox, sandbox_company,
+                                                                                      listed):
+    note = pushed(new_note(sandbox_company, status=DispatchStatus.DRAFT))
+    assert note.remote_status == DispatchStatus.DRAFT
+    actions.action_request(DispatchNote, "send", [note])
+    assert actions.action_run(DispatchNote, "send", [note.pk]) == "1 dispatch note changed to “Queued”."
+    note.refresh_from_db()
+    assert note.remote_status == DispatchStatus.QUEUED and note.requested_status == DispatchStatus.QUEUED
+    sandbox.control("POST", "dispatch/status", {**customer(sandbox_company), "id": note.remote_id, "status": 40,
+                                                "message": "Alıcı posta kutusu hatalı"})
+    services.notes_poll(company=sandbox_company)
+    note.refresh_from_db()
+    assert note.remote_status == DispatchStatus.ERROR and "posta kutusu" in note.status_message
+    actions.action_request(DispatchNote, "draft", [note])
+    actions.action_run(DispatchNote, "draft", [note.pk])
+    note.refresh_from_db()
+    assert note.remote_status == DispatchStatus.DRAFT and note.is_editable
+
+
+def test_a_status_change_the_platform_refuses_keeps_its_refusal(sandbox, sandbox_company, listed):
+    note = pushed(new_note(sandbox_company, status=DispatchStatus.DRAFT))
+    note.remote_status = DispatchStatus.ERROR  # the mirror is behind: the platform has a draft
+    note.save()
+    actions.action_request(DispatchNote, "draft", [note])
+    with pytest.raises(RemoteError):
+        actions.action_run(DispatchNote, "draft", [note.pk])
+    note.refresh_from_db()
+    assert note.last_error and not note.pending_action
+    assert note.remote_status == DispatchStatus.DRAFT  # the platform's own word, read after the refusal
+
+
+def test_a_status_change_is_refused_here_for_a_note_in_the_wrong_status(sandbox_company, listed):
+    note = pushed(new_note(sandbox_company))
+    with pytest.raises(services.DispatchError, match="Only notes in status “Draft”"):
+        actions.action_request(DispatchNote, "send", [note])
+    assert not RemoteCall.objects.filter(operation="dispatch.outbox_update_status").exists()
+
+
+def test_a_note_in_error_is_updated_and_an_update_lost_after_it_took_effect_is_not_sent_again(
+        sandbox, sandbox_company, listed):
+    note = pushed(new_note(sandbox_company, status=DispatchStatus.DRAFT))
+    note.notes = "Kapıda teslim"
+    note.requested_status = DispatchStatus.QUEUED
+    lines = list(note.lines.all())[:1]
+    services.note_save(note, lines, list(note.drivers.all()))
+    sandbox.add_fault(path=f"{CREATE_PATH}/{note.remote_id}", method="PUT", error_rate=1, after_apply="error",
+                      remaining=1)
+    with pytest.raises(RemoteError):
+        services.note_push(note.pk)
+    assert services.note_push(note.pk) == "Found on the platform; not sent again."
+    note.refresh_from_db()
+    assert note.remote_status not in (DispatchStatus.DRAFT, DispatchStatus.ERROR) and note.line_count == 1
+    assert len(on_platform(sandbox_company)) == 1
+
+
+def test_a_ubl_note_is_sent_zipped_with_its_own_number(quick, sandbox_company, listed):
+    number = f"UBL{timezone.localdate().year}000000042"
+    xml = despatch_xml(number=number, issue_date=timezone.localdate().isoformat(),
+                       despatch_date=timezone.localdate().isoformat())
+    [note] = services.ubl_upload(company=sandbox_company, user=None, name="irsaliye.xml", data=xml,
+                                 requested_status=DispatchStatus.QUEUED, numbering=Numbering.MANUAL)
+    assert note.source == Source.UBL and note.despatch_number == number
+    note = pushed(note)
+    assert note.sync_state == SyncState.SYNCED and note.despatch_number == number
+    ubl = services.document_fetch(note, DocumentKind.UBL).file.open("rb").read()
+    assert number.encode() in ubl
+
+
+def test_a_ubl_note_numbered_by_the_platform_from_a_prefix(quick, sandbox_company, listed):
+    xml = despatch_xml(number="", issue_date=timezone.localdate().isoformat(),
+                       despatch_date=timezone.localdate().isoformat())
+    [note] = services.ubl_upload(company=sandbox_company, user=None, name="irsaliye.xml", data=xml,
+                                 requested_status=DispatchStatus.DRAFT, numbering=Numbering.PLATFORM, prefix="ERP")
+    note = pushed(note)
+    assert note.despatch_number.startswith(f"ERP{timezone.localdate().year}")
+
+
+def test_the_platform_refuses_a_reused_erp_reference_of_a_ubl_note(sandbox_company, listed):
+    today = timezone.localdate()
+    first = services.ubl_upload(company=sandbox_company, user=None, name="a.xml", requested_status=0,
+                                numbering=Numbering.MANUAL, local_reference_id="ERP-7", data=despatch_xml(
+                                    number=f"AAA{today.year}000000001", issue_date=today.isoformat(),
+                                    despatch_date=today.isoformat()))[0]
+    pushed(first)
+    # Written elsewhere with the same ERP reference: the platform's duplicate check (checkLocalReferenceId).
+    DispatchNote.objects.filter(pk=first.pk).update(local_reference_id="ERP-7-old")
+    second = services.ubl_upload(company=sandbox_company, user=None, name="b.xml", requested_status=0,
+                                 numbering=Numbering.MANUAL, local_reference_id="ERP-7", data=despatch_xml(
+                                     number=f"AAA{today.year}000000002", issue_date=today.isoformat(),
+                                     despatch_date=today.isoformat(), uuid="1d6e9a7b-1111-4c1e-9a4b-2f1e0c9d8b77"))[0]
+    with pytest.raises(RemoteError):
+        services.note_push(second.pk)
+    second.refresh_from_db()
+    assert second.sync_state == SyncState.FAILED and "ERP-7" in second.last_error
+
+
+def test_documents_are_fetched_once_at_a_status(quick, sandbox_company, listed):
+    note = pushed(new_note(sandbox_company, xslt_code="FIRMA"))
+    pdf = services.document_fetch(note, DocumentKind.PDF).file.open("rb").read()
+    assert pdf.startswith(b"%PDF") and pdf.rstrip().endswith(b"%%EOF")
+    html = services.document_fetch(note, DocumentKind.HTML).file.open("rb").read().decode()
+    assert note.despatch_number in html
+    company_html = services.document_fetch(note, DocumentKind.HTML, standard=False).file.open("rb").read().decode()
+    assert "FIRMA" in company_html
+    archive = services.document_fetch(note, DocumentKind.ZIP).file.open("rb").read()
+    with zipfile.ZipFile(io.BytesIO(archive)) as zipped:
+        assert any(name.endswith(".xml") for name in zipped.namelist())
+    calls = RemoteCall.objects.count()
+    services.document_fetch(note, DocumentKind.PDF)
+    assert RemoteCall.objects.count() == calls  # kept: no second call
+
+
+def test_new_notes_are_listed_once(sandbox, sandbox_company, listed):
+    sandbox.control("POST", "dispatch/seed", {**customer(sandbox_company), "count": 7})
+    mine = pushed(new_note(sandbox_company))
+    assert services.outbox_mirror(company=sandbox_company) == 7
+    assert DispatchNote.objects.filter(company=sandbox_company, source=Source.PLATFORM).count() == 7
+    mine.refresh_from_db()
+    assert not mine.is_new and DispatchNote.objects.filter(company=sandbox_company).count() == 8
+    assert on_platform(sandbox_company, isNew=True) == []  # the platform returns them no more
+    assert services.outbox_mirror(company=sandbox_company) == 0
+
+
+def test_the_users_list_is_read_from_the_platform(sandbox_company):
+    assert services.taxpayers_refresh().endswith("read.")
+    assert DispatchTaxpayer.objects.filter(identifier="1234567890").count() == 2
+
+
+def test_an_excel_export_is_fetched_within_its_window(quick, sandbox_company, listed):
+    quick.configure(export_ready_seconds=0)
+    pushed(new_note(sandbox_company))
+    start = timezone.localtime() - timedelta(days=1)
+    export = DISPATCH_EXPORTS.start(company=sandbox_company, filters={"startDate": start.isoformat()})
+    from backoffice.core.jobs import TryLater
+
+    deadline = time.monotonic() + 20
+    while True:  # as the job runner does: again after each TryLater, until ready
+        try:
+            DISPATCH_EXPORTS.run(export=export)
+            break
+        except TryLater:
+            assert time.monotonic() < deadline, "the export never showed in the history"
+            time.sleep(0.2)
+    export.refresh_from_db()
+    assert export.file and export.state == "ready"
