@@ -104,7 +104,7 @@ class DispatchNoteForm(NumberingFields, forms.ModelForm):
         widget=forms.TextInput(attrs={"list": "alias-options", "autocomplete": "off"}),
         help_text=_("The receiver's dispatch mailbox: filled in when it has only one; a receiver that is not a "
                     "dispatch-note user gets the generic mailbox."))
-    requested_status = forms.TypedChoiceField(label=_("Sending"), choices=SEND_CHOICES, coerce=int,
+    requested_status = forms.TypedChoiceField(label=_("When to send"), choices=SEND_CHOICES, coerce=int,
                                               initial=DispatchStatus.QUEUED.value, widget=forms.RadioSelect)
     carrier = forms.ChoiceField(label=_("Who carries the goods"), widget=forms.RadioSelect, initial=CARRIER_DRIVERS,
                                 choices=[(CARRIER_DRIVERS, _("Our driver(s)")),
@@ -142,11 +142,18 @@ class DispatchNoteForm(NumberingFields, forms.ModelForm):
                 self.fields[name].disabled = True
         if not self.is_bound:
             now = timezone.localtime()
-            self.initial.setdefault("issue_date", self.instance.issue_date or now.date())
-            self.initial.setdefault("issue_time", self.instance.issue_time or now.time().replace(second=0,
-                                                                                                   microsecond=0))
-            self.initial.setdefault("shipment_date", self.instance.shipment_date and timezone.localtime(
-                self.instance.shipment_date) or now.replace(second=0, microsecond=0))
+            # A new note's empty instance gives None: today, now (a date input takes only yyyy-mm-dd).
+            if not self.initial.get("issue_date"):
+                self.initial["issue_date"] = now.date()
+            if not self.initial.get("issue_time"):
+                self.initial["issue_time"] = now.time().replace(second=0, microsecond=0)
+            if self.initial.get("shipment_date"):
+                self.initial["shipment_date"] = timezone.localtime(self.initial["shipment_date"])
+            else:
+                self.initial["shipment_date"] = now.replace(second=0, microsecond=0)
+            if not self.instance.pk:  # the prefix the company used last
+                self.initial.setdefault("prefix", DispatchNote.objects.filter(company=company).exclude(prefix="")
+                                        .order_by("-pk").values_list("prefix", flat=True).first() or "")
             if self.instance.pk:
                 self.initial["account"] = self.instance.receiver_identifier
                 self.initial["carrier"] = CARRIER_COMPANY if self.instance.has_carrier else CARRIER_DRIVERS
@@ -401,7 +408,7 @@ class UblUploadForm(NumberingFields):
     local_reference_id = forms.CharField(label=_("ERP reference"), max_length=100, required=False,
                                          help_text=_("For one note only; empty: one is given here."))
     xslt_code = forms.CharField(label=_("Layout code"), max_length=100, required=False)
-    requested_status = forms.TypedChoiceField(label=_("Sending"), choices=SEND_CHOICES, coerce=int,
+    requested_status = forms.TypedChoiceField(label=_("When to send"), choices=SEND_CHOICES, coerce=int,
                                               initial=DispatchStatus.QUEUED.value, widget=forms.RadioSelect)
     MAX_BYTES = 20 * 1024 * 1024
 

@@ -39,8 +39,8 @@ class DispatchNote(RemoteRecord):
     # The platform's isNew: true until our listing has read the note and said so (services.outbox_mirror).
     is_new = models.BooleanField(_("new on the platform"), default=True)
     profile = models.CharField(_("profile"), max_length=20, choices=Profile.choices, default=Profile.TEMELIRSALIYE)
-    issue_date = models.DateField(_("issue date"), null=True, blank=True)
-    issue_time = models.TimeField(_("issue time"), null=True, blank=True)
+    issue_date = models.DateField(_("dispatch note date"), null=True, blank=True)
+    issue_time = models.TimeField(_("dispatch note time"), null=True, blank=True)
     currency_code = models.CharField(_("currency"), max_length=3, default="TRY")
     # The receiver (addressBook): a current account, at a mailbox of the dispatch taxpayer directory.
     current_account = models.ForeignKey("current_accounts.CurrentAccount", on_delete=models.SET_NULL, null=True,
@@ -61,7 +61,7 @@ class DispatchNote(RemoteRecord):
     carrier_title = models.CharField(_("carrier company"), max_length=250, blank=True)
     carrier_vkn_tckn = models.CharField(_("carrier's tax or national id"), max_length=11, blank=True)
     plate_number = models.CharField(_("vehicle plate"), max_length=20, blank=True)
-    shipment_date = models.DateTimeField(_("shipment date"), null=True, blank=True)
+    shipment_date = models.DateTimeField(_("actual dispatch time"), null=True, blank=True)
     # despatchBuyerCustomerInfo (the actual recipient) and sellerSupplierInfo (the actual owner), when others.
     buyer_identifier = models.CharField(_("buyer's tax or national id"), max_length=11, blank=True)
     buyer_name = models.CharField(_("buyer's name or title"), max_length=250, blank=True)

@@ -57,6 +57,19 @@
     });
   }
 
+  function numbering() {
+    // The typed number only when the number is typed; a prefix unless the number is typed.
+    var chosen = form.querySelector('input[name="numbering"]:checked');
+    if (!chosen) { return; }
+    var show = function (name, visible) {
+      var input = form.querySelector('[name="' + name + '"]');
+      var box = input ? input.closest("[class^=col]") : null;
+      if (box) { box.hidden = !visible; }
+    };
+    show("despatch_number", chosen.value === "manual");
+    show("prefix", chosen.value !== "manual");
+  }
+
   function knownDriver(input) {
     if (!/-name$/.test(input.name)) { return; }
     var option = Array.prototype.find.call(document.querySelectorAll("#driver-options option"), function (item) {
@@ -77,8 +90,10 @@
   form.addEventListener("input", function (event) { totals(); if (event.target.closest("[data-driver]")) { knownDriver(event.target); } });
   form.addEventListener("change", function (event) {
     if (event.target.name === "carrier") { carrier(); }
+    if (event.target.name === "numbering") { numbering(); }
     totals();
   });
   carrier();
+  numbering();
   totals();
 })();

@@ -203,6 +203,23 @@ def working_company(company, other_company, administrator):
     Journal.objects.create(company=company, start_date=date(2025, 3, 1), end_date=date(2025, 3, 31), source_kind="txt",
                            source_name="yevmiye-mart.txt", check_state="passed", line_count=10, entry_count=3,
                            remote_id="1201", period=period, sync_state=SyncState.SYNCED)
+    from backoffice.dispatch.models import DispatchDriver, DispatchLine, DispatchNote, DispatchTaxpayer
+
+    note = DispatchNote.objects.create(
+        company=company, remote_id="7a2d0a4e-0000-4000-8000-000000000301", despatch_number="IRS2026000000001",
+        prefix="IRS", current_account=account, receiver_identifier="1234567890", receiver_name="Örnek Ticaret A.Ş.",
+        target_alias="urn:mail:defaultpk@ornek.com.tr", delivery_city="İstanbul", delivery_district="Kadıköy",
+        delivery_zip_code="34710", issue_date=timezone.localdate(), shipment_date=timezone.now(),
+        plate_number="34 ABC 123", local_reference_id="ERP-1", remote_status=50, envelope_status=1000,
+        envelope_id="b1f0c2d4-1111-4000-8000-000000000001", sync_state=SyncState.SYNCED, line_count=1)
+    DispatchLine.objects.create(note=note, position=1, product_name="Çimento", quantity=4, unit_price=10, vat_rate=20,
+                                line_amount=40, vat_amount=8)
+    DispatchDriver.objects.create(note=note, position=1, name="Ayşe", surname="Yılmaz", tckn="10000000146")
+    DispatchNote.objects.create(company=company, remote_id="7a2d0a4e-0000-4000-8000-000000000302",
+                                despatch_number="IRS2026000000002", remote_status=40, status_message="Hata: alıcı yok",
+                                sync_state=SyncState.SYNCED, local_reference_id="ERP-2")
+    DispatchTaxpayer.objects.create(identifier="1234567890", alias="urn:mail:defaultpk@ornek.com.tr", title="Örnek",
+                                    app_type="3", seen_at=timezone.now())
     return company
 
 

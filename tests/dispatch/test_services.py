@@ -152,14 +152,25 @@ def test_a_draft_is_sent_by_the_status_change_and_a_note_in_error_goes_back_to_d
 
 def test_a_status_change_the_platform_refuses_keeps_its_refusal(sandbox, sandbox_company, listed):
     note = pushed(new_note(sandbox_company, status=DispatchStatus.DRAFT))
-    note.remote_status = DispatchStatus.ERROR  # the mirror is behind: the platform has a draft
+    note.remote_status = DispatchStatus.ERROR  # the mirror is behind: the platform has approved it meanwhile
     note.save()
+    sandbox.control("POST", "dispatch/status", {**customer(sandbox_company), "id": note.remote_id, "status": 60})
     actions.action_request(DispatchNote, "draft", [note])
     with pytest.raises(RemoteError):
         actions.action_run(DispatchNote, "draft", [note.pk])
     note.refresh_from_db()
-    assert note.last_error and not note.pending_action
-    assert note.remote_status == DispatchStatus.DRAFT  # the platform's own word, read after the refusal
+    assert note.last_error and not note.pending_action and note.last_error_source == "platform"
+    assert note.remote_status == DispatchStatus.APPROVED  # the platform's own word, read after the refusal
+
+
+def test_a_status_change_already_done_on_the_platform_is_success(sandbox, sandbox_company, listed):
+    note = pushed(new_note(sandbox_company, status=DispatchStatus.DRAFT))
+    note.remote_status = DispatchStatus.ERROR  # the mirror is behind: the platform has the draft already
+    note.save()
+    actions.action_request(DispatchNote, "draft", [note])
+    actions.action_run(DispatchNote, "draft", [note.pk])
+    note.refresh_from_db()
+    assert note.remote_status == DispatchStatus.DRAFT and not note.last_error and not note.pending_action
 
 
 def test_a_status_change_is_refused_here_for_a_note_in_the_wrong_status(sandbox_company, listed):

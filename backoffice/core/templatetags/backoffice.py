@@ -54,6 +54,11 @@ def is_checkbox_list(bound_field):
     return isinstance(bound_field.field.widget, forms.CheckboxSelectMultiple)
 
 
+@register.filter
+def is_radio(bound_field):
+    return isinstance(bound_field.field.widget, forms.RadioSelect)
+
+
 @register.inclusion_tag("generic/includes/form_field.html")
 def form_field(bound_field, size=""):
     return {"field": bound_field, "size": size}
