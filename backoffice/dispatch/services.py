@@ -140,6 +140,8 @@ def apply_totals(note, lines) -> None:
 def edit_refusal(note) -> str:
     if note.source == Source.PLATFORM:
         return _("This note was written outside this back office: change it where it was written.")
+    if note.source == Source.UBL:
+        return _("This note came from a UBL file: correct the file in your ERP and upload it again.")
     if note.is_busy:
         return _("This note is on its way to the platform; wait until it is there.")
     if note.remote_id and note.remote_status not in EDITABLE_STATUSES:

@@ -6,16 +6,15 @@ Views validate, call one service and redirect; every queryset is the active comp
 a 404). The documents view is the one place a view waits for the platform (a PDF asked for now).
 """
 
-from django.conf import settings
 from django.contrib import messages
 from django.core.exceptions import ValidationError
-from django.http import FileResponse, Http404
-from django.shortcuts import get_object_or_404, redirect
+from django.shortcuts import redirect
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from backoffice.core import actions, batch
 from backoffice.core.choices import SyncState
+from backoffice.core.generic.documents import PlatformDocumentView
 from backoffice.core.generic.families import register_export_pages
 from backoffice.core.generic.registry import model_url, register_model_view, register_model_views
 from backoffice.core.generic.sections import SectionMixin
@@ -24,7 +23,6 @@ from backoffice.core.generic.views import (BaseObjectView, BulkAction, BulkActio
 from backoffice.core.jobs import runs_of
 from backoffice.core.roles import ADMINISTRATORS, EDITORS, EVERYONE, has_role
 from backoffice.current_accounts.forms import resolve_account
-from backoffice.remote.errors import NoAnswer, RateLimited, RemoteError
 
 from . import filters, jobs, services, tables
 from .choices import WORKING_STATUSES, DocumentKind, Source
@@ -234,51 +232,19 @@ class NoteUploadView(DispatchSection, ObjectEditView):
 
 
 @register_model_view(DispatchNote, "document", path="<id:pk>/document/<str:kind>/")
-class NoteDocumentView(DispatchSection, BaseObjectView):
-    """The note's PDF (shown by the browser), HTML (in a sandboxed frame), UBL or ZIP, fetched once and kept."""
+class NoteDocumentView(DispatchSection, PlatformDocumentView):
+    """The note's PDF, HTML, UBL or ZIP (standard layout or the company's), fetched once at a status and kept."""
 
     model = DispatchNote
     required_roles = EVERYONE
+    kinds = tuple(DocumentKind.values)
+    attachment_kinds = (DocumentKind.UBL, DocumentKind.ZIP)
+    refused = (services.DispatchError,)
+    back_label = gettext_lazy("Back to the dispatch note")
+    record_label = gettext_lazy("Dispatch note")
 
-    def get_template_names(self):
-        return ["dispatch/dispatchnote_document.html"]
-
-    def get(self, request, pk, kind):
-        note = get_object_or_404(self.get_queryset(), pk=pk)
-        if kind not in DocumentKind.values:
-            raise Http404
-        standard = request.GET.get("layout") != "company"
-        error, status = "", 200
-        try:
-            document = services.document_fetch(note, kind, standard=standard)
-        except RateLimited as exc:
-            error, status = _("The platform allows only so many documents a minute; try again in %(seconds)s "
-                              "seconds.") % {"seconds": max(1, round(exc.wait))}, 429
-        except NoAnswer:
-            error, status = _("The platform did not answer within %(seconds)s seconds. It may be busy: try again in "
-                              "a moment.") % {"seconds": f"{settings.PLATFORM_INTERACTIVE_READ_TIMEOUT:g}"}, 504
-        except RemoteError as exc:
-            error, status = exc.user_message(), 502
-        except services.DispatchError as exc:
-            error, status = str(exc), 409
-        context = {"object": note, "kind": kind, "standard": standard, "detail_url": model_url(note, "detail")}
-        if error:
-            return self.render({**context, "error": error}, status=status)
-        name = document.file.name.rsplit("/", 1)[-1]
-        if kind == DocumentKind.HTML and not request.GET.get("download"):
-            with document.file.open("rb") as handle:
-                html = handle.read().decode("utf-8", errors="replace")
-            response = self.render({**context, "html": html})
-            response._csp_update = {"style-src": ["'unsafe-inline'"]}  # the frame's own styles; still no script
-            return response
-        download = bool(request.GET.get("download")) or kind in (DocumentKind.UBL, DocumentKind.ZIP) and not \
-            request.GET.get("view")
-        content_type = "application/xml" if kind == DocumentKind.UBL else document.content_type
-        response = FileResponse(document.file.open("rb"), as_attachment=download, filename=name,
-                                content_type=content_type)
-        if kind == DocumentKind.HTML:
-            response["Content-Security-Policy"] = "sandbox; default-src 'none'; style-src 'unsafe-inline'; img-src data:"
-        return response
+    def fetch(self, note, kind, *, standard):
+        return services.document_fetch(note, kind, standard=standard)
 
 
 @register_model_view(DispatchNote, "receiver", path="receiver/")

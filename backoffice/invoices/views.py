@@ -16,6 +16,7 @@ from django.utils.translation import gettext_lazy
 
 from backoffice.core import actions
 from backoffice.core.choices import SyncState
+from backoffice.core.generic.documents import PlatformDocumentView
 from backoffice.core.generic.families import active_company
 from backoffice.core.generic.registry import model_url, register_model_view, register_model_views
 from backoffice.core.generic.sections import SectionMixin
@@ -25,7 +26,7 @@ from backoffice.core.jobs import runs_of
 from backoffice.core.resources import ResourceError
 from backoffice.core.roles import ADMINISTRATORS, EDITORS, EVERYONE, has_role
 from backoffice.current_accounts.services import address_warning
-from backoffice.remote.errors import NoAnswer, RateLimited, RemoteError
+from backoffice.remote.errors import RemoteError
 
 from . import codes, documents, filters, mirror, services, tables, taxpayers
 from .choices import WORKING_STATUSES, DocumentKind, RecordType
@@ -227,49 +228,19 @@ class InvoiceDeleteView(InvoicesSection, BaseObjectView):
 
 
 @register_model_view(Invoice, "document", path="<id:pk>/document/<slug:kind>/")
-class InvoiceDocumentView(InvoicesSection, BaseObjectView):
+class InvoiceDocumentView(InvoicesSection, PlatformDocumentView):
     """The invoice's PDF (shown by the browser), HTML (in a sandboxed frame) or UBL, fetched once and kept."""
 
     model = Invoice
     required_roles = EVERYONE
+    kinds = tuple(DocumentKind.values)
+    attachment_kinds = (DocumentKind.UBL,)
+    refused = (services.InvoiceError,)
+    back_label = gettext_lazy("Back to the invoice")
+    record_label = gettext_lazy("Invoice")
 
-    def get(self, request, pk, kind):
-        invoice = get_object_or_404(self.get_queryset(), pk=pk)
-        if kind not in DocumentKind.values:
-            raise Http404
-        error, status = "", 200
-        try:
-            document = documents.document_fetch(invoice, kind)
-        except RateLimited as exc:
-            error, status = _("The platform allows only so many %(kind)s documents a minute; try again in %(seconds)s "
-                              "seconds.") % {"kind": kind.upper(), "seconds": max(1, round(exc.wait))}, 429
-        except NoAnswer:
-            error, status = _("The platform did not answer in time. It may be busy: try again in a moment."), 504
-        except RemoteError as exc:
-            error, status = exc.user_message(), 502
-        except services.InvoiceError as exc:
-            error, status = str(exc), 409
-        if error:
-            return self.render({"object": invoice, "error": error, "kind": kind,
-                                "detail_url": model_url(invoice, "detail")}, status=status)
-        name = document.file.name.rsplit("/", 1)[-1]
-        if kind == DocumentKind.HTML and not request.GET.get("download"):
-            with document.file.open("rb") as handle:
-                html = handle.read().decode("utf-8", errors="replace")
-            response = self.render({"object": invoice, "html": html, "kind": kind,
-                                    "detail_url": model_url(invoice, "detail")})
-            response._csp_update = {"style-src": ["'unsafe-inline'"]}  # the frame's own styles; still no script
-            return response
-        download = bool(request.GET.get("download")) or kind == DocumentKind.UBL and not request.GET.get("view")
-        content_type = "application/xml" if kind == DocumentKind.UBL else document.content_type
-        response = FileResponse(document.file.open("rb"), as_attachment=download, filename=name,
-                                content_type=content_type)
-        if kind == DocumentKind.HTML:
-            response["Content-Security-Policy"] = "sandbox; default-src 'none'; style-src 'unsafe-inline'; img-src data:"
-        return response
-
-    def get_template_names(self):
-        return ["invoices/invoice_document.html"]
+    def fetch(self, invoice, kind, *, standard):
+        return documents.document_fetch(invoice, kind)
 
 
 @register_model_view(Invoice, "pdfs", path="pdfs/")

@@ -306,3 +306,12 @@ def test_the_directory_is_read_from_its_zip_with_a_byte_order_mark(db):
     assert DispatchTaxpayer.objects.get(identifier=SINGLE_VKN).app_type == "3"
     services.taxpayers_store(directory_zip([{"Identifier": SINGLE_VKN, "Alias": SINGLE_ALIAS, "AppType": 3}]))
     assert services.mailboxes(RECEIVER_VKN) == []  # gone from the list: gone here
+
+
+def test_a_note_from_a_ubl_file_is_not_edited_in_the_form(web, company):
+    note = _sent(company, DispatchStatus.ERROR)
+    note.source = "ubl"
+    note.save()
+    response = web.get(reverse("dispatch:dispatchnote_edit", args=[note.pk]))
+    assert response.status_code == 302
+    assert "upload it again" in str(list(response.wsgi_request._messages)[0])

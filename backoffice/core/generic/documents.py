@@ -1,0 +1,71 @@
+"""A record's document fetched from the platform while the user waits (a PDF, HTML, UBL or ZIP of an invoice, a
+dispatch note, ...): the one place a view calls the client. The domain says how to fetch one (its kept copy, else one
+call); this view shows a PDF in the browser, HTML in a sandboxed frame (srcdoc: the platform's page runs no script
+and gets no origin of ours), and hands the rest over as downloads; a refusal, a rate limit or a timeout is a page
+that says what to do."""
+
+from django.conf import settings
+from django.http import FileResponse, Http404
+from django.shortcuts import get_object_or_404
+from django.utils.translation import gettext as _
+
+from backoffice.remote.errors import NoAnswer, RateLimited, RemoteError
+
+from .registry import model_url
+from .views import BaseObjectView
+
+# What a downloaded HTML may do in the browser: show itself with its own styles, nothing else.
+HTML_POLICY = "sandbox; default-src 'none'; style-src 'unsafe-inline'; img-src data:"
+
+
+class PlatformDocumentView(BaseObjectView):
+    kinds: tuple = ()  # the document kinds (values) the URL's <kind> may name
+    html_kind = "html"
+    attachment_kinds: tuple = ()  # downloaded unless ?view=1 (UBL, ZIP)
+    refused: tuple = ()  # the domain's refusals (not on the platform yet, ...): shown with status 409
+    back_label = ""  # "Back to the invoice"
+    record_label = ""  # "Invoice": the frame's title
+
+    def get_template_names(self):
+        return ["generic/platform_document.html"]
+
+    def fetch(self, record, kind, *, standard: bool):
+        """The kept document (a model with .file and .content_type), fetched now when not kept."""
+        raise NotImplementedError
+
+    def get(self, request, pk, kind):
+        record = get_object_or_404(self.get_queryset(), pk=pk)
+        if kind not in self.kinds:
+            raise Http404
+        standard = request.GET.get("layout") != "company"
+        error, status = "", 200
+        try:
+            document = self.fetch(record, kind, standard=standard)
+        except RateLimited as exc:
+            error, status = _("The platform allows only so many %(kind)s documents a minute; try again in %(seconds)s "
+                              "seconds.") % {"kind": kind.upper(), "seconds": max(1, round(exc.wait))}, 429
+        except NoAnswer:
+            error, status = _("The platform did not answer within %(seconds)s seconds. It may be busy: try again in "
+                              "a moment.") % {"seconds": f"{settings.PLATFORM_INTERACTIVE_READ_TIMEOUT:g}"}, 504
+        except RemoteError as exc:
+            error, status = exc.user_message(), 502
+        except self.refused as exc:
+            error, status = str(exc), 409
+        context = {"object": record, "kind": kind, "standard": standard, "detail_url": model_url(record, "detail"),
+                   "back_label": self.back_label, "record_label": self.record_label}
+        if error:
+            return self.render({**context, "error": error}, status=status)
+        name = document.file.name.rsplit("/", 1)[-1]
+        if kind == self.html_kind and not request.GET.get("download"):
+            with document.file.open("rb") as handle:
+                html = handle.read().decode("utf-8", errors="replace")
+            response = self.render({**context, "html": html})
+            response._csp_update = {"style-src": ["'unsafe-inline'"]}  # the frame's own styles; still no script
+            return response
+        download = bool(request.GET.get("download")) or kind in self.attachment_kinds and not request.GET.get("view")
+        content_type = "application/xml" if kind == "ubl" else document.content_type
+        response = FileResponse(document.file.open("rb"), as_attachment=download, filename=name,
+                                content_type=content_type)
+        if kind == self.html_kind:
+            response["Content-Security-Policy"] = HTML_POLICY
+        return response
