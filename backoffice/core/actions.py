@@ -31,6 +31,7 @@ from backoffice.remote import errors
 from backoffice.remote.errors import RateLimited, RemoteError
 
 from . import jobs, sync
+from .choices import SyncState
 from .joblabels import register_job_labels
 from .roles import EDITORS, EVERYONE, has_role
 
@@ -155,9 +156,15 @@ def action_request(model, name, records) -> "jobs.JobRun":
         raise action_set.error(action.refused % {
             "numbers": ", ".join(refused), "target": action_set.status_label(action.leads_to),
             "source": action_set.status_label(source) if source is not None else ""})
+    on_the_way = (SyncState.QUEUED, SyncState.SENDING)
+    sending = [str(getattr(r, action_set.number)) for r in records if r.sync_state in on_the_way]
+    if sending:
+        raise action_set.error(_("A change of these records is on its way to the platform; wait until it is there: "
+                                 "%(numbers)s") % {"numbers": ", ".join(sending)})
     pks = [r.pk for r in records]
     with transaction.atomic():
-        claimed = model.objects.filter(pk__in=pks, pending_action="").update(
+        # A record whose push is on its way is not changed meanwhile: the platform would act on what it had.
+        claimed = model.objects.filter(pk__in=pks, pending_action="").exclude(sync_state__in=on_the_way).update(
             pending_action=name, last_error="", updated_at=timezone.now())
         if claimed != len(pks):
             raise action_set.error(action_set.busy or _("Another action on these records is still running; wait "

@@ -25,13 +25,15 @@ from .models import DispatchDriver, DispatchLine, DispatchNote
 PREFIX = re.compile(r"^[A-Z0-9]{3}\Z")
 # The tax authority's rule: a Turkish postal code is 5 digits starting with the province's code.
 POSTAL_CODE = re.compile(r"^(0[1-9]|[1-7][0-9]|8[01])[0-9]{3}\Z")
-# A Turkish plate: the province's code (01 to 81), one to three letters, two to five digits.
-PLATE = re.compile(r"^(0[1-9]|[1-7][0-9]|8[01]) ?[A-Z]{1,3} ?[0-9]{2,5}\Z")
+# A Turkish plate: the province's code (01 to 81), one to three letters, two to five digits, written without spaces
+# as the tax authority's rules want it (34ABC123).
+PLATE = re.compile(r"^(0[1-9]|[1-7][0-9]|8[01])[A-Z]{1,3}[0-9]{2,5}\Z")
 CARRIER_COMPANY, CARRIER_DRIVERS = "company", "drivers"
 SEND_CHOICES = [(DispatchStatus.DRAFT.value, _("Save as a draft (send it later)")),
                 (DispatchStatus.QUEUED.value, _("Save and send now"))]
 UNIT_CHOICES_SHOWN = 40
 LINE_LIMIT = Decimal(10) ** 14
+TOTAL_LIMIT = Decimal(10) ** 16
 
 
 def clean_prefix(value) -> str:
@@ -70,8 +72,8 @@ class NumberingFields(forms.Form):
                 self.add_error("despatch_number", exc)
                 return
             if issue_date and number[3:7] != str(issue_date.year):
-                self.add_error("despatch_number", _("The number's year (%(year)s) is not the issue date's (%(issued)s).")
-                               % {"year": number[3:7], "issued": issue_date.year})
+                self.add_error("despatch_number", _("The number's year (%(year)s) is not the issue date's "
+                                                    "(%(issued)s).") % {"year": number[3:7], "issued": issue_date.year})
                 return
             if DispatchNote.objects.filter(company=self.company, despatch_number=number).exclude(
                     pk=getattr(self.instance, "pk", None)).exists():
@@ -170,10 +172,12 @@ class DispatchNoteForm(NumberingFields, forms.ModelForm):
         issued = self.cleaned_data.get("issue_date")
         if issued and issued > timezone.localdate():
             raise ValidationError(_("A dispatch note cannot be dated in the future."))
+        if issued and not 2000 <= issued.year <= 2099:  # the number carries the year as 20xx
+            raise ValidationError(_("A dispatch note is dated in the years 2000 to 2099."))
         return issued
 
     def clean_plate_number(self):
-        plate = re.sub(r"\s+", " ", (self.cleaned_data.get("plate_number") or "").strip()).upper()
+        plate = re.sub(r"[\s-]+", "", self.cleaned_data.get("plate_number") or "").upper()
         if plate and not PLATE.match(plate):
             raise ValidationError(_("A plate is the province code, one to three letters and two to five digits, "
                                     "e.g. 34 ABC 123."))
@@ -198,6 +202,8 @@ class DispatchNoteForm(NumberingFields, forms.ModelForm):
         cleaned = super().clean()
         if not self.instance.pk:
             self.clean_numbering_fields(cleaned, cleaned.get("issue_date"))
+            if cleaned.get("numbering") == Numbering.PLATFORM:  # the JSON model carries no prefix
+                cleaned["prefix"] = ""
         issued, shipped = cleaned.get("issue_date"), cleaned.get("shipment_date")
         if issued and shipped and timezone.localtime(shipped).date() < issued:
             self.add_error("shipment_date", _("The goods cannot leave before the note's issue date."))
@@ -208,6 +214,8 @@ class DispatchNoteForm(NumberingFields, forms.ModelForm):
                 self.add_error("carrier_vkn_tckn", _("Give the carrier company's tax or national id."))
         else:
             cleaned["carrier_title"] = cleaned["carrier_vkn_tckn"] = ""
+            for name in ("carrier_title", "carrier_vkn_tckn"):  # hidden with drivers: not to block the form
+                self._errors.pop(name, None)
             if not cleaned.get("plate_number") and "plate_number" not in self.errors:
                 self.add_error("plate_number", _("Our own vehicle is named by its plate."))
         for party in ("buyer", "seller"):
@@ -346,6 +354,10 @@ class BaseLineFormSet(BaseChildFormSet):
         super().clean()
         if not any(form.errors for form in self.forms) and not self.kept():
             raise ValidationError(_("Add at least one line."))
+        # The note's total with VAT is kept to the cent in 18 digits (core.fields.MONEY): 16 before the comma.
+        total = sum(sum(services.line_figures(line.quantity, line.unit_price, line.vat_rate)) for line in self.kept())
+        if total >= TOTAL_LIMIT:
+            raise ValidationError(_("The note's total is too large; check the quantities and the unit prices."))
 
 
 class DriverForm(forms.ModelForm):
@@ -458,3 +470,19 @@ class DispatchExportForm(PlatformExportForm):
         if value:
             validate_vkn_or_tckn(value)
         return value
+
+
+class UblReplaceForm(forms.Form):
+    """The corrected UBL file of one note."""
+
+    file = forms.FileField(label=_("Corrected UBL file (XML)"),
+                           help_text=_("It keeps the note's cbc:UUID and, when the number is in the file, its number."))
+    requested_status = forms.TypedChoiceField(label=_("When to send"), choices=SEND_CHOICES, coerce=int,
+                                              initial=DispatchStatus.QUEUED.value, widget=forms.RadioSelect)
+
+    def clean_file(self):
+        upload = self.cleaned_data.get("file")
+        if upload is not None and upload.size > UblUploadForm.MAX_BYTES:
+            raise ValidationError(_("The file is larger than %(megabytes)s MB.") % {
+                "megabytes": UblUploadForm.MAX_BYTES // (1024 * 1024)})
+        return upload

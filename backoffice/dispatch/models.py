@@ -82,7 +82,7 @@ class DispatchNote(RemoteRecord):
     payable_amount = models.DecimalField(_("total"), default=0, **MONEY)
     # The envelope to the tax authority (status answer; missing for some statuses).
     envelope_id = models.CharField(_("envelope"), max_length=64, blank=True)
-    envelope_status = models.IntegerField(_("envelope status"), null=True, blank=True)
+    envelope_status = models.CharField(_("envelope status"), max_length=20, blank=True)
     envelope_message = models.TextField(_("envelope message"), blank=True)
     # The UBL way: the file as uploaded (checked before it was saved) and its original name.
     ubl_file = models.FileField(_("UBL file"), upload_to="dispatch/ubl/%Y/%m/", blank=True)

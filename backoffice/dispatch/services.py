@@ -25,6 +25,7 @@ from backoffice.core.models import Company, DocumentSeries
 from backoffice.core.platform import client_for
 from backoffice.remote.common import field, to_int
 from backoffice.remote.dispatch import DispatchClient, OutboxExportClient
+from backoffice.remote.errors import RateLimited, RemoteError
 
 from . import ubl
 from .choices import (DESPATCH_TYPE_SEVK, EDITABLE_STATUSES, PROFILE_NUMBERS, SENDABLE_STATUSES, WORKING_STATUSES,
@@ -141,7 +142,7 @@ def edit_refusal(note) -> str:
     if note.source == Source.PLATFORM:
         return _("This note was written outside this back office: change it where it was written.")
     if note.source == Source.UBL:
-        return _("This note came from a UBL file: correct the file in your ERP and upload it again.")
+        return _("This note came from a UBL file: upload the corrected file from the note's page.")
     if note.is_busy:
         return _("This note is on its way to the platform; wait until it is there.")
     if note.remote_id and note.remote_status not in EDITABLE_STATUSES:
@@ -170,14 +171,15 @@ def note_save(note, lines, drivers, *, user=None) -> DispatchNote:
             raise DispatchError(refusal)
         # The number, the numbering and the platform's id never change once given.
         note.despatch_number, note.numbering, note.prefix = current.despatch_number, current.numbering, current.prefix
-        note.remote_id, note.remote_status, note.attempts = current.remote_id, current.remote_status, current.attempts
+        # A new update: only its own attempts count (record_push asks the platform first from the second one).
+        note.remote_id, note.remote_status = current.remote_id, current.remote_status
+        note.attempts = 0 if current.remote_id else current.attempts
         note.local_reference_id = note.local_reference_id or current.local_reference_id
     else:
         note.created_by = user if user is not None and user.is_authenticated else None
         note.source = Source.FORM
         if note.numbering == Numbering.SERIES:
-            note.despatch_number = DocumentSeries.allocate(company=note.company, kind=SERIES_KIND, prefix=note.prefix,
-                                                           year=note.issue_date.year)
+            note.despatch_number = _next_free_number(note)
         elif note.numbering == Numbering.PLATFORM:
             note.despatch_number = ""
     if not lines:
@@ -194,7 +196,8 @@ def note_save(note, lines, drivers, *, user=None) -> DispatchNote:
         with transaction.atomic():
             note.save()
     except IntegrityError:
-        raise DispatchError(_("Another dispatch note already has this number."), field="despatch_number") from None
+        raise DispatchError(_("Another dispatch note already has this number."),
+                            field="despatch_number" if note.numbering == Numbering.MANUAL else "prefix") from None
     note.lines.exclude(pk__in=[line.pk for line in lines if line.pk]).delete()
     for position, line in enumerate(lines, start=1):
         line.note, line.position = note, position
@@ -204,6 +207,15 @@ def note_save(note, lines, drivers, *, user=None) -> DispatchNote:
                                                        tckn=d.tckn) for position, d in enumerate(drivers, start=1)])
     sync.record_queue(note)
     return note
+
+
+def _next_free_number(note) -> str:
+    """The series' next number that no note typed by hand has taken (the platform's series skips those too)."""
+    while True:
+        number = DocumentSeries.allocate(company=note.company, kind=SERIES_KIND, prefix=note.prefix,
+                                         year=note.issue_date.year)
+        if not DispatchNote.objects.filter(company=note.company, despatch_number=number).exists():
+            return number
 
 
 def ubl_upload(*, company, user, name, data, requested_status, numbering, prefix="", target_alias="",
@@ -219,23 +231,22 @@ def ubl_upload(*, company, user, name, data, requested_status, numbering, prefix
     if local_reference_id and len(despatches) > 1:
         raise DispatchError(_("An ERP reference names one note: leave it empty for a ZIP of several notes."),
                             field="local_reference_id")
+    ids = [despatch.uuid.lower() for despatch in despatches]
+    repeated = {value for value in ids if ids.count(value) > 1} | set(DispatchNote.objects.filter(
+        company=company, remote_id__in=ids).values_list("remote_id", flat=True))
+    if repeated:  # the platform takes cbc:UUID as the note's id, once per customer
+        raise DispatchError(_("A note's cbc:UUID is used once; these are used already: %(ids)s") % {
+            "ids": ", ".join(sorted(repeated))}, field="file")
     notes = []
     with transaction.atomic():
         for despatch in despatches:
-            alias = target_alias or _alias_for(despatch.receiver_identifier)
+            alias = _alias_for(despatch.receiver_identifier, target_alias)
             note = DispatchNote(
                 company=company, created_by=user if user is not None and user.is_authenticated else None,
                 source=Source.UBL, numbering=numbering, requested_status=requested_status, xslt_code=xslt_code,
-                prefix=(prefix or "").upper() if numbering != Numbering.MANUAL else despatch.number[:3],
-                despatch_number=despatch.number if manual else "",
-                local_reference_id=local_reference_id or DispatchNote.new_reference(), target_alias=alias,
-                profile=despatch.profile if despatch.profile in Profile.values else Profile.TEMELIRSALIYE,
-                issue_date=despatch.issue_date, receiver_identifier=despatch.receiver_identifier[:11],
-                receiver_name=despatch.receiver_name[:500], receiver_city=despatch.receiver_city[:100],
-                receiver_district=despatch.receiver_district[:100], delivery_city=despatch.delivery_city[:100],
-                delivery_district=despatch.delivery_district[:100], delivery_country=despatch.delivery_country[:100],
-                carrier_title=despatch.carrier_title[:250], carrier_vkn_tckn=despatch.carrier_identifier[:11],
-                plate_number=despatch.plate[:20], line_count=despatch.line_count, ubl_name=despatch.name[:255])
+                prefix=(prefix or "").upper(), local_reference_id=local_reference_id or DispatchNote.new_reference(),
+                target_alias=alias)
+            _take_despatch(note, despatch)
             _check_reference(note)
             try:
                 with transaction.atomic():
@@ -243,17 +254,95 @@ def ubl_upload(*, company, user, name, data, requested_status, numbering, prefix
             except IntegrityError:
                 raise DispatchError(_("Another dispatch note already has the number %(number)s (%(file)s).") % {
                     "number": despatch.number, "file": despatch.name}) from None
-            note.ubl_file.save(f"{note.local_reference_id}.xml", ContentFile(despatch.xml), save=True)
-            DispatchLine.objects.bulk_create([
-                DispatchLine(note=note, position=position, product_name=str(line.get("name") or "")[:250],
-                             quantity=line.get("quantity") or 0, unit_code=str(line.get("unit") or "")[:10])
-                for position, line in enumerate(despatch.lines, start=1)])
-            DispatchDriver.objects.bulk_create([
-                DispatchDriver(note=note, position=position, name=first[:100], surname=family[:100], tckn=tckn[:11])
-                for position, (first, family, tckn) in enumerate(despatch.drivers, start=1)])
+            # named by us: the ERP's reference is any text (a "/" in it would make a folder)
+            note.ubl_file.save(f"note-{note.pk}.xml", ContentFile(despatch.xml), save=True)
+            _despatch_children(note, despatch)
             sync.record_queue(note)
             notes.append(note)
     return notes
+
+
+def replace_refusal(note) -> str:
+    """Why this note cannot take a corrected UBL file now ("" when it can)."""
+    if note.source != Source.UBL:
+        return _("Only a note uploaded as a UBL file is corrected by its file.")
+    if note.is_busy:
+        return _("This note is on its way to the platform; wait until it is there.")
+    if note.remote_id and note.remote_status not in EDITABLE_STATUSES:
+        return _("Only a draft or a note in error can be changed; this one is “%(status)s”.") % {
+            "status": note.get_remote_status_display() or note.remote_status}
+    if not note.remote_id and note.sync_state not in (SyncState.LOCAL, SyncState.FAILED):
+        return _("This note is on its way to the platform; wait until it is there.")
+    return ""
+
+
+def ubl_replace(note, *, name, data, requested_status) -> DispatchNote:
+    """A UBL note that failed or is a draft or in error, corrected by its file (document 3, 4.5 Put (UBL)): checked
+    like an upload, keeping the note's id (cbc:UUID) once the platform has it and a number typed in the file; then
+    sent again (an update when the platform has the note)."""
+    if requested_status not in SENDABLE_STATUSES:
+        raise DispatchError(_("A dispatch note is saved as a draft or sent at once."), field="requested_status")
+    with transaction.atomic():
+        note = DispatchNote.objects.select_for_update().get(pk=note.pk)
+        refusal = replace_refusal(note)
+        if refusal:
+            raise DispatchError(refusal)
+        despatches = ubl.check_upload(name, data, manual_number=note.numbering == Numbering.MANUAL)
+        if len(despatches) != 1:
+            raise DispatchError(_("Give the one corrected XML file of this note."), field="file")
+        despatch = despatches[0]
+        if not despatch.ok:
+            raise UblRefused(despatches)
+        if note.remote_id and despatch.uuid.lower() != note.remote_id.lower():
+            raise DispatchError(_("The corrected file keeps the note's cbc:UUID %(uuid)s.") % {"uuid": note.remote_id},
+                                field="file")
+        if note.numbering == Numbering.MANUAL and note.remote_id and despatch.number != note.despatch_number:
+            raise DispatchError(_("The corrected file keeps the note's number %(number)s.") % {
+                "number": note.despatch_number}, field="file")
+        if not note.remote_id and DispatchNote.objects.filter(company=note.company, remote_id=despatch.uuid.lower()
+                                                              ).exclude(pk=note.pk).exists():
+            raise DispatchError(_("A note's cbc:UUID is used once; these are used already: %(ids)s") % {
+                "ids": despatch.uuid}, field="file")
+        _take_despatch(note, despatch)
+        note.requested_status = requested_status
+        note.sync_state, note.last_error, note.last_error_source = SyncState.LOCAL, "", ""
+        if note.remote_id:
+            note.attempts = 0  # a new update: only its own attempts count
+        try:
+            with transaction.atomic():
+                note.save()
+        except IntegrityError:
+            raise DispatchError(_("Another dispatch note already has this number."), field="file") from None
+        note.ubl_file.save(f"note-{note.pk}.xml", ContentFile(despatch.xml), save=True)
+        note.lines.all().delete()
+        note.drivers.all().delete()
+        _despatch_children(note, despatch)
+        sync.record_queue(note)
+    return note
+
+
+def _take_despatch(note, despatch) -> None:
+    """What the list and the note's page show of a UBL file."""
+    if note.numbering == Numbering.MANUAL:
+        note.despatch_number, note.prefix = despatch.number, despatch.number[:3]
+    note.profile = despatch.profile if despatch.profile in Profile.values else Profile.TEMELIRSALIYE
+    note.issue_date = despatch.issue_date
+    note.receiver_identifier, note.receiver_name = despatch.receiver_identifier[:11], despatch.receiver_name[:500]
+    note.receiver_city, note.receiver_district = despatch.receiver_city[:100], despatch.receiver_district[:100]
+    note.delivery_city, note.delivery_district = despatch.delivery_city[:100], despatch.delivery_district[:100]
+    note.delivery_country = despatch.delivery_country[:100]
+    note.carrier_title, note.carrier_vkn_tckn = despatch.carrier_title[:250], despatch.carrier_identifier[:11]
+    note.plate_number, note.line_count, note.ubl_name = despatch.plate[:20], despatch.line_count, despatch.name[:255]
+
+
+def _despatch_children(note, despatch) -> None:
+    DispatchLine.objects.bulk_create([
+        DispatchLine(note=note, position=position, product_name=str(line.get("name") or "")[:250],
+                     quantity=line.get("quantity") or 0, unit_code=str(line.get("unit") or "")[:10])
+        for position, line in enumerate(despatch.lines, start=1)])
+    DispatchDriver.objects.bulk_create([
+        DispatchDriver(note=note, position=position, name=first[:100], surname=family[:100], tckn=tckn[:11])
+        for position, (first, family, tckn) in enumerate(despatch.drivers, start=1)])
 
 
 class UblRefused(DispatchError):
@@ -264,10 +353,15 @@ class UblRefused(DispatchError):
         self.despatches = despatches
 
 
-def _alias_for(identifier) -> str:
-    """The receiver's only mailbox, the generic alias for a non-user, or "" when it has several (the platform
-    then needs one chosen: document 3, 2.9 targetAlias)."""
+def _alias_for(identifier, typed="") -> str:
+    """The mailbox typed when it is one of the receiver's (the generic alias for a non-user), else the receiver's
+    only mailbox or the generic alias; refused when it has several and none was typed (document 3, 2.9)."""
     boxes = mailboxes(identifier)
+    if typed:
+        if (boxes and typed not in boxes) or (not boxes and directory_loaded() and typed != generic_alias()):
+            raise DispatchError(_("%(alias)s is not a dispatch mailbox of the receiver %(identifier)s.") % {
+                "alias": typed, "identifier": identifier}, field="target_alias")
+        return typed
     if len(boxes) == 1:
         return boxes[0]
     if not boxes and directory_loaded():
@@ -312,7 +406,7 @@ def note_body(note) -> dict:
         shipment["driverLines"] = [{"driverName": d.name, "driverSurname": d.surname, "driverTckn": d.tckn}
                                    for d in drivers]
     body = {
-        "status": int(note.requested_status), "isNew": True, "xsltCode": note.xslt_code,
+        "status": int(note.requested_status), "xsltCode": note.xslt_code,
         "localReferenceId": note.local_reference_id,
         "useManualDespatchAdviceId": note.numbering != Numbering.PLATFORM,
         "addressBook": {"identificationNumber": note.receiver_identifier, "alias": note.target_alias,
@@ -327,6 +421,8 @@ def note_body(note) -> dict:
         if note.shipment_date else {},
         "notes": [{"note": text} for text in note.note_list()],
     }
+    if not note.remote_id:  # new: listed once; an update keeps what our listing already marked read
+        body["isNew"] = True
     buyer = _party(note.buyer_identifier, note.buyer_name, note.buyer_surname, note.buyer_city, note.buyer_district,
                    note.buyer_country)
     seller = _party(note.seller_identifier, note.seller_name, note.seller_surname, note.seller_city,
@@ -343,7 +439,8 @@ def ubl_body(note, *, update=False) -> dict:
     with note.ubl_file.open("rb") as handle:
         xml = handle.read()
     manual = note.numbering == Numbering.MANUAL and not update
-    return {"despatchAdviceZip": ubl.zipped_base64(f"{note.local_reference_id}.xml", xml), "localReferenceId": note.local_reference_id,
+    return {"despatchAdviceZip": ubl.zipped_base64(f"note-{note.pk}.xml", xml),
+            "localReferenceId": note.local_reference_id,
             "prefix": None if note.numbering == Numbering.MANUAL or not note.prefix else note.prefix,
             "targetAlias": note.target_alias or None, "useManualDespatchAdviceId": manual,
             "checkLocalReferenceId": not update, "status": int(note.requested_status)}
@@ -362,9 +459,8 @@ def answer_fields(answer, note=None) -> dict:
         values["status_message"] = str(answer.get("message") or "")
     if "envelopeId" in answer:
         values["envelope_id"] = str(answer.get("envelopeId") or "")[:64]
-    if "envelopeStatus" in answer:
-        envelope_status = to_int(answer.get("envelopeStatus"))
-        values["envelope_status"] = envelope_status if isinstance(envelope_status, int) else None
+    if "envelopeStatus" in answer:  # a code, kept as text (never shown as a number: 1000, not 1.000)
+        values["envelope_status"] = str(answer.get("envelopeStatus") or "")[:20]
     if "envelopeMessage" in answer:
         values["envelope_message"] = str(answer.get("envelopeMessage") or "")
     return values
@@ -373,6 +469,11 @@ def answer_fields(answer, note=None) -> dict:
 # --- the push (sync.record_push: claimed, reconciled before any resend) ----------------------------------------
 def note_send(note, *, client=None) -> dict:
     client = client or dispatch_client(note.company)
+    if not note.remote_id and note.source == Source.FORM and not note.local_reference_id.startswith("BO-"):
+        # The ERP's reference may be on a note written elsewhere: the JSON model has no duplicate check of its own.
+        found = client.find(note.local_reference_id)
+        if found is not None and not _is_ours(note, found):
+            raise _reference_taken(note, found)
     if note.source == Source.UBL:
         answer = (client.update_ubl(note.remote_id, ubl_body(note, update=True)) if note.remote_id
                   else client.create_ubl(ubl_body(note)))
@@ -381,7 +482,7 @@ def note_send(note, *, client=None) -> dict:
     fields = answer_fields(answer, note)
     # The create answer's status is what the body asked (document 3, 3.3); the polls follow it from there.
     fields.setdefault("remote_status", int(note.requested_status))
-    fields.update(status_message="", envelope_id="", envelope_status=None, envelope_message="")
+    fields.update(status_message="", envelope_id="", envelope_status="", envelope_message="")
     return fields
 
 
@@ -392,12 +493,32 @@ def note_reconcile(note, *, client=None) -> dict | None:
     client = client or dispatch_client(note.company)
     if not note.remote_id:
         found = client.find(note.local_reference_id)
-        return answer_fields(found, note) if found else None
+        if found is None:
+            return None
+        if not _is_ours(note, found):
+            raise _reference_taken(note, found)
+        return answer_fields(found, note)
     answer = client.status(note.remote_id)
     status = to_int(answer.get("status"))
-    if isinstance(status, int) and status not in EDITABLE_STATUSES:
+    # Only an update that asked to send (20) moves the note out of 0 / 40 by itself.
+    if note.requested_status == DispatchStatus.QUEUED and isinstance(status, int) and status not in EDITABLE_STATUSES:
         return answer_fields(answer, note)
     return None
+
+
+def _reference_taken(note, found) -> RemoteError:
+    return RemoteError(_("Another note on the platform (%(number)s) already has the ERP reference %(reference)s; this "
+                         "one was not sent.") % {"number": found.get("despatchAdviceNumber") or found["id"],
+                                                 "reference": note.local_reference_id}, permanent=True)
+
+
+def _is_ours(note, found) -> bool:
+    """Whether the platform's note under our localReferenceId is this one: an ERP's reference may also be on a
+    note written elsewhere (the portal, the ERP itself)."""
+    if note.despatch_number:
+        return found.get("despatchAdviceNumber") == note.despatch_number
+    target = found.get("targetVknTckn")
+    return not target or target == note.receiver_identifier
 
 
 def note_push(pk) -> str:
@@ -441,7 +562,15 @@ def notes_poll(*, company) -> int:
     client = dispatch_client(company)
 
     def fetch(records):
-        return {record.remote_id: client.status(record.remote_id) for record in records}
+        answers = {}
+        for record in records:
+            try:
+                answers[record.remote_id] = client.status(record.remote_id)
+            except RateLimited:
+                raise
+            except RemoteError as exc:  # this note goes to the back of the line; the others are still asked
+                logger.warning("status of dispatch note %s not read: %s", record.remote_id, exc)
+        return answers
 
     def settle(record, answer):
         fields = answer_fields(answer, record)
@@ -461,6 +590,12 @@ def notes_moving(*, company) -> bool:
 # --- status changes (document 3, 3.3: 0 -> 20 and 40 -> 0, one or many), declared for core.actions -----------
 def _poll_after(records):
     poll_soon(records[0].company_id)
+
+
+def _envelope_gone(records):
+    """Back to draft: the envelope of the failed send is history; a new send makes a new one."""
+    DispatchNote.objects.filter(pk__in=[record.pk for record in records], remote_status=DispatchStatus.DRAFT).update(
+        envelope_id="", envelope_status="", envelope_message="")
 
 
 def _status_change(name, label, button, source, target, **options):
@@ -484,11 +619,13 @@ NOTE_ACTIONS = actions.ActionSet(
         _status_change("send", gettext_lazy("Send (draft → queued)"), gettext_lazy("Send"), DispatchStatus.DRAFT,
                        DispatchStatus.QUEUED, after=_poll_after, icon="send",
                        # once sent the platform moves it on: any of these shows the change took effect
-                       reached=tuple(status for status in DispatchStatus.values if status not in EDITABLE_STATUSES),
+                       # (40 too: a draft reaches it only through 20)
+                       reached=tuple(status for status in DispatchStatus.values if status != DispatchStatus.DRAFT),
                        confirm=gettext_lazy("The selected drafts will be sent: a dispatch note is legally binding "
                                             "once it reaches the tax authority.")),
         _status_change("draft", gettext_lazy("Back to draft (error → draft)"), gettext_lazy("Back to draft"),
                        DispatchStatus.ERROR, DispatchStatus.DRAFT, style="secondary", icon="arrow-counterclockwise",
+                       after=_envelope_gone,
                        confirm=gettext_lazy("The selected notes in error will become drafts and can be edited.")),
     ])
 
@@ -500,7 +637,8 @@ EXTENSIONS = {DocumentKind.PDF: "pdf", DocumentKind.HTML: "html", DocumentKind.U
 def document_fetch(note, kind, *, standard=True, client=None) -> DispatchDocument:
     standard = standard or kind in (DocumentKind.UBL, DocumentKind.ZIP)  # one layout-free file each
     document = note.documents.filter(kind=kind, standard=standard).first()
-    if document and document.status == note.remote_status and document.file:
+    if document and document.status == note.remote_status and document.file and (
+            note.synced_at is None or document.fetched_at >= note.synced_at):  # not after a later update
         return document
     if not note.remote_id:
         raise DispatchError(_("The platform does not have this note yet."))

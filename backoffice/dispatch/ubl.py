@@ -24,6 +24,7 @@ from functools import cache
 from pathlib import Path, PurePosixPath
 
 from django.core.exceptions import ValidationError
+from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop
 from lxml import etree
@@ -545,6 +546,19 @@ def rule_plates(root) -> list[Problem]:
     return problems
 
 
+def rule_issue_date(root) -> list[Problem]:
+    """The platform refuses a note dated in the future."""
+    element, value = _first(root, "cbc:IssueDate"), _text(root, "cbc:IssueDate")
+    try:
+        issued = date.fromisoformat(value)
+    except ValueError:
+        return []  # the schema says so
+    if issued > timezone.localdate():
+        return [Problem(_line(element, root), _("The note is dated %(date)s, in the future.") % {"date": value},
+                        "rule")]
+    return []
+
+
 def rule_despatch_date(root) -> list[Problem]:
     """The schematron's DespatchDateCheck and DespatchTimeCheck: when the goods leave."""
     delivery = _first(root, "cac:Shipment/cac:Delivery")
@@ -590,7 +604,8 @@ def rule_lines(root) -> list[Problem]:
     return problems
 
 
-RULES = (rule_customization, rule_profile, rule_type_code, rule_uuid, rule_party_identifiers, rule_party_addresses,
+RULES = (rule_customization, rule_profile, rule_type_code, rule_uuid, rule_issue_date, rule_party_identifiers,
+         rule_party_addresses,
          rule_delivery_address, rule_despatch_date, rule_carrier_or_driver, rule_plates, rule_lines)
 
 

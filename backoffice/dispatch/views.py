@@ -8,7 +8,7 @@ a 404). The documents view is the one place a view waits for the platform (a PDF
 
 from django.contrib import messages
 from django.core.exceptions import ValidationError
-from django.shortcuts import redirect
+from django.shortcuts import get_object_or_404, redirect
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
@@ -27,7 +27,7 @@ from backoffice.current_accounts.forms import resolve_account
 from . import filters, jobs, services, tables
 from .choices import WORKING_STATUSES, DocumentKind, Source
 from .families import DISPATCH_EXPORTS
-from .forms import CARRIER_COMPANY, DispatchNoteForm, DriverFormSet, LineFormSet, UblUploadForm
+from .forms import CARRIER_COMPANY, DispatchNoteForm, DriverFormSet, LineFormSet, UblReplaceForm, UblUploadForm
 from .models import DispatchDriver, DispatchLine, DispatchNote, DispatchTaxpayer
 
 
@@ -110,14 +110,16 @@ class NoteEditView(DispatchSection, ObjectEditView):
             return services.note_save(form.save(commit=False), lines.kept(), drivers.kept(), user=request.user)
 
         note, answered = self.guarded_submit(
-            self.guard_for(note), form, save, valid=lambda: all([form.is_valid(), lines.is_valid(), drivers.is_valid()]),
+            self.guard_for(note), form, save,
+            valid=lambda: all([form.is_valid(), lines.is_valid(), drivers.is_valid()]),
             refused=self.refused, invalid=lambda: self.render_form(note, form, 400, lines, drivers))
         if answered is not None:
             return answered
         if note.requested_status == 20:
             message = _("Dispatch note saved; it is being sent to the platform.")
         else:
-            message = _("Dispatch note saved as a draft on the platform; send it when the goods are ready.")
+            message = _("Dispatch note saved; it is being sent to the platform as a draft. Send it when the goods "
+                        "are ready.")
         messages.success(request, message if is_new else _("Dispatch note changed; the change is on its way to the "
                                                            "platform."))
         return redirect(model_url(note, "detail"))
@@ -155,12 +157,16 @@ class NoteDetailView(DispatchSection, ObjectDetailView):
         moving = bool(note.pending_action) or note.sync_state in (SyncState.QUEUED, SyncState.SENDING) or (
             note.remote_status in WORKING_STATUSES and note.remote_status != 70)
         return {
-            "field_groups": [(title, describe_fields(note, names, user=user)) for title, names in groups],
+            # a card only for what the note has (no empty buyer, seller or envelope cards)
+            "field_groups": [(title, fields) for title, fields in
+                             ((title, describe_fields(note, names, user=user)) for title, names in groups)
+                             if any(field.value not in (None, "") for field in fields)],
             "lines": list(note.lines.all()), "drivers": list(note.drivers.all()), "runs": runs_of(note),
             "actions": buttons,
             "edit_url": model_url(note, "edit") if may_edit and note.source == Source.FORM and note.is_editable
             else None,
             "on_platform": bool(note.remote_id), "refresh_interval": 3 if moving else None,
+            "replace_url": model_url(note, "replace") if may_edit and not services.replace_refusal(note) else None,
         }
 
 
@@ -229,6 +235,47 @@ class NoteUploadView(DispatchSection, ObjectEditView):
             return redirect(model_url(DispatchNote, "list"))
         messages.success(request, _("The file passed the check; the dispatch note is on its way to the platform."))
         return redirect(model_url(result, "detail"))
+
+
+@register_model_view(DispatchNote, "replace", path="<id:pk>/replace/")
+class NoteReplaceView(DispatchSection, BaseObjectView):
+    """A UBL note that failed, or is a draft or in error, corrected by its file: checked like an upload first."""
+
+    model = DispatchNote
+    required_roles = EDITORS
+
+    def get_template_names(self):
+        return ["dispatch/dispatchnote_replace.html"]
+
+    def page(self, note, form, findings=(), status=200):
+        return self.render({"object": note, "form": form, "findings": findings,
+                            "detail_url": model_url(note, "detail")}, status=status)
+
+    def get(self, request, pk):
+        note = get_object_or_404(self.get_queryset(), pk=pk)
+        refusal = services.replace_refusal(note)
+        if refusal:
+            messages.warning(request, refusal)
+            return redirect(model_url(note, "detail"))
+        return self.page(note, UblReplaceForm())
+
+    def post(self, request, pk):
+        note = get_object_or_404(self.get_queryset(), pk=pk)
+        form = UblReplaceForm(data=request.POST, files=request.FILES)
+        if not form.is_valid():
+            return self.page(note, form, status=400)
+        upload = form.cleaned_data["file"]
+        try:
+            services.ubl_replace(note, name=upload.name, data=upload.read(),
+                                 requested_status=form.cleaned_data["requested_status"])
+        except services.UblRefused as exc:
+            form.add_error("file", str(exc))
+            return self.page(note, form, exc.despatches, status=400)
+        except services.DispatchError as exc:
+            form.add_error(exc.field if exc.field in form.fields else None, str(exc))
+            return self.page(note, form, status=400)
+        messages.success(request, _("The corrected file passed the check; the note is on its way to the platform."))
+        return redirect(model_url(note, "detail"))
 
 
 @register_model_view(DispatchNote, "document", path="<id:pk>/document/<str:kind>/")

@@ -67,7 +67,7 @@
       if (box) { box.hidden = !visible; }
     };
     show("despatch_number", chosen.value === "manual");
-    show("prefix", chosen.value !== "manual");
+    show("prefix", chosen.value === "series");
   }
 
   function knownDriver(input) {

@@ -106,7 +106,7 @@ def test_a_note_carried_by_our_driver_is_fixed_sent_approved_and_its_pdf_opens(l
     page.click("#dispatch-save")
     page.wait_for_url(re.compile(r".*/dispatch/\d+/$"))
     note = DispatchNote.objects.get(company=company)
-    assert note.target_alias == services.generic_alias() and note.plate_number == "41 ABC 123"
+    assert note.target_alias == services.generic_alias() and note.plate_number == "41ABC123"
     assert (note.delivery_city, note.delivery_district, note.delivery_zip_code) == ("Kocaeli", "Gebze", "41400")
 
     # 2. Sent by the worker, followed until approved: the page refreshes itself.
@@ -114,7 +114,7 @@ def test_a_note_carried_by_our_driver_is_fixed_sent_approved_and_its_pdf_opens(l
             "#dispatch-status[data-status='50'], #dispatch-status[data-status='60']", "the worker to send it")
     settled(f"#dispatch-status[data-status='{DispatchStatus.APPROVED}']", "the platform to approve the note")
     note.refresh_from_db()
-    assert note.envelope_status == 1000 and re.fullmatch(rf"IRS{timezone.localdate().year}\d{{9}}",
+    assert note.envelope_status == "1000" and re.fullmatch(rf"IRS{timezone.localdate().year}\d{{9}}",
                                                          note.despatch_number)
     screenshot(page, "dispatch-detail-approved")
 

@@ -255,12 +255,12 @@ def dispatch_day(company, account, now):
             despatch_number=f"IRS202600000000{index + 1}", prefix="IRS", current_account=account,
             receiver_identifier=account.identifier, receiver_name=account.name, target_alias="urn:mail:irsaliyepk@ege.com.tr",
             receiver_city="İzmir", receiver_district="Bornova", delivery_city="İzmir", delivery_district="Bornova",
-            issue_date=now.date(), issue_time=now.time(), shipment_date=now, plate_number="35 EGE 2026",
+            issue_date=now.date(), issue_time=now.time(), shipment_date=now, plate_number="35EGE2026",
             local_reference_id=f"ERP-SVK-{index + 1:05d}", remote_status=status, requested_status=20 if status else 0,
             payable_amount=payable, total_amount=payable, line_count=1,
             status_message="Alıcı posta kutusu bulunamadı." if status == 40 else "",
             envelope_id="b1f0c2d4-1111-4000-8000-000000000001" if status >= 50 else "",
-            envelope_status=1000 if status >= 50 else None, **synced)
+            envelope_status="1000" if status >= 50 else "", **synced)
         first = first or note
     DispatchLine.objects.create(note=first, position=1, product_name="Çimento 50 kg", product_code="CIM-50",
                                 quantity="40", unit_code="C62", unit_price="125.50", vat_rate="20",

@@ -210,7 +210,7 @@ def working_company(company, other_company, administrator):
         prefix="IRS", current_account=account, receiver_identifier="1234567890", receiver_name="Örnek Ticaret A.Ş.",
         target_alias="urn:mail:defaultpk@ornek.com.tr", delivery_city="İstanbul", delivery_district="Kadıköy",
         delivery_zip_code="34710", issue_date=timezone.localdate(), shipment_date=timezone.now(),
-        plate_number="34 ABC 123", local_reference_id="ERP-1", remote_status=50, envelope_status=1000,
+        plate_number="34ABC123", local_reference_id="ERP-1", remote_status=50, envelope_status="1000",
         envelope_id="b1f0c2d4-1111-4000-8000-000000000001", sync_state=SyncState.SYNCED, line_count=1)
     DispatchLine.objects.create(note=note, position=1, product_name="Çimento", quantity=4, unit_price=10, vat_rate=20,
                                 line_amount=40, vat_amount=8)

@@ -26,7 +26,8 @@ def receiver(company, identifier=SINGLE_VKN, *, name="Tek Kutu Lojistik A.Ş.", 
         company=company, identifier=identifier,
         defaults={"name": name, "sync_state": SyncState.SYNCED, "remote_id": f"ca-{identifier}"})
     if address and not account.address_set.exists():
-        Address.objects.create(company=company, current_account=account, address_name="Merkez", sub_division_name="Kadıköy",
+        Address.objects.create(company=company, current_account=account, address_name="Merkez",
+                               sub_division_name="Kadıköy",
                                city="İstanbul", country="Türkiye", postal_zone="34710", is_default=True,
                                sync_state=SyncState.SYNCED)
     return account

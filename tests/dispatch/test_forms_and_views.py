@@ -153,7 +153,8 @@ def test_a_receiver_without_an_address_needs_the_delivery_city_and_district(web,
 
 def test_the_erp_reference_and_a_typed_number_are_used_once(web, company):
     year = timezone.localdate().year
-    form_post(web, ADD, note_data(numbering="manual", despatch_number=f"ABC{year}000000007", local_reference_id="ERP-1"))
+    form_post(web, ADD, note_data(numbering="manual", despatch_number=f"ABC{year}000000007",
+                                  local_reference_id="ERP-1"))
     again = form_post(web, ADD, note_data(numbering="manual", despatch_number=f"ABC{year}000000007",
                                           local_reference_id="ERP-1"))
     errors = errors_of(again)
@@ -174,7 +175,7 @@ def test_the_body_carries_the_driver_or_the_carrier_as_document_3_says(web, comp
     body = services.note_body(DispatchNote.objects.get())
     shipment = body["despatchShipmentInfo"]
     assert shipment["driverLines"] == [{"driverName": "Ayşe", "driverSurname": "Yılmaz", "driverTckn": "10000000146"}]
-    assert "shipmentSenderTitle" not in shipment and shipment["shipmentPlateNo"] == "34 ABC 123"
+    assert "shipmentSenderTitle" not in shipment and shipment["shipmentPlateNo"] == "34ABC123"
     assert body["useManualDespatchAdviceId"] is True and body["generalInfo"]["despatchAdviceNumber"].startswith("IRS")
     assert body["addressBook"]["alias"] == SINGLE_ALIAS and body["deliveryAddressInfo"]["city"] == "İstanbul"
     assert set(body) <= {"status", "isNew", "xsltCode", "localReferenceId", "useManualDespatchAdviceId", "addressBook",
@@ -204,7 +205,8 @@ def test_a_company_switched_in_another_tab_saves_nothing(web, company, other_com
 
 def _sent(company, status):
     note = DispatchNote.objects.create(company=company, remote_id="6f1c1b9e-6b53-4c29-9d8e-0f0d3c2f4a11",
-                                       remote_status=status, sync_state=SyncState.SYNCED, despatch_number="IRS2026000000009",
+                                       remote_status=status, sync_state=SyncState.SYNCED,
+                                       despatch_number="IRS2026000000009",
                                        receiver_identifier=SINGLE_VKN, issue_date=timezone.localdate(),
                                        local_reference_id="BO-X")
     return note
@@ -314,4 +316,98 @@ def test_a_note_from_a_ubl_file_is_not_edited_in_the_form(web, company):
     note.save()
     response = web.get(reverse("dispatch:dispatchnote_edit", args=[note.pk]))
     assert response.status_code == 302
-    assert "upload it again" in str(list(response.wsgi_request._messages)[0])
+    assert "upload the corrected file" in str(list(response.wsgi_request._messages)[0])
+
+
+# --- after review ----------------------------------------------------------------------------------------------------
+def test_a_note_is_dated_in_the_years_the_number_can_carry(web, company):
+    response = form_post(web, ADD, note_data(issue_date="1999-12-31",
+                                             shipment_date="1999-12-31T10:00"))
+    assert "2000 to 2099" in " ".join(errors_of(response)["issue_date"])
+    assert not DispatchNote.objects.exists()
+
+
+def test_a_prefix_goes_on_past_a_number_typed_by_hand(web, company):
+    year = timezone.localdate().year
+    form_post(web, ADD, note_data(numbering="manual", despatch_number=f"IRS{year}000000001"))
+    form_post(web, ADD, note_data())
+    form_post(web, ADD, note_data())
+    assert sorted(DispatchNote.objects.values_list("despatch_number", flat=True)) == [
+        f"IRS{year}000000001", f"IRS{year}000000002", f"IRS{year}000000003"]
+
+
+def test_a_total_too_large_to_keep_is_refused_on_the_lines(web, company):
+    lines = [{**LINE, "quantity": "999999", "unit_price": "99999999", "vat_rate": "100"}] * 60
+    response = form_post(web, ADD, note_data(lines=lines))
+    assert "total is too large" in " ".join(errors_of(response)["lines"])
+    assert not DispatchNote.objects.exists()
+
+
+def test_the_hidden_carrier_fields_do_not_block_a_note_carried_by_our_driver(web, company):
+    response = form_post(web, ADD, note_data(carrier_vkn_tckn="123"))
+    assert response.status_code == 302
+    assert DispatchNote.objects.get().carrier_vkn_tckn == ""
+
+
+def test_the_platforms_series_keeps_no_prefix_and_the_plate_is_kept_without_spaces(web, company):
+    form_post(web, ADD, note_data(numbering="platform", prefix="ABC", plate_number="34 abc 123"))
+    note = DispatchNote.objects.get()
+    assert (note.prefix, note.despatch_number, note.plate_number) == ("", "", "34ABC123")
+    body = services.note_body(note)
+    assert body["useManualDespatchAdviceId"] is False and "despatchAdviceNumber" not in body["generalInfo"]
+
+
+def _upload(web, xml, **fields):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    return form_post(web, reverse("dispatch:dispatchnote_upload"), {
+        "file": SimpleUploadedFile("irsaliye.xml", xml), "numbering": "manual", "requested_status": "20", **fields})
+
+
+def test_a_ubl_file_dated_in_the_future_or_sent_to_a_mailbox_not_the_receivers_is_refused(web, company):
+    from .ubl_samples import despatch_xml
+
+    tomorrow = (timezone.localdate() + timedelta(days=1)).isoformat()
+    response = _upload(web, despatch_xml(number=f"IRS{timezone.localdate().year}000000003", issue_date=tomorrow,
+                                         despatch_date=tomorrow))
+    assert response.status_code == 400 and "in the future" in response.content.decode()
+    response = _upload(web, despatch_xml(number=f"IRS{timezone.localdate().year}000000003"),
+                       target_alias="urn:mail:baska@x.com")
+    assert response.status_code == 400 and "is not a dispatch mailbox of the receiver" in response.content.decode()
+    assert not DispatchNote.objects.exists()
+
+
+def test_an_erp_reference_with_slashes_names_no_file(web, company):
+    from .ubl_samples import despatch_xml
+
+    response = _upload(web, despatch_xml(number=f"IRS{timezone.localdate().year}000000004"),
+                       local_reference_id="../../x/y")
+    note = DispatchNote.objects.get()
+    assert response.status_code == 302 and note.ubl_file.name.rsplit("/", 1)[-1] == f"note-{note.pk}.xml"
+    assert "x/y" not in note.ubl_file.name
+
+
+def test_only_a_ubl_note_in_draft_error_or_failed_takes_a_corrected_file(web, company):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    from .ubl_samples import despatch_xml
+
+    form_note = _sent(company, DispatchStatus.ERROR)
+    response = web.get(reverse("dispatch:dispatchnote_replace", args=[form_note.pk]))
+    assert response.status_code == 302
+    assert "Only a note uploaded as a UBL file" in str(list(response.wsgi_request._messages)[0])
+    number = f"IRS{timezone.localdate().year}000000008"
+    _upload(web, despatch_xml(number=number))
+    note = DispatchNote.objects.get(despatch_number=number)
+    DispatchNote.objects.filter(pk=note.pk).update(sync_state=SyncState.FAILED, last_error="Hata")
+    page = web.get(reverse("dispatch:dispatchnote_detail", args=[note.pk])).content.decode()
+    assert reverse("dispatch:dispatchnote_replace", args=[note.pk]) in page
+    broken = despatch_xml(number=number).replace(b"<cbc:IssueDate>", b"<cbc:Bogus>x</cbc:Bogus><cbc:IssueDate>", 1)
+    response = web.post(reverse("dispatch:dispatchnote_replace", args=[note.pk]),
+                        {"file": SimpleUploadedFile("b.xml", broken), "requested_status": "20"})
+    assert response.status_code == 400 and "Bogus" in response.content.decode()
+    response = web.post(reverse("dispatch:dispatchnote_replace", args=[note.pk]),
+                        {"file": SimpleUploadedFile("b.xml", despatch_xml(number=number, plate="06DEF456")),
+                         "requested_status": "20"})
+    note.refresh_from_db()
+    assert response.status_code == 302 and note.sync_state == SyncState.QUEUED and note.plate_number == "06DEF456"

@@ -177,7 +177,8 @@ def test_customization_profile_and_type_code():
                                         "cbc:CustomizationID must be TR1.2.1 (found: TR1.2).")
     xml = despatch_xml(profile="TEMELFATURA")
     assert only(check(xml), "rule") == (line_of(xml, "ProfileID"),
-                                        "cbc:ProfileID must be TEMELIRSALIYE / HKSIRSALIYE / IDISIRSALIYE (found: TEMELFATURA).")
+                                        "cbc:ProfileID must be TEMELIRSALIYE / HKSIRSALIYE / IDISIRSALIYE "
+                                        "(found: TEMELFATURA).")
     xml = despatch_xml(type_code="MATBUDAN")
     assert only(check(xml), "rule") == (line_of(xml, "DespatchAdviceTypeCode"),
                                         "cbc:DespatchAdviceTypeCode must be SEVK (found: MATBUDAN).")

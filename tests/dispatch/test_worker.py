@@ -46,7 +46,7 @@ def test_a_note_is_sent_and_followed_until_approved(worker, ready):
     wait(worker, lambda: DispatchNote.objects.filter(pk=note.pk, remote_status=DispatchStatus.APPROVED).exists(),
          "the status polled until approved")
     note.refresh_from_db()
-    assert note.envelope_status == 1000
+    assert note.envelope_status == "1000"
 
 
 def test_a_create_answered_500_after_it_took_effect_is_sent_once(worker, sandbox, ready):
