@@ -18,7 +18,7 @@ from backoffice.core.validators import validate_document_number, validate_driver
 from backoffice.current_accounts.forms import resolve_account
 from backoffice.invoices import codes
 
-from . import services
+from . import services, taxpayers
 from .choices import FORM_PROFILES, DispatchStatus, Numbering
 from .models import DispatchDriver, DispatchLine, DispatchNote
 
@@ -229,10 +229,10 @@ class DispatchNoteForm(NumberingFields, forms.ModelForm):
         account = cleaned.get("account")
         if account is None:
             return
-        boxes = services.mailboxes(account.identifier)
+        boxes = taxpayers.mailboxes(account.identifier)
         alias = (cleaned.get("target_alias") or "").strip()
-        generic = services.generic_alias()
-        if not boxes and not services.directory_loaded() and not alias:
+        generic = taxpayers.generic_alias()
+        if not boxes and not taxpayers.directory_loaded() and not alias:
             self.add_error("target_alias", _("The dispatch-note users' list is not loaded yet: type the mailbox, or "
                                              "load the list under Dispatch-note users."))
         elif boxes and not alias and len(boxes) > 1:
@@ -241,7 +241,7 @@ class DispatchNoteForm(NumberingFields, forms.ModelForm):
         elif boxes and alias and alias not in boxes:
             self.add_error("target_alias", _("This is not one of the receiver's dispatch mailboxes: %(boxes)s.")
                            % {"boxes": ", ".join(boxes)})
-        elif not boxes and services.directory_loaded() and alias and alias != generic:
+        elif not boxes and taxpayers.directory_loaded() and alias and alias != generic:
             self.add_error("target_alias", _("The receiver is not a dispatch-note user: its note goes to the generic "
                                              "mailbox %(alias)s.") % {"alias": generic})
         cleaned["target_alias"] = alias or (boxes[0] if len(boxes) == 1 else generic if not boxes else "")

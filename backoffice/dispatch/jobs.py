@@ -8,7 +8,7 @@ from django.utils.translation import ngettext
 from backoffice.core.jobs import TryLater, current_run, enqueue, job
 from backoffice.core.models import Company
 
-from . import services
+from . import mirror, services, taxpayers
 
 
 @job(_("Send dispatch note"), name="dispatch_note_push")
@@ -19,11 +19,11 @@ def note_push(pk):
 @job(_("Ask dispatch note statuses"), name="dispatch_notes_poll")
 def notes_poll(company_id, follow=True):
     """One batch of moving notes; a poll a send asked for (follow) asks again shortly while notes still move,
-    for DISPATCH_POLL_FOLLOW_SECONDS after the latest send (services.poll_soon)."""
+    for DISPATCH_POLL_FOLLOW_SECONDS after the latest send (mirror.poll_soon)."""
     company = Company.objects.get(pk=company_id)
-    changed = services.notes_poll(company=company)
-    if follow and current_run() is not None and services.poll_following(company.pk) and \
-            services.notes_moving(company=company):
+    changed = mirror.notes_poll(company=company)
+    if follow and current_run() is not None and mirror.poll_following(company.pk) and \
+            mirror.notes_moving(company=company):
         raise TryLater(services.setting("DISPATCH_POLL_DELAY_SECONDS"),
                        gettext("Dispatch notes still moving on the platform; asking again shortly."))
     return ngettext("%(count)s dispatch note changed.", "%(count)s dispatch notes changed.", changed) % {
@@ -34,15 +34,14 @@ def notes_poll_all():
     """Cron: one poll per company with notes the platform still works on."""
     count = 0
     for company in Company.objects.filter(is_active=True):
-        if services.notes_moving(company=company) or services.DispatchNote.objects.filter(
-                services._moving(company), company=company).exists():
-            count += services.poll_soon(company.pk, delay=0, follow=False).is_new
+        if mirror.notes_waiting(company=company):
+            count += mirror.poll_soon(company.pk, delay=0, follow=False).is_new
     return count
 
 
 @job(_("Read new dispatch notes from the platform"), name="dispatch_outbox_mirror")
 def outbox_mirror(company_id):
-    new = services.outbox_mirror(company=Company.objects.get(pk=company_id))
+    new = mirror.outbox_mirror(company=Company.objects.get(pk=company_id))
     return ngettext("%(count)s new dispatch note read.", "%(count)s new dispatch notes read.", new) % {"count": new}
 
 
@@ -54,7 +53,7 @@ def outbox_mirror_all():
 
 @job(_("Read the dispatch-note users' list"), name="dispatch_taxpayers_refresh")
 def taxpayers_refresh():
-    return services.taxpayers_refresh()
+    return taxpayers.taxpayers_refresh()
 
 
 def taxpayers_request():

@@ -36,7 +36,7 @@ class DispatchNote(RemoteRecord):
     local_reference_id = models.CharField(_("ERP reference"), max_length=100, blank=True)
     xslt_code = models.CharField(_("layout code"), max_length=100, blank=True,
                                  help_text=_("The company's own layout on the platform; empty: the standard one."))
-    # The platform's isNew: true until our listing has read the note and said so (services.outbox_mirror).
+    # The platform's isNew: true until our listing has read the note and said so (mirror.outbox_mirror).
     is_new = models.BooleanField(_("new on the platform"), default=True)
     profile = models.CharField(_("profile"), max_length=20, choices=Profile.choices, default=Profile.TEMELIRSALIYE)
     issue_date = models.DateField(_("dispatch note date"), null=True, blank=True)

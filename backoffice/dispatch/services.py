@@ -1,38 +1,31 @@
 """Outgoing dispatch notes: every rule of document 3 (2.9, 3.3, 4.5) that needs the database or the note's state,
-the JSON and UBL bodies, the push (exactly once: a lost create is found again by its localReferenceId), the status
-changes (core.actions), the status polling, the documents, the listing of new notes and the taxpayer directory.
-Field rules are on the forms (forms.py); the UBL file's check is ubl.py.
+the JSON and UBL bodies, the push (exactly once: a lost create is found again by its localReferenceId) and the status
+changes (core.actions). Field rules are on the forms (forms.py); the UBL file's check is ubl.py; what the platform
+says back (statuses, documents, the listing of new notes) is read by mirror.py; the users' directory is taxpayers.py.
 """
 
-import logging
-from datetime import timedelta
 from decimal import ROUND_HALF_UP, Decimal
 
 from django.conf import settings
 from django.core.files.base import ContentFile
 from django.db import IntegrityError, transaction
-from django.db.models import Q
 from django.utils import timezone
-from django.utils.dateparse import parse_date
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, ngettext
 
-from backoffice.core import actions, jobs, sync
+from backoffice.core import actions, sync
 from backoffice.core.choices import SyncState
 from backoffice.core.conf import tunable
-from backoffice.core.directory import directory_store
-from backoffice.core.models import Company, DocumentSeries
+from backoffice.core.models import DocumentSeries
 from backoffice.core.platform import client_for
-from backoffice.remote.common import field, to_int
+from backoffice.remote.common import to_int
 from backoffice.remote.dispatch import DispatchClient, OutboxExportClient
-from backoffice.remote.errors import RateLimited, RemoteError
+from backoffice.remote.errors import RemoteError
 
-from . import ubl
+from . import taxpayers, ubl
 from .choices import (DESPATCH_TYPE_SEVK, EDITABLE_STATUSES, PROFILE_NUMBERS, SENDABLE_STATUSES, WORKING_STATUSES,
-                      DispatchStatus, DocumentKind, Numbering, Profile, Source)
-from .models import DispatchDocument, DispatchDriver, DispatchLine, DispatchNote, DispatchTaxpayer, OutboxSync
-
-logger = logging.getLogger(__name__)
+                      DispatchStatus, Numbering, Profile, Source)
+from .models import DispatchDriver, DispatchLine, DispatchNote
 
 DEFAULTS = {
     "DISPATCH_POLL_DELAY_SECONDS": 5,  # the first status poll after a send; then again while notes still move
@@ -43,18 +36,11 @@ DEFAULTS = {
     "DISPATCH_LIST_PAGES": 20,  # pages of new notes one listing run reads (500 a page)
 }
 SERIES_KIND = "dispatch_note"
-# For receivers that are not dispatch-note users (document 3, 2.9: "a fixed generic alias ... its value omitted
-# here"): a setting, to be confirmed with the provider.
-DEFAULT_GENERIC_ALIAS = "urn:mail:irsaliyepk@gib.gov.tr"
 CENT = Decimal("0.01")
 
 
 def setting(name):
     return tunable(name, DEFAULTS)
-
-
-def generic_alias() -> str:
-    return getattr(settings, "DISPATCH_GENERIC_RECIPIENT_ALIAS", DEFAULT_GENERIC_ALIAS)
 
 
 def number_field() -> str:
@@ -75,45 +61,6 @@ def dispatch_client(company, *, interactive=False) -> DispatchClient:
 
 def export_client(company, kind=None) -> OutboxExportClient:
     return client_for(company, OutboxExportClient)
-
-
-# --- the taxpayer directory ---------------------------------------------------------------------------------
-def mailboxes(identifier) -> list[str]:
-    """The dispatch mailboxes of a VKN / TCKN (none: not a dispatch-note user)."""
-    return list(DispatchTaxpayer.objects.filter(identifier=identifier).order_by("alias")
-                .values_list("alias", flat=True).distinct())
-
-
-def directory_loaded() -> bool:
-    return DispatchTaxpayer.objects.exists()
-
-
-def _taxpayer(item, seen_at):
-    identifier = str(field(item, "Identifier") or "").strip()
-    alias = str(field(item, "Alias") or "").strip()
-    if not identifier or not alias:
-        return None
-    return DispatchTaxpayer(identifier=identifier[:11], alias=alias[:250], title=str(field(item, "Title") or "")[:500],
-                            app_type=str(field(item, "AppType") or "")[:10], seen_at=seen_at)
-
-
-def taxpayers_store(archive, *, chunk=5000) -> int:
-    """The directory's ZIP (bytes or a file) into DispatchTaxpayer; entries no longer listed are dropped."""
-    return directory_store(archive, model=DispatchTaxpayer, build=_taxpayer, chunk=chunk,
-                           unique_fields=("identifier", "alias", "app_type"), update_fields=("title", "seen_at"))
-
-
-def taxpayers_refresh() -> str:
-    """The daily refresh, with the credentials of settings.DISPATCH_TAXPAYER_COMPANY (else the first active
-    company): the list is the same for everyone."""
-    company_id = getattr(settings, "DISPATCH_TAXPAYER_COMPANY", None)
-    companies = Company.objects.filter(is_active=True).order_by("pk")
-    company = companies.filter(pk=company_id).first() if company_id else companies.first()
-    if company is None:
-        return _("No company to read the list with.")
-    count = taxpayers_store(dispatch_client(company).taxpayer_list())
-    return ngettext("%(count)s dispatch mailbox read.", "%(count)s dispatch mailboxes read.", count) % {
-        "count": count}
 
 
 # --- amounts -----------------------------------------------------------------------------------------------
@@ -356,16 +303,16 @@ class UblRefused(DispatchError):
 def _alias_for(identifier, typed="") -> str:
     """The mailbox typed when it is one of the receiver's (the generic alias for a non-user), else the receiver's
     only mailbox or the generic alias; refused when it has several and none was typed (document 3, 2.9)."""
-    boxes = mailboxes(identifier)
+    boxes = taxpayers.mailboxes(identifier)
     if typed:
-        if (boxes and typed not in boxes) or (not boxes and directory_loaded() and typed != generic_alias()):
+        if (boxes and typed not in boxes) or (not boxes and taxpayers.directory_loaded() and typed != taxpayers.generic_alias()):
             raise DispatchError(_("%(alias)s is not a dispatch mailbox of the receiver %(identifier)s.") % {
                 "alias": typed, "identifier": identifier}, field="target_alias")
         return typed
     if len(boxes) == 1:
         return boxes[0]
-    if not boxes and directory_loaded():
-        return generic_alias()
+    if not boxes and taxpayers.directory_loaded():
+        return taxpayers.generic_alias()
     if boxes:
         raise DispatchError(_("The receiver %(identifier)s has several dispatch mailboxes: choose one (%(boxes)s).")
                             % {"identifier": identifier, "boxes": ", ".join(boxes)}, field="target_alias")
@@ -521,70 +468,18 @@ def _is_ours(note, found) -> bool:
     return not target or target == note.receiver_identifier
 
 
+def poll_soon(company_id, **options):
+    from .mirror import poll_soon as soon  # mirror.py builds on this module
+
+    return soon(company_id, **options)
+
+
 def note_push(pk) -> str:
     message = sync.record_push(DispatchNote, pk, send=note_send, reconcile=note_reconcile)
     note = DispatchNote.objects.filter(pk=pk).only("company_id", "remote_status", "sync_state").first()
     if note and note.sync_state == SyncState.SYNCED and note.remote_status in WORKING_STATUSES:
         poll_soon(note.company_id)
     return message
-
-
-# --- status polling ----------------------------------------------------------------------------------------
-def _follow_key(company_id) -> str:
-    return f"dispatch:poll-follow:{company_id}"
-
-
-def poll_soon(company_id, *, delay=None, follow=True):
-    """One poll of the company's moving notes (deduplicated); follow: it asks again shortly while notes move,
-    for DISPATCH_POLL_FOLLOW_SECONDS (kept in Redis: every worker process sees it)."""
-    from .jobs import notes_poll
-
-    if follow:
-        jobs.flag_set(_follow_key(company_id), setting("DISPATCH_POLL_FOLLOW_SECONDS"))
-    delay = setting("DISPATCH_POLL_DELAY_SECONDS") if delay is None else delay
-    return jobs.enqueue(notes_poll, company=company_id, args=[company_id, follow], delay=delay, join_running=False)
-
-
-def poll_following(company_id) -> bool:
-    return jobs.flag_is_set(_follow_key(company_id))
-
-
-def _moving(company) -> Q:
-    """Notes the platform still works on; those awaiting the receiver (70) only once an hour."""
-    awaiting_since = timezone.now() - timedelta(seconds=setting("DISPATCH_AWAITING_POLL_SECONDS"))
-    busy = [status for status in WORKING_STATUSES if status != DispatchStatus.AWAITING_APPROVAL]
-    return Q(remote_status__in=busy) | Q(remote_status=DispatchStatus.AWAITING_APPROVAL, updated_at__lt=awaiting_since)
-
-
-def notes_poll(*, company) -> int:
-    """Ask the status of one batch of moving notes and keep what the platform says (status, message,
-    envelope). Returns how many changed."""
-    client = dispatch_client(company)
-
-    def fetch(records):
-        answers = {}
-        for record in records:
-            try:
-                answers[record.remote_id] = client.status(record.remote_id)
-            except RateLimited:
-                raise
-            except RemoteError as exc:  # this note goes to the back of the line; the others are still asked
-                logger.warning("status of dispatch note %s not read: %s", record.remote_id, exc)
-        return answers
-
-    def settle(record, answer):
-        fields = answer_fields(answer, record)
-        fields.pop("remote_id", None)
-        changed = {name: value for name, value in fields.items() if getattr(record, name) != value}
-        return changed or None
-
-    return sync.records_poll(DispatchNote, company=company, select=_moving(company), fetch_statuses=fetch,
-                             settle=settle, batch_size=int(setting("DISPATCH_POLL_BATCH")))
-
-
-def notes_moving(*, company) -> bool:
-    busy = [status for status in WORKING_STATUSES if status != DispatchStatus.AWAITING_APPROVAL]
-    return DispatchNote.objects.filter(company=company, sync_state=SyncState.SYNCED, remote_status__in=busy).exists()
 
 
 # --- status changes (document 3, 3.3: 0 -> 20 and 40 -> 0, one or many), declared for core.actions -----------
@@ -628,79 +523,3 @@ NOTE_ACTIONS = actions.ActionSet(
                        after=_envelope_gone,
                        confirm=gettext_lazy("The selected notes in error will become drafts and can be edited.")),
     ])
-
-
-# --- documents (a download the user waits for: one call, kept at the note's status) --------------------------
-EXTENSIONS = {DocumentKind.PDF: "pdf", DocumentKind.HTML: "html", DocumentKind.UBL: "xml", DocumentKind.ZIP: "zip"}
-
-
-def document_fetch(note, kind, *, standard=True, client=None) -> DispatchDocument:
-    standard = standard or kind in (DocumentKind.UBL, DocumentKind.ZIP)  # one layout-free file each
-    document = note.documents.filter(kind=kind, standard=standard).first()
-    if document and document.status == note.remote_status and document.file and (
-            note.synced_at is None or document.fetched_at >= note.synced_at):  # not after a later update
-        return document
-    if not note.remote_id:
-        raise DispatchError(_("The platform does not have this note yet."))
-    client = client or dispatch_client(note.company, interactive=True)
-    if kind == DocumentKind.PDF:
-        content, content_type = client.pdf(note.remote_id, standard=standard)
-    elif kind == DocumentKind.HTML:
-        content, content_type = client.html(note.remote_id, standard=standard)
-    elif kind == DocumentKind.UBL:
-        content, content_type = client.ubl(note.remote_id)
-    else:
-        content, content_type = client.zip(note.remote_id)
-    name = f"{note.despatch_number or note.remote_id}.{EXTENSIONS[DocumentKind(kind)]}"
-    document, _created = DispatchDocument.objects.get_or_create(
-        note=note, kind=kind, standard=standard,
-        defaults={"content_type": content_type or "application/octet-stream", "status": note.remote_status})
-    if document.file:
-        document.file.delete(save=False)
-    document.content_type, document.status = content_type or "application/octet-stream", note.remote_status
-    document.file.save(name, ContentFile(content), save=True)
-    return document
-
-
-# --- the listing of new notes (isNew) -------------------------------------------------------------------------
-def _date(value):
-    return parse_date(str(value)[:10]) if value else None
-
-
-def outbox_mirror(*, company) -> int:
-    """Read the notes the platform lists as new (written here, or elsewhere such as its portal), keep what it
-    says of each, then tell it they were read (isNew false): a later listing does not return them again.
-    Returns how many notes were new here."""
-    client = dispatch_client(company)
-    new = 0
-    for _page in range(int(setting("DISPATCH_LIST_PAGES"))):
-        page = client.list(1, 500, isNew=True)
-        items = [item for item in page["items"] if item["id"]]
-        if not items:
-            break
-        known = {note.remote_id: note for note in DispatchNote.objects.filter(
-            company=company, remote_id__in=[item["id"] for item in items])}
-        by_reference = {note.local_reference_id: note for note in DispatchNote.objects.filter(
-            company=company, remote_id="", local_reference_id__in=[item["localReferenceId"] for item in items
-                                                                  if item["localReferenceId"]])}
-        created = []
-        for item in items:
-            fields = answer_fields(item)
-            note = known.get(item["id"]) or by_reference.get(item["localReferenceId"])
-            if note is not None:
-                if note.sync_state == SyncState.SYNCED:  # one on its way is its push's to settle
-                    DispatchNote.objects.filter(pk=note.pk).update(**fields, is_new=False,
-                                                                   updated_at=timezone.now())
-                continue
-            created.append(DispatchNote(
-                company=company, source=Source.PLATFORM, sync_state=SyncState.SYNCED, synced_at=timezone.now(),
-                local_reference_id=item["localReferenceId"][:100], is_new=False,
-                receiver_identifier=str(item.get("targetVknTckn") or "")[:11],
-                receiver_name=str(item.get("targetTitle") or "")[:500], issue_date=_date(item.get("issueDate")),
-                numbering=Numbering.PLATFORM, **fields))
-        DispatchNote.objects.bulk_create(created, ignore_conflicts=True)
-        new += len(created)
-        client.mark_read([item["id"] for item in items])
-    OutboxSync.objects.update_or_create(company=company, defaults={"listed_at": timezone.now()})
-    return new
-

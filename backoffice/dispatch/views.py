@@ -24,7 +24,7 @@ from backoffice.core.jobs import runs_of
 from backoffice.core.roles import ADMINISTRATORS, EDITORS, EVERYONE, has_role
 from backoffice.current_accounts.forms import resolve_account
 
-from . import filters, jobs, services, tables
+from . import filters, jobs, mirror, services, tables, taxpayers
 from .choices import WORKING_STATUSES, DocumentKind, Source
 from .families import DISPATCH_EXPORTS
 from .forms import CARRIER_COMPANY, DispatchNoteForm, DriverFormSet, LineFormSet, UblReplaceForm, UblUploadForm
@@ -291,7 +291,7 @@ class NoteDocumentView(DispatchSection, PlatformDocumentView):
     record_label = gettext_lazy("Dispatch note")
 
     def fetch(self, note, kind, *, standard):
-        return services.document_fetch(note, kind, standard=standard)
+        return mirror.document_fetch(note, kind, standard=standard)
 
 
 @register_model_view(DispatchNote, "receiver", path="receiver/")
@@ -322,9 +322,9 @@ class ReceiverLookupView(DispatchSection, BaseObjectView):
         if account is not None:
             address = account.address_set.filter(is_default=True).first() or account.address_set.first()
         return self.render({"options": options, "account": account, "error": error if text else "",
-                            "boxes": services.mailboxes(account.identifier) if account else [],
-                            "generic_alias": services.generic_alias(), "address": address,
-                            "directory_loaded": services.directory_loaded()})
+                            "boxes": taxpayers.mailboxes(account.identifier) if account else [],
+                            "generic_alias": taxpayers.generic_alias(), "address": address,
+                            "directory_loaded": taxpayers.directory_loaded()})
 
 
 @register_model_view(DispatchNote, "mirror", path="mirror/")
@@ -362,7 +362,7 @@ class TaxpayerListView(DispatchSection, ObjectListView):
 
     def render(self, context, status=200):
         context["may_refresh"] = has_role(self.request.user, *ADMINISTRATORS)
-        context["generic_alias"] = services.generic_alias()
+        context["generic_alias"] = taxpayers.generic_alias()
         return super().render(context, status)
 
 

@@ -2,7 +2,7 @@
 and the ratio and assert only ratios, query counts and results, never an absolute time. Run with `make bench`.
 
 1. Loading the dispatch-note users' directory (a ZIP of one JSON array of 1,000,000 entries, starting with a
-   byte-order mark) through services.taxpayers_store against a bare json.load of the same JSON plus a
+   byte-order mark) through taxpayers.taxpayers_store against a bare json.load of the same JSON plus a
    bulk_create of the rows (batch 5000), each into an empty table, in alternating rounds: at least 0.5. Then a
    refresh with the same list less some entries drops them (BENCH_DISPATCH_TAXPAYERS changes the count,
    BENCH_DISPATCH_LOADS the rounds).
@@ -24,7 +24,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from backoffice.core.models import Company
-from backoffice.dispatch import services
+from backoffice.dispatch import taxpayers
 from backoffice.dispatch.models import DispatchNote, DispatchTaxpayer
 from tests.benchmarks.common import counting_queries, fill, page_time, value_sql
 from tests.tickets.conftest import login
@@ -117,7 +117,7 @@ def test_loading_the_users_directory_against_json_load_and_bulk_create(db):
             empty_directory()
             before = timezone.now()
             start = time.perf_counter()
-            stored = services.taxpayers_store(archive, chunk=BATCH) if side == "ours" else bare_load(archive)
+            stored = taxpayers.taxpayers_store(archive, chunk=BATCH) if side == "ours" else bare_load(archive)
             elapsed = time.perf_counter() - start
             assert stored == TAXPAYERS
             assert DispatchTaxpayer.objects.count() == TAXPAYERS
@@ -134,14 +134,14 @@ def test_loading_the_users_directory_against_json_load_and_bulk_create(db):
     kept = TAXPAYERS - TAXPAYERS // GONE_EVERY
     before = timezone.now()
     start = time.perf_counter()
-    assert services.taxpayers_store(refreshed, chunk=BATCH) == kept
+    assert taxpayers.taxpayers_store(refreshed, chunk=BATCH) == kept
     refresh_seconds = time.perf_counter() - start
     assert DispatchTaxpayer.objects.count() == kept
     assert DispatchTaxpayer.objects.filter(seen_at__lt=before).count() == 0
     gone = GONE_EVERY - 1
     assert not DispatchTaxpayer.objects.filter(identifier=entry(gone)["Identifier"], alias=entry(gone)["Alias"]
                                                ).exists()
-    assert services.mailboxes(entry(gone)["Identifier"]) == [entry(gone - 1)["Alias"]]  # its other mailbox stays
+    assert taxpayers.mailboxes(entry(gone)["Identifier"]) == [entry(gone - 1)["Alias"]]  # its other mailbox stays
     fields, row = stored_fields(TAXPAYERS // 2 + 1)
     assert fields == expected_fields(TAXPAYERS // 2 + 1) and row.seen_at >= before
 

@@ -16,7 +16,7 @@ from django.utils.translation import gettext
 from backoffice.core.choices import Role, SyncState
 from backoffice.core.models import RemoteCall
 from backoffice.current_accounts.models import Address, CurrentAccount
-from backoffice.dispatch import services
+from backoffice.dispatch import taxpayers
 from backoffice.dispatch.choices import DispatchStatus
 from backoffice.dispatch.models import DispatchNote
 from tests.browser.conftest import CHROMIUM, screenshot, sign_in
@@ -61,8 +61,8 @@ def test_a_note_carried_by_our_driver_is_fixed_sent_approved_and_its_pdf_opens(l
     Address.objects.create(company=company, current_account=account, address_name="Depo", city="Kocaeli",
                            sub_division_name="Gebze", country="Türkiye", postal_zone="41400", is_default=True,
                            remote_id="21", sync_state=SyncState.SYNCED)
-    services.taxpayers_refresh()  # the dispatch-note users, as the daily job reads them
-    assert services.directory_loaded() and not services.mailboxes(RECEIVER_VKN)
+    taxpayers.taxpayers_refresh()  # the dispatch-note users, as the daily job reads them
+    assert taxpayers.directory_loaded() and not taxpayers.mailboxes(RECEIVER_VKN)
     page = browser_page
     url = live_server.url
 
@@ -79,7 +79,7 @@ def test_a_note_carried_by_our_driver_is_fixed_sent_approved_and_its_pdf_opens(l
     page.goto(f"{url}{reverse('dispatch:dispatchnote_add')}")
     page.fill("#id_account", RECEIVER_VKN)
     page.wait_for_selector("#receiver-address[data-city='Kocaeli']")
-    assert services.generic_alias() in page.locator("#receiver-info").inner_text()
+    assert taxpayers.generic_alias() in page.locator("#receiver-info").inner_text()
     page.check("#id_carrier_0")  # "Our driver(s)"
     assert page.locator("[data-carrier-part=company]").is_hidden()
     page.fill("#id_prefix", "irs")
@@ -106,7 +106,7 @@ def test_a_note_carried_by_our_driver_is_fixed_sent_approved_and_its_pdf_opens(l
     page.click("#dispatch-save")
     page.wait_for_url(re.compile(r".*/dispatch/\d+/$"))
     note = DispatchNote.objects.get(company=company)
-    assert note.target_alias == services.generic_alias() and note.plate_number == "41ABC123"
+    assert note.target_alias == taxpayers.generic_alias() and note.plate_number == "41ABC123"
     assert (note.delivery_city, note.delivery_district, note.delivery_zip_code) == ("Kocaeli", "Gebze", "41400")
 
     # 2. Sent by the worker, followed until approved: the page refreshes itself.

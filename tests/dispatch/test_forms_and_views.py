@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from backoffice.core.choices import SyncState
 from backoffice.core.models import RemoteCall
-from backoffice.dispatch import services
+from backoffice.dispatch import services, taxpayers
 from backoffice.dispatch.choices import DispatchStatus, Numbering
 from backoffice.dispatch.models import DispatchDriver, DispatchNote
 from tests.conftest import form_post, guard_fields
@@ -301,13 +301,13 @@ def test_the_directory_is_read_from_its_zip_with_a_byte_order_mark(db):
 
     from .builders import directory_zip
 
-    stored = services.taxpayers_store(directory_zip([
+    stored = taxpayers.taxpayers_store(directory_zip([
         {"Identifier": SINGLE_VKN, "Title": "Tek Kutu", "Alias": SINGLE_ALIAS, "AppType": 3},
         {"Identifier": "", "Alias": "x"}, {"Identifier": RECEIVER_VKN, "Alias": RECEIVER_ALIASES[0]}]))
-    assert stored == 2 and services.mailboxes(SINGLE_VKN) == [SINGLE_ALIAS]
+    assert stored == 2 and taxpayers.mailboxes(SINGLE_VKN) == [SINGLE_ALIAS]
     assert DispatchTaxpayer.objects.get(identifier=SINGLE_VKN).app_type == "3"
-    services.taxpayers_store(directory_zip([{"Identifier": SINGLE_VKN, "Alias": SINGLE_ALIAS, "AppType": 3}]))
-    assert services.mailboxes(RECEIVER_VKN) == []  # gone from the list: gone here
+    taxpayers.taxpayers_store(directory_zip([{"Identifier": SINGLE_VKN, "Alias": SINGLE_ALIAS, "AppType": 3}]))
+    assert taxpayers.mailboxes(RECEIVER_VKN) == []  # gone from the list: gone here
 
 
 def test_a_note_from_a_ubl_file_is_not_edited_in_the_form(web, company):

@@ -15,7 +15,7 @@ from django.utils import timezone, translation
 from backoffice.core import actions
 from backoffice.core.choices import SyncState
 from backoffice.core.models import RemoteCall
-from backoffice.dispatch import services
+from backoffice.dispatch import mirror, services, taxpayers
 from backoffice.dispatch.choices import DispatchStatus, DocumentKind, Numbering, Source
 from backoffice.dispatch.families import DISPATCH_EXPORTS
 from backoffice.dispatch.models import DispatchDriver, DispatchLine, DispatchNote, DispatchTaxpayer
@@ -51,8 +51,8 @@ def quick(sandbox, sandbox_company):
 @pytest.fixture
 def listed(sandbox_company):
     """The users' list as the sandbox hands it over (the mailbox of the receiver is read from it)."""
-    services.taxpayers_store(services.dispatch_client(sandbox_company).taxpayer_list())
-    return services.mailboxes(SINGLE_VKN)
+    taxpayers.taxpayers_store(services.dispatch_client(sandbox_company).taxpayer_list())
+    return taxpayers.mailboxes(SINGLE_VKN)
 
 
 def new_note(company, *, status=DispatchStatus.QUEUED, carrier=False, alias=None, **fields):
@@ -60,7 +60,7 @@ def new_note(company, *, status=DispatchStatus.QUEUED, carrier=False, alias=None
     now = timezone.localtime()
     note = DispatchNote(
         company=company, current_account=account, receiver_identifier=account.identifier, receiver_name=account.name,
-        target_alias=alias if alias is not None else services.mailboxes(account.identifier)[0],
+        target_alias=alias if alias is not None else taxpayers.mailboxes(account.identifier)[0],
         receiver_city="İstanbul", receiver_district="Kadıköy", delivery_city="İstanbul", delivery_district="Kadıköy",
         delivery_zip_code="34710",
         numbering=Numbering.SERIES, prefix="IRS", issue_date=now.date(), issue_time=now.time(), shipment_date=now,
@@ -89,8 +89,8 @@ def test_a_note_is_created_sent_and_followed_until_approved(quick, sandbox_compa
     assert note.despatch_number == f"IRS{timezone.localdate().year}000000001"
     status = services.dispatch_client(sandbox_company).status(note.remote_id)
     assert status["despatchAdviceNumber"] == note.despatch_number
-    services.notes_poll(company=sandbox_company)
-    services.notes_poll(company=sandbox_company)
+    mirror.notes_poll(company=sandbox_company)
+    mirror.notes_poll(company=sandbox_company)
     note.refresh_from_db()
     assert note.remote_status == DispatchStatus.APPROVED
     assert note.envelope_id and note.envelope_status == "1000"  # given once the envelope exists
@@ -106,7 +106,7 @@ def test_the_envelope_fields_may_be_missing(sandbox, sandbox_company, listed):
 def test_a_carrier_company_is_sent_instead_of_drivers(quick, sandbox_company, listed):
     note = pushed(new_note(sandbox_company, carrier=True))
     assert note.sync_state == SyncState.SYNCED
-    ubl = services.document_fetch(note, DocumentKind.UBL)
+    ubl = mirror.document_fetch(note, DocumentKind.UBL)
     assert b"H\xc4\xb1zl\xc4\xb1 Nakliyat" in ubl.file.open("rb").read()
 
 
@@ -142,7 +142,7 @@ def test_a_draft_is_sent_by_the_status_change_and_a_note_in_error_goes_back_to_d
     assert note.remote_status == DispatchStatus.QUEUED and note.requested_status == DispatchStatus.QUEUED
     sandbox.control("POST", "dispatch/status", {**customer(sandbox_company), "id": note.remote_id, "status": 40,
                                                 "message": "Alıcı posta kutusu hatalı"})
-    services.notes_poll(company=sandbox_company)
+    mirror.notes_poll(company=sandbox_company)
     note.refresh_from_db()
     assert note.remote_status == DispatchStatus.ERROR and "posta kutusu" in note.status_message
     actions.action_request(DispatchNote, "draft", [note])
@@ -207,7 +207,7 @@ def test_a_ubl_note_is_sent_zipped_with_its_own_number(quick, sandbox_company, l
     assert note.source == Source.UBL and note.despatch_number == number
     note = pushed(note)
     assert note.sync_state == SyncState.SYNCED and note.despatch_number == number
-    ubl = services.document_fetch(note, DocumentKind.UBL).file.open("rb").read()
+    ubl = mirror.document_fetch(note, DocumentKind.UBL).file.open("rb").read()
     assert number.encode() in ubl
 
 
@@ -241,33 +241,33 @@ def test_the_platform_refuses_a_reused_erp_reference_of_a_ubl_note(sandbox_compa
 
 def test_documents_are_fetched_once_at_a_status(quick, sandbox_company, listed):
     note = pushed(new_note(sandbox_company, xslt_code="FIRMA"))
-    pdf = services.document_fetch(note, DocumentKind.PDF).file.open("rb").read()
+    pdf = mirror.document_fetch(note, DocumentKind.PDF).file.open("rb").read()
     assert pdf.startswith(b"%PDF") and pdf.rstrip().endswith(b"%%EOF")
-    html = services.document_fetch(note, DocumentKind.HTML).file.open("rb").read().decode()
+    html = mirror.document_fetch(note, DocumentKind.HTML).file.open("rb").read().decode()
     assert note.despatch_number in html
-    company_html = services.document_fetch(note, DocumentKind.HTML, standard=False).file.open("rb").read().decode()
+    company_html = mirror.document_fetch(note, DocumentKind.HTML, standard=False).file.open("rb").read().decode()
     assert "FIRMA" in company_html
-    archive = services.document_fetch(note, DocumentKind.ZIP).file.open("rb").read()
+    archive = mirror.document_fetch(note, DocumentKind.ZIP).file.open("rb").read()
     with zipfile.ZipFile(io.BytesIO(archive)) as zipped:
         assert any(name.endswith(".xml") for name in zipped.namelist())
     calls = RemoteCall.objects.count()
-    services.document_fetch(note, DocumentKind.PDF)
+    mirror.document_fetch(note, DocumentKind.PDF)
     assert RemoteCall.objects.count() == calls  # kept: no second call
 
 
 def test_new_notes_are_listed_once(sandbox, sandbox_company, listed):
     sandbox.control("POST", "dispatch/seed", {**customer(sandbox_company), "count": 7})
     mine = pushed(new_note(sandbox_company))
-    assert services.outbox_mirror(company=sandbox_company) == 7
+    assert mirror.outbox_mirror(company=sandbox_company) == 7
     assert DispatchNote.objects.filter(company=sandbox_company, source=Source.PLATFORM).count() == 7
     mine.refresh_from_db()
     assert not mine.is_new and DispatchNote.objects.filter(company=sandbox_company).count() == 8
     assert on_platform(sandbox_company, isNew=True) == []  # the platform returns them no more
-    assert services.outbox_mirror(company=sandbox_company) == 0
+    assert mirror.outbox_mirror(company=sandbox_company) == 0
 
 
 def test_the_users_list_is_read_from_the_platform(sandbox_company):
-    assert services.taxpayers_refresh().endswith("read.")
+    assert taxpayers.taxpayers_refresh().endswith("read.")
     assert DispatchTaxpayer.objects.filter(identifier="1234567890").count() == 2
 
 
@@ -335,24 +335,24 @@ def test_one_note_the_platform_does_not_know_does_not_stop_the_polling(quick, sa
                                 remote_status=20, sync_state=SyncState.SYNCED, local_reference_id="BO-GHOST",
                                 issue_date=timezone.localdate())
     DispatchNote.objects.filter(local_reference_id="BO-GHOST").update(updated_at=timezone.now() - timedelta(hours=1))
-    services.notes_poll(company=sandbox_company)
-    services.notes_poll(company=sandbox_company)
+    mirror.notes_poll(company=sandbox_company)
+    mirror.notes_poll(company=sandbox_company)
     good.refresh_from_db()
     assert good.remote_status == DispatchStatus.APPROVED
 
 
 def test_a_kept_document_is_fetched_again_after_an_update(quick, sandbox_company, listed):
     note = pushed(new_note(sandbox_company, status=DispatchStatus.DRAFT))
-    assert "06ZZZ999" not in services.document_fetch(note, DocumentKind.HTML).file.open("rb").read().decode()
+    assert "06ZZZ999" not in mirror.document_fetch(note, DocumentKind.HTML).file.open("rb").read().decode()
     note.plate_number = "06ZZZ999"
     services.note_save(note, list(note.lines.all()), list(note.drivers.all()))
     note = pushed(note)
-    assert "06ZZZ999" in services.document_fetch(note, DocumentKind.HTML).file.open("rb").read().decode()
+    assert "06ZZZ999" in mirror.document_fetch(note, DocumentKind.HTML).file.open("rb").read().decode()
 
 
 def test_an_update_does_not_list_the_note_as_new_again(quick, sandbox_company, listed):
     note = pushed(new_note(sandbox_company, status=DispatchStatus.DRAFT))
-    services.outbox_mirror(company=sandbox_company)
+    mirror.outbox_mirror(company=sandbox_company)
     note.refresh_from_db()
     note.plate_number = "06ZZZ998"
     services.note_save(note, list(note.lines.all()), list(note.drivers.all()))
@@ -402,7 +402,7 @@ def test_a_ubl_note_in_error_is_corrected_by_its_file(quick, sandbox, sandbox_co
     note = pushed(note)
     sandbox.control("POST", "dispatch/status", {**customer(sandbox_company), "id": note.remote_id, "status": 40,
                                                 "message": "Teslimat adresi hatalı"})
-    services.notes_poll(company=sandbox_company)
+    mirror.notes_poll(company=sandbox_company)
     note.refresh_from_db()
     assert note.remote_status == DispatchStatus.ERROR and not services.replace_refusal(note)
     with pytest.raises(services.DispatchError, match="keeps the note's cbc:UUID"):

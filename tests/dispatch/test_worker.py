@@ -7,7 +7,7 @@ import pytest
 from backoffice.core import actions
 from backoffice.core.choices import JobStatus, SyncState
 from backoffice.core.models import JobRun
-from backoffice.dispatch import services
+from backoffice.dispatch import services, taxpayers
 from backoffice.dispatch.choices import DispatchStatus
 from backoffice.dispatch.models import DispatchNote
 from tests.testapp.testing import output, wait_for
@@ -29,7 +29,7 @@ def worker_env():
 def ready(sandbox, sandbox_company):
     sandbox.control("POST", "dispatch/settings", {**customer(sandbox_company), "processing_seconds": 1,
                                                   "approve_seconds": 1, "error_rate": 0})
-    services.taxpayers_store(services.dispatch_client(sandbox_company).taxpayer_list())
+    taxpayers.taxpayers_store(services.dispatch_client(sandbox_company).taxpayer_list())
     return sandbox_company
 
 
