@@ -74,7 +74,9 @@ def test_sign_in_switch_language_and_company(live_server, browser_page):
     company_card = page.locator("#company-card")
     assert "Acme Turizm A.Ş." in company_card.inner_text()
     assert "250.000" in company_card.inner_text()  # Turkish thousands separator
-    assert page.locator(".app-nav .nav-link.disabled", has_text="İrsaliyeler").count() == 1  # coming soon
+    # Every domain has landed: no menu entry is greyed as coming soon.
+    assert page.locator(".app-nav .nav-link.disabled").count() == 0
+    assert page.locator(".app-nav a.nav-link", has_text="İrsaliyeler").count() == 1
 
     # English and back.
     page.click("#topbar-language button[value=en]")

@@ -56,7 +56,8 @@ def is_checkbox_list(bound_field):
 
 @register.filter
 def is_radio(bound_field):
-    return isinstance(bound_field.field.widget, forms.RadioSelect)
+    widget = bound_field.field.widget  # Django's CheckboxSelectMultiple is a RadioSelect: not one of these
+    return isinstance(widget, forms.RadioSelect) and not isinstance(widget, forms.CheckboxSelectMultiple)
 
 
 @register.inclusion_tag("generic/includes/form_field.html")
