@@ -411,3 +411,21 @@ def test_only_a_ubl_note_in_draft_error_or_failed_takes_a_corrected_file(web, co
                          "requested_status": "20"})
     note.refresh_from_db()
     assert response.status_code == 302 and note.sync_state == SyncState.QUEUED and note.plate_number == "06DEF456"
+
+
+def test_ids_of_four_digits_and_more_are_never_written_the_turkish_way(client, accountant, company):
+    """Turkish pages group digits ("1.017"): an id in a form must not be, or the switcher and every record action
+    post an id no one has (found when the ids of a long-lived database passed 999)."""
+    from backoffice.core.models import Company, Membership
+
+    big = Company.objects.create(pk=1017, name="Büyük Şirket A.Ş.", api_key="key-big-1017")
+    Membership.objects.create(user=accountant, company=big)
+    login(client, accountant, big, language="tr")
+    note = DispatchNote.objects.create(pk=1234, company=big, remote_id="7a2d0a4e-0000-4000-8000-000000001234",
+                                       remote_status=DispatchStatus.DRAFT, sync_state=SyncState.SYNCED,
+                                       despatch_number="IRS2026000001234", local_reference_id="BO-1234")
+    page = client.get(reverse("dispatch:dispatchnote_detail", args=[note.pk])).content.decode()
+    assert 'name="company" value="1017"' in page and 'name="pk" value="1234"' in page
+    assert "1.017" not in page and 'value="1.234"' not in page
+    confirm = client.post(reverse("dispatch:dispatchnote_bulk", args=["send"]), {"pk": ["1234"]})
+    assert 'value="1234"' in confirm.content.decode()
