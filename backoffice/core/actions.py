@@ -66,7 +66,9 @@ class RecordAction:
     undoable: bool = True  # False: the confirmation says it cannot be undone (the text is in `confirm`)
     sets_requested: bool = False  # the record's requested_status follows (a status change)
     refresh: bool = False  # read the platform's statuses afterwards (best effort)
-    after: Callable | None = None  # after(records): e.g. poll the statuses soon
+    after: Callable | None = None  # after(records, **params): e.g. poll the statuses soon
+    # Takes what the user chooses on a page of its own (call(client, ids, **params)): no bulk action or button.
+    takes_params: bool = False
     # Platform statuses that show the action took effect (default: leads_to alone); a status change to
     # "queued" is done too once the platform has moved the record on (approved, error).
     reached: tuple = ()
@@ -143,8 +145,10 @@ def selection_target(model, pks) -> str:
 
 # --- the request (views call it) -------------------------------------------------------------------------
 
-def action_request(model, name, records) -> "jobs.JobRun":
-    """Check the rule for every record, claim them for the action (pending_action) and enqueue one job."""
+def action_request(model, name, records, params=None) -> "jobs.JobRun":
+    """Check the rule for every record, claim them for the action (pending_action) and enqueue one job.
+    params: what the user chose for an action that takes some (a prefix, a reason), passed to its call and after;
+    JSON-serialisable, as they travel with the job."""
     action_set = _sets[model]
     action = action_set.by_name[name]
     records = list(records)
@@ -170,17 +174,18 @@ def action_request(model, name, records) -> "jobs.JobRun":
             raise action_set.error(action_set.busy or _("Another action on these records is still running; wait "
                                                         "for it to finish."))
         return jobs.enqueue(action_job, name=job_name(model, action), company=records[0].company_id,
-                            target=selection_target(model, pks), args=[model._meta.label_lower, name, pks])
+                            target=selection_target(model, pks),
+                            args=[model._meta.label_lower, name, pks, *([params] if params else [])])
 
 
 # --- the job -------------------------------------------------------------------------------------------
 
-def action_job(model_label, name, pks):
+def action_job(model_label, name, pks, params=None):
     """Job entry point of every record action."""
-    return action_run(apps.get_model(model_label), name, pks)
+    return action_run(apps.get_model(model_label), name, pks, params)
 
 
-def action_run(model, name, pks):
+def action_run(model, name, pks, params=None):
     """Make the platform call for the claimed records, keep its refusal on each, or record the new state.
 
     The call changes state on the platform, so an outcome we could not read (a 5xx, a timeout, a worker
@@ -206,7 +211,7 @@ def action_run(model, name, pks):
         if not records:
             break
         try:
-            action.call(client, action_set.targets(records))
+            action.call(client, action_set.targets(records), **(params or {}))
         except RemoteError as exc:
             if not _worth_asking(exc):
                 keep_refusal(model, [r.pk for r in records], exc)
@@ -232,7 +237,7 @@ def action_run(model, name, pks):
     if action.refresh:
         statuses_refresh(client, model, list(model.objects.filter(pk__in=pks)), action_set)
     if action.after:
-        action.after(list(model.objects.filter(pk__in=pks)))
+        action.after(list(model.objects.filter(pk__in=pks)), **(params or {}))
     return action.done(total)
 
 
@@ -311,7 +316,7 @@ def bulk_actions(model) -> dict:
         return {}
     bulk = {action.name: BulkAction(action.label, bulk_runner(model, action.name, action_set.error),
                                     confirm=action.confirm, style=action.style, required_roles=action_set.roles)
-            for action in action_set.actions}
+            for action in action_set.actions if not action.takes_params}
     if action_set.status_operation:
         bulk[REFRESH] = BulkAction(gettext_lazy("Re-read from the platform"), refresh_runner(model), style="secondary",
                                    required_roles=EVERYONE, ask=False)
@@ -358,7 +363,7 @@ def buttons(record, user) -> list:
     if has_role(user, *action_set.roles):
         found = [(action.name, model_url(model, "bulk", action=action.name), action.button or action.label,
                   action.style, action.icon)
-                 for action in action_set.actions if action_set.allowed(action, record)]
+                 for action in action_set.actions if action_set.allowed(action, record) and not action.takes_params]
     if action_set.status_operation and record.remote_id:
         found.append((REFRESH, model_url(model, "bulk", action=REFRESH), _("Re-read now"), "secondary",
                       "arrow-repeat"))

@@ -84,3 +84,49 @@ class DocumentKind(models.TextChoices):
     UBL = "ubl", "UBL"
     ZIP = "zip", "ZIP"
 
+
+
+# --- the receiving side (document 3, 2.9: the statuses of replies are 0, 20, 40, 50, 60) -----------------------
+class ReplyStatus(models.IntegerChoices):
+    DRAFT = 0, _("Draft")
+    QUEUED = 20, pgettext_lazy("platform status", "Queued")
+    ERROR = 40, _("Error")
+    DELIVERED = 50, _("Delivered to the tax authority")
+    APPROVED = 60, pgettext_lazy("reply status", "Delivered")
+
+    @classmethod
+    def color(cls, value):
+        return {cls.APPROVED: "success", cls.ERROR: "danger", cls.QUEUED: "info", cls.DELIVERED: "info"}.get(
+            value, "secondary")
+
+
+REPLY_WORKING_STATUSES = (ReplyStatus.QUEUED, ReplyStatus.DELIVERED)
+REPLY_EDITABLE_STATUSES = (ReplyStatus.DRAFT, ReplyStatus.ERROR)
+# An incoming note waits for our answer in 70; while a reply of ours is on its way it is in 61, 81 or 91; a reply
+# that failed leaves it in 62, 82 or 92 (the reply is corrected and sent again).
+AWAITING_ANSWER = DispatchStatus.AWAITING_APPROVAL
+ANSWERING_STATUSES = (DispatchStatus.APPROVING, DispatchStatus.REJECTING, DispatchStatus.PARTIALLY_ACCEPTING)
+ANSWER_ERROR_STATUSES = (DispatchStatus.APPROVAL_ERROR, DispatchStatus.REJECTION_ERROR,
+                         DispatchStatus.PARTIAL_ACCEPTANCE_ERROR)
+ANSWERED_STATUSES = (DispatchStatus.APPROVED, DispatchStatus.REJECTED, DispatchStatus.PARTIALLY_ACCEPTED)
+
+
+class Answer(models.TextChoices):
+    """What a reply says of the goods, decided by its lines."""
+
+    ACCEPT = "accept", _("Accepted in full")
+    REJECT = "reject", _("Rejected")
+    PARTIAL = "partial", _("Partially accepted")
+
+    @classmethod
+    def color(cls, value):
+        return {cls.ACCEPT: "success", cls.REJECT: "danger", cls.PARTIAL: "warning"}.get(value, "secondary")
+
+
+class ReplyWay(models.TextChoices):
+    """Which operation of document 3, 4.5 carries the reply."""
+
+    APPROVE_REJECT = "approve_reject", _("Approve or reject")
+    PARTIAL = "partial", _("Partial acceptance")
+    UBL = "ubl", _("ReceiptAdvice UBL file")
+    PLATFORM = "platform", _("Read from the platform")

@@ -5,10 +5,15 @@ from django.utils.translation import gettext_lazy as _
 
 from backoffice.core.families import ExportFamily
 
-from . import services
+from . import inbox, services
 from .forms import DispatchExportForm
-from .models import DispatchExport
+from .inbox_forms import IncomingExportForm
+from .models import DispatchExport, IncomingExport
 
 DISPATCH_EXPORTS = ExportFamily(
     name="dispatch_export", model=DispatchExport, client=services.export_client, form=DispatchExportForm,
     label=_("Dispatch note Excel export"), poll_every=lambda: services.setting("DISPATCH_EXPORT_POLL_SECONDS"))
+
+INCOMING_EXPORTS = ExportFamily(
+    name="dispatch_incoming_export", model=IncomingExport, client=inbox.inbox_export_client, form=IncomingExportForm,
+    label=_("Incoming dispatch note Excel export"), poll_every=lambda: services.setting("DISPATCH_EXPORT_POLL_SECONDS"))

@@ -23,8 +23,17 @@ from backoffice.remote.dispatch import DispatchClient, OutboxExportClient
 from backoffice.remote.errors import RemoteError
 
 from . import taxpayers, ubl
-from .choices import (DESPATCH_TYPE_SEVK, EDITABLE_STATUSES, PROFILE_NUMBERS, SENDABLE_STATUSES, WORKING_STATUSES,
-                      DispatchStatus, Numbering, Profile, Source)
+from .choices import (
+    DESPATCH_TYPE_SEVK,
+    EDITABLE_STATUSES,
+    PROFILE_NUMBERS,
+    SENDABLE_STATUSES,
+    WORKING_STATUSES,
+    DispatchStatus,
+    Numbering,
+    Profile,
+    Source,
+)
 from .models import DispatchDriver, DispatchLine, DispatchNote
 
 DEFAULTS = {
@@ -34,6 +43,13 @@ DEFAULTS = {
     "DISPATCH_AWAITING_POLL_SECONDS": 3600,  # a note awaiting the receiver's answer (70) is asked about this often
     "DISPATCH_EXPORT_POLL_SECONDS": 30,
     "DISPATCH_LIST_PAGES": 20,  # pages of new notes one listing run reads (500 a page)
+    # The receiving side (inbox.py, replies.py)
+    "DISPATCH_ANSWER_DAYS": 7,  # days a receiver has to answer an incoming note: the inbox counts them down
+    "DISPATCH_INBOX_SECONDS": 300,  # how often the incoming list and the receipt list are read
+    "DISPATCH_INBOX_OVERLAP_SECONDS": 600,  # each read starts this much before where the last one stopped
+    "DISPATCH_INBOX_WALK_DAYS": 30,  # once a day the incoming notes of this many days are read again
+    "DISPATCH_INBOX_WALK_SECONDS": 86400,
+    "DISPATCH_CLOCK_MARGIN_SECONDS": 2,  # endDate this much before now: the platform refuses a later one
 }
 SERIES_KIND = "dispatch_note"
 CENT = Decimal("0.01")
@@ -47,6 +63,11 @@ def number_field() -> str:
     """Where the note's number goes in the JSON model: document 3 says despatchAdviceNumber, a public client
     despatchNumber (facts file)."""
     return getattr(settings, "DISPATCH_NUMBER_FIELD", "despatchAdviceNumber")
+
+
+def reply_prefix() -> str:
+    """The reply number's prefix the answer forms offer first (setting DISPATCH_REPLY_PREFIX)."""
+    return getattr(settings, "DISPATCH_REPLY_PREFIX", "IRY")
 
 
 class DispatchError(actions.ActionRefused):

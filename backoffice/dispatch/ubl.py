@@ -29,8 +29,14 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop
 from lxml import etree
 
-from backoffice.core.validators import (DOCUMENT_NUMBER_RE, UNKNOWN_DRIVER_TCKN, validate_driver_tckn, validate_tckn,
-                                        validate_vkn, validate_vkn_or_tckn)
+from backoffice.core.validators import (
+    DOCUMENT_NUMBER_RE,
+    UNKNOWN_DRIVER_TCKN,
+    validate_driver_tckn,
+    validate_tckn,
+    validate_vkn,
+    validate_vkn_or_tckn,
+)
 
 MAX_FILE_BYTES = 10 * 1024 * 1024  # one XML, and the uploaded file itself
 MAX_ZIP_XML_FILES = 100
@@ -125,39 +131,47 @@ def check_upload(name: str, data: bytes, *, manual_number: bool) -> list[Despatc
 
 
 def _check_zip(name: str, data: bytes, *, manual_number: bool) -> list[Despatch]:
+    archive, members, error = open_zip(data)
+    if error:
+        return [_refused(name, b"", error)]
+    despatches = []
+    for info in members:
+        xml, error = read_member(archive, info)
+        despatches.append(_refused(info.filename, xml, error) if error
+                          else check_xml(info.filename, xml, manual_number=manual_number))
+    return despatches
+
+
+def open_zip(data: bytes) -> tuple[zipfile.ZipFile | None, list[zipfile.ZipInfo], str]:
+    """(the archive, its XML files, "") or (None, [], why the upload is refused as a whole)."""
     try:
         archive = zipfile.ZipFile(io.BytesIO(data))
         members = [info for info in archive.infolist() if _is_xml_member(info)]
     except (zipfile.BadZipFile, zipfile.LargeZipFile, ValueError, EOFError):
-        return [_refused(name, b"", _("This ZIP file cannot be opened: it is damaged or incomplete."))]
+        return None, [], _("This ZIP file cannot be opened: it is damaged or incomplete.")
     if not members:
-        return [_refused(name, b"", _("The ZIP file holds no XML file."))]
+        return None, [], _("The ZIP file holds no XML file.")
     if len(members) > MAX_ZIP_XML_FILES:
-        return [_refused(name, b"", _("The ZIP file holds more than %(count)s XML files; upload at most "
-                                      "%(count)s at a time.") % {"count": MAX_ZIP_XML_FILES})]
+        return None, [], (_("The ZIP file holds more than %(count)s XML files; upload at most %(count)s at a time.")
+                          % {"count": MAX_ZIP_XML_FILES})
     if sum(info.file_size for info in members) > MAX_ZIP_XML_BYTES:
-        return [_refused(name, b"", _("The XML files of this ZIP add up to more than %(size)s MB unpacked.")
-                         % {"size": MAX_ZIP_XML_BYTES // 2**20})]
-    despatches = []
-    for info in members:
-        if info.file_size > MAX_FILE_BYTES:
-            despatches.append(_refused(info.filename, b"", _("The file is larger than %(size)s MB.")
-                                       % {"size": MAX_FILE_BYTES // 2**20}))
-            continue
-        try:
-            with archive.open(info) as member:
-                xml = member.read(MAX_FILE_BYTES + 1)  # the header's size may lie
-        except (zipfile.BadZipFile, zlib.error, RuntimeError, ValueError, EOFError, OSError, NotImplementedError):
-            despatches.append(_refused(info.filename, b"", _("This file of the ZIP cannot be read: it is damaged "
-                                                             "or encrypted.")))
-            continue
-        if len(xml) > MAX_FILE_BYTES:
-            despatches.append(_refused(info.filename, b"", _("The file is larger than %(size)s MB.")
-                                       % {"size": MAX_FILE_BYTES // 2**20}))
-            continue
-        despatches.append(check_xml(info.filename, xml, manual_number=manual_number) if xml
-                          else _refused(info.filename, xml, _("The file is empty.")))
-    return despatches
+        return None, [], (_("The XML files of this ZIP add up to more than %(size)s MB unpacked.")
+                          % {"size": MAX_ZIP_XML_BYTES // 2**20})
+    return archive, members, ""
+
+
+def read_member(archive: zipfile.ZipFile, info: zipfile.ZipInfo) -> tuple[bytes, str]:
+    """(the XML of one file of the ZIP, "") or (its bytes, empty if unread, and why it is refused)."""
+    if info.file_size > MAX_FILE_BYTES:
+        return b"", _("The file is larger than %(size)s MB.") % {"size": MAX_FILE_BYTES // 2**20}
+    try:
+        with archive.open(info) as member:
+            xml = member.read(MAX_FILE_BYTES + 1)  # the header's size may lie
+    except (zipfile.BadZipFile, zlib.error, RuntimeError, ValueError, EOFError, OSError, NotImplementedError):
+        return b"", _("This file of the ZIP cannot be read: it is damaged or encrypted.")
+    if len(xml) > MAX_FILE_BYTES:
+        return b"", _("The file is larger than %(size)s MB.") % {"size": MAX_FILE_BYTES // 2**20}
+    return xml, "" if xml else _("The file is empty.")
 
 
 def _is_xml_member(info: zipfile.ZipInfo) -> bool:
@@ -178,20 +192,29 @@ def _parser() -> etree.XMLParser:
                            dtd_validation=False)
 
 
-def check_xml(name: str, data: bytes, *, manual_number: bool) -> Despatch:
-    """One DespatchAdvice XML: file, schema and rule problems, and its fields (read even when it has problems,
-    so the user sees which note a message is about)."""
+def parse_xml(data: bytes):
+    """(the root element, None), or (None, the file Problem that stops the check: not well-formed XML, a
+    DOCTYPE). Any UBL document of the back office goes through here: no entity expanded, no DTD loaded."""
     try:
         root = etree.fromstring(data, _parser())
     except etree.XMLSyntaxError as error:
-        return _refused(name, data, _("This is not well-formed XML: %(error)s") % {"error": error.msg},
-                        error.lineno or None)
+        return None, Problem(error.lineno or None, _("This is not well-formed XML: %(error)s") % {"error": error.msg},
+                             "file")
     except ValueError:  # e.g. a file lxml cannot decode at all
-        return _refused(name, data, _("This is not well-formed XML."))
+        return None, Problem(None, _("This is not well-formed XML."), "file")
     docinfo = root.getroottree().docinfo
     if docinfo.internalDTD is not None or docinfo.externalDTD is not None or docinfo.doctype:
-        return _refused(name, data, _("The file declares a DOCTYPE: UBL-TR documents have none, and it is refused "
-                                      "for safety (its entities are not expanded)."), 1)
+        return None, Problem(1, _("The file declares a DOCTYPE: UBL-TR documents have none, and it is refused for "
+                                  "safety (its entities are not expanded)."), "file")
+    return root, None
+
+
+def check_xml(name: str, data: bytes, *, manual_number: bool) -> Despatch:
+    """One DespatchAdvice XML: file, schema and rule problems, and its fields (read even when it has problems,
+    so the user sees which note a message is about)."""
+    root, problem = parse_xml(data)
+    if problem:
+        return Despatch(name=name, xml=data, problems=[problem])
     if root.tag != f"{{{DESPATCH_NS}}}DespatchAdvice":
         return _refused(name, data, _("The document is %(root)s, not a UBL-TR dispatch note: its root element must "
                                       "be DespatchAdvice in the namespace %(namespace)s.")
@@ -222,7 +245,9 @@ def schema_problems(root) -> list[Problem]:
     for content in root.iterfind("ext:UBLExtensions/ext:UBLExtension/ext:ExtensionContent", NS):
         if not any(isinstance(child.tag, str) for child in content) and not (content.text or "").strip():
             etree.SubElement(content, PLACEHOLDER)
-    validator = schema(etree.QName(root).namespace)
+    namespace = etree.QName(root).namespace
+    # @cache keys on the arguments as written: schema() and schema(DESPATCH_NS) would compile it twice
+    validator = schema() if namespace == DESPATCH_NS else schema(namespace)
     with _schema_lock:
         if validator.validate(root):
             return []

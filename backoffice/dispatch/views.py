@@ -18,8 +18,15 @@ from backoffice.core.generic.documents import PlatformDocumentView
 from backoffice.core.generic.families import register_export_pages
 from backoffice.core.generic.registry import model_url, register_model_view, register_model_views
 from backoffice.core.generic.sections import SectionMixin
-from backoffice.core.generic.views import (BaseObjectView, BulkAction, BulkActionView, ObjectDetailView,
-                                           ObjectEditView, ObjectListView, describe_fields)
+from backoffice.core.generic.views import (
+    BaseObjectView,
+    BulkAction,
+    BulkActionView,
+    ObjectDetailView,
+    ObjectEditView,
+    ObjectListView,
+    describe_fields,
+)
 from backoffice.core.jobs import runs_of
 from backoffice.core.roles import ADMINISTRATORS, EDITORS, EVERYONE, has_role
 from backoffice.current_accounts.forms import resolve_account
@@ -154,6 +161,7 @@ class NoteDetailView(DispatchSection, ObjectDetailView):
                                             "seller_district", "seller_city")),
             (_("Envelope to the tax authority"), ("envelope_id", "envelope_status", "envelope_message")),
         )
+        lines, receipt, answered = answered_lines(note)
         moving = bool(note.pending_action) or note.sync_state in (SyncState.QUEUED, SyncState.SENDING) or (
             note.remote_status in WORKING_STATUSES and note.remote_status != 70)
         return {
@@ -161,13 +169,27 @@ class NoteDetailView(DispatchSection, ObjectDetailView):
             "field_groups": [(title, fields) for title, fields in
                              ((title, describe_fields(note, names, user=user)) for title, names in groups)
                              if any(field.value not in (None, "") for field in fields)],
-            "lines": list(note.lines.all()), "drivers": list(note.drivers.all()), "runs": runs_of(note),
+            "lines": lines, "drivers": list(note.drivers.all()), "runs": runs_of(note),
+            "receipt": receipt, "answered_lines": answered,
             "actions": buttons,
             "edit_url": model_url(note, "edit") if may_edit and note.source == Source.FORM and note.is_editable
             else None,
             "on_platform": bool(note.remote_id), "refresh_interval": 3 if moving else None,
             "replace_url": model_url(note, "replace") if may_edit and not services.replace_refusal(note) else None,
         }
+
+
+def answered_lines(note):
+    """The note's lines, each with the receiver's answer to it when a reply came (the newest reply): the UBL numbers
+    a note's lines 1, 2, ... in their order, which is how the reply names them."""
+    lines = list(note.lines.all())
+    receipt = note.receipts.order_by("-received_at", "-pk").prefetch_related("lines").first()
+    if receipt is None:
+        return lines, None, False
+    by_id = {line.line_id: line for line in receipt.lines.all()}
+    for index, line in enumerate(lines, start=1):
+        line.answer = by_id.get(str(index))
+    return lines, receipt, bool(by_id)
 
 
 class NoteBulkView(DispatchSection, BulkActionView):

@@ -27,7 +27,7 @@ IDEMPOTENT_METHODS = frozenset({"GET", "PUT", "DELETE", "HEAD"})
 STATE_CHANGES = frozenset({"event_ticket.update_status", "passenger_ticket.update_status",
                            "dispatch.outbox_update_status", "dispatch.reply_update_status",
                            # an update whose body says 20 sends the note: a second one is refused (not 0 / 40)
-                           "dispatch.outbox_put_json", "dispatch.outbox_put_ubl",
+                           "dispatch.outbox_put_json", "dispatch.outbox_put_ubl", "dispatch.reply_put",
                            # a GET that sends the certificates to the tax authority
                            "ledger.send_certificates"})
 

@@ -1,5 +1,6 @@
-"""The sandbox's control actions for the dispatch service (ops/dispatch.py keeps the notes): the timing and error
-share of a customer's notes, a note's status forced, and notes seeded in assorted statuses. Tests and `make run`
+"""The sandbox's control actions for the dispatch service (ops/dispatch.py lists what it keeps): the timing and error
+share of a customer's notes and replies and the arrival of incoming notes over time, a note's status forced, and
+notes seeded in assorted statuses (incoming notes and replies: dispatch_control_inbox.py). Tests and `make run`
 call them; the platform has none.
 
 Each takes {"customer": ...}: the customer's id (an integer, as POST /_control/customers answers it), its
@@ -17,7 +18,11 @@ from ..models import ApiKey, Customer, Document
 from . import dispatch_rules as rules
 from .common import control_customer, is_guid, iso, lock, now
 from .dispatch import (ENVELOPE_QUEUED, ERROR_MESSAGE, NOTE, dispatch_settings, next_numbers, note_key,
-                       queue, save_settings, status_view)
+                       queue, save_settings)
+from .dispatch import ARRIVAL
+from .dispatch_directory import DIRECTORY
+from .dispatch_life import deliver, save_arrival
+from .dispatch_outbox import status_view
 from .dispatch_rules import APPROVED, DELIVERED, DRAFT, ERROR, QUEUED, STATUSES
 
 SEED_STATUSES = (DRAFT, QUEUED, ERROR, DELIVERED, APPROVED, APPROVED, APPROVED, 65, 70, 80, 90)
@@ -43,11 +48,29 @@ def _customer(body: dict) -> Customer:
     return customer
 
 
+def arrival_changes(body: dict) -> dict:
+    """The arrival settings the body names, checked."""
+    changes = {}
+    for name, low, high, kind in (("arrival_seconds", 0, 86400, (int, float)), ("arrival_lines", 1, 100, int)):
+        value = body.get(name)
+        if value is None:
+            continue
+        if isinstance(value, bool) or not isinstance(value, kind) or not low <= value <= high:
+            raise BadRequest(f"{name} must be {'an integer' if kind is int else 'a number'} from {low} to {high}")
+        changes[name] = value
+    return changes
+
+
 @control_action("POST", "dispatch/settings")
 def control_settings(body):
-    """{customer, processing_seconds?, approve_seconds?, error_rate?, reset?} -> the customer's settings: how long
-    a queued note takes to reach 50 and then 60 (or 40), and the share that ends in error (0 to 1)."""
+    """{customer, processing_seconds?, approve_seconds?, error_rate?, arrival_seconds?, arrival_lines?, reset?} ->
+    the customer's settings: how long a queued note or reply takes to reach 50 and then 60 (or 40), and the share
+    that ends in error (0 to 1); with arrival_seconds > 0 one incoming note of arrival_lines lines arrives per such
+    period from now on (0 stops it). The arrival members are answered once set (reset clears them)."""
     customer = _customer(body)
+    arrival = arrival_changes(body)
+    if body.get("reset") is True:
+        Document.objects.filter(customer=customer, kind=ARRIVAL).delete()
     changes = {}
     for name, high in (("processing_seconds", 86400), ("approve_seconds", 86400), ("error_rate", 1)):
         value = body.get(name)
@@ -56,7 +79,8 @@ def control_settings(body):
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= high:
             raise BadRequest(f"{name} must be a number from 0 to {high}")
         changes[name] = float(value)
-    return save_settings(customer, changes, reset=body.get("reset") is True)
+    settings = save_settings(customer, changes, reset=body.get("reset") is True)
+    return {**settings, **save_arrival(customer, arrival)}
 
 
 def force(doc: Document, status: int, message, at, settings: dict) -> None:
@@ -95,12 +119,14 @@ def control_status(body):
             raise BadRequest(f"no outgoing dispatch note with id {body.get('id')!r} for this customer")
         force(doc, status, message, now(), dispatch_settings(customer))
         doc.save(update_fields=["status", "data", "due_at"])
+        if status == APPROVED:
+            deliver(doc, now())  # a note to another sandbox customer arrives as if it had been approved
     return status_view(doc)
 
 
 def _seed_body(index: int, issue_day) -> dict:
     """A JSON note that keeps every rule: receivers from the taxpayer list in turn, drivers or a carrier."""
-    receiver = rules.DIRECTORY[index % len(rules.DIRECTORY)]
+    receiver = DIRECTORY[index % len(DIRECTORY)]
     shipment = {"shipmentPlateNo": f"34IRS{index % 1000:03d}"}
     if index % 3:
         shipment["driverLines"] = [{"driverName": "Mehmet", "driverSurname": "Kaya",

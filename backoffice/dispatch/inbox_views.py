@@ -1,0 +1,399 @@
+"""Pages of the receiving side: the incoming notes (what still needs an answer and how many days are left), one
+note with its lines, documents and replies, the answers (accept or reject several at once, a partial acceptance,
+a ReceiptAdvice file), our replies, the replies received to our notes and the incoming exports.
+
+Views validate, call one service and redirect; every queryset is the active company's (another company's note is
+a 404). The forms that answer a note carry a one-time key (Back and resubmit, a second tab, a company switched in
+another tab); the services lock the note, so two answers never both go.
+"""
+
+from django.contrib import messages
+from django.core.exceptions import PermissionDenied
+from django.db.models import Q
+from django.shortcuts import get_object_or_404, redirect
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
+
+from backoffice.core import actions
+from backoffice.core.choices import SyncState
+from backoffice.core.generic.documents import PlatformDocumentView
+from backoffice.core.generic.families import register_export_pages
+from backoffice.core.generic.guarded import SubmissionGuardMixin
+from backoffice.core.generic.registry import model_url, register_model_view, register_model_views
+from backoffice.core.generic.views import (
+    BaseObjectView,
+    BulkAction,
+    BulkActionView,
+    ObjectDetailView,
+    ObjectListView,
+    describe_fields,
+    safe_return_url,
+)
+from backoffice.core.jobs import runs_of
+from backoffice.core.roles import EDITORS, EVERYONE, has_role
+from backoffice.core.security import parse_ids
+from backoffice.remote.errors import RateLimited, RemoteError
+
+from . import filters, inbox, jobs, replies, tables
+from .choices import ANSWERING_STATUSES, AWAITING_ANSWER, REPLY_WORKING_STATUSES, DocumentKind
+from .families import INCOMING_EXPORTS
+from .inbox_forms import AnswerForm, PartialAcceptanceForm, ReplyUploadForm
+from .models import DispatchReply, IncomingNote, ReceivedReply
+from .views import DispatchSection
+
+ANSWER_ACTIONS = ("approve", "reject")
+
+
+class IncomingSection(DispatchSection):
+    tab = "incoming"
+
+
+class IncomingListView(IncomingSection, ObjectListView):
+    """The inbox: by default what still needs an answer, the oldest first, with the days left."""
+
+    model = IncomingNote
+    required_roles = EVERYONE
+    table = tables.IncomingNoteTable
+    filterset = filters.IncomingNoteFilterSet
+    refresh_interval = 5
+    title = gettext_lazy("Incoming dispatch notes")
+
+    def get_template_names(self):
+        return ["dispatch/incomingnote_list.html"]
+
+    def needs_refresh(self, queryset):
+        return queryset.filter(Q(remote_status__in=ANSWERING_STATUSES) | ~Q(pending_action="")).exists()
+
+    def get_table_kwargs(self):
+        # what needs an answer: the one with the fewest days left first
+        if self.request.GET.get("view") == "awaiting" and not self.request.GET.get("sort"):
+            return {"order_by": ("received_at",)}
+        return {}
+
+    def render(self, context, status=200):
+        company = self.request.company
+        waiting = IncomingNote.objects.filter(company=company, remote_status=AWAITING_ANSWER)
+        context.update(may_edit=has_role(self.request.user, *EDITORS), awaiting_count=waiting.count(),
+                       view=self.request.GET.get("view") or "",
+                       export_url=model_url(INCOMING_EXPORTS.model, "start"),
+                       answer_days=int(inbox.setting("DISPATCH_ANSWER_DAYS")))
+        return super().render(context, status)
+
+
+class IncomingDetailView(IncomingSection, ObjectDetailView):
+    model = IncomingNote
+    required_roles = EVERYONE
+
+    def get_template_names(self):
+        return ["dispatch/incomingnote_detail.html"]
+
+    def get_extra_context(self, note):
+        user = self.request.user
+        lines, lines_error = [], ""
+        try:
+            lines = inbox.lines_load(note)
+        except RateLimited as exc:
+            lines_error = _("The platform allows only so many calls a minute; the lines show in %(seconds)s "
+                            "seconds.") % {"seconds": max(1, round(exc.wait))}
+        except (RemoteError, replies.DispatchError) as exc:
+            lines_error = exc.user_message() if isinstance(exc, RemoteError) else str(exc)
+        answers = list(note.replies.select_related("created_by").prefetch_related("lines"))
+        may_answer = has_role(user, *EDITORS) and not replies.answer_refusal(note)
+        moving = bool(note.pending_action) or note.remote_status in ANSWERING_STATUSES or any(
+            reply.sync_state in (SyncState.QUEUED, SyncState.SENDING) or reply.remote_status in REPLY_WORKING_STATUSES
+            for reply in answers)
+        fields = describe_fields(note, ("despatch_number", "issue_date", "issue_time", "sender_title",
+                                        "sender_identifier", "profile", "received_at", "receipt_number"),
+                               user=user)
+        return {
+            "fields": [field for field in fields if field.value not in (None, "")],
+            "lines": lines, "lines_error": lines_error, "answers": [
+                (reply, actions.buttons(reply, user)) for reply in answers],
+            "may_answer": may_answer, "days_left": inbox.days_left(note), "runs": runs_of(note),
+            "actions": actions.buttons(note, user), "refresh_interval": 3 if moving else None,
+            "answer_url": model_url(IncomingNote, "bulk", action="approve"),
+            "reject_url": model_url(IncomingNote, "bulk", action="reject"),
+        }
+
+
+class IncomingBulkView(IncomingSection, BulkActionView):
+    """The list's bulk actions; accepting or rejecting asks the answer's details first (AnswerForm)."""
+
+    model = IncomingNote
+    required_roles = EVERYONE
+
+    def get_template_names(self):
+        return ["dispatch/incomingnote_answer.html" if self.kwargs.get("action") in ANSWER_ACTIONS
+                else "generic/bulk_confirm.html"]
+
+    def post(self, request, *args, **kwargs):
+        action = kwargs["action"]
+        if action not in ANSWER_ACTIONS:
+            return super().post(request, *args, **kwargs)
+        if not has_role(request.user, *EDITORS):
+            raise PermissionDenied
+        list_url = model_url(IncomingNote, "list")
+        return_url = safe_return_url(request, request.POST.get("return_url"), list_url)
+        notes = list(self.get_queryset().filter(pk__in=parse_ids(request.POST.getlist("pk"))).order_by("pk")[:500])
+        if not notes:
+            messages.warning(request, _("Select at least one record first."))
+            return redirect(return_url)
+        confirmed = bool(request.POST.get("confirm"))
+        form = AnswerForm(data=request.POST if confirmed else None, notes=notes,
+                          initial={"decision": action})
+        context = {"bulk_action": self.actions[action], "action_name": action, "objects": notes, "form": form,
+                   "count": len(notes), "pks": [note.pk for note in notes], "return_url": return_url,
+                   "refusals": [(note, replies.answer_refusal(note)) for note in notes if replies.answer_refusal(note)]}
+        if not confirmed or not form.is_valid():
+            return self.render(context, status=400 if confirmed else 200)
+        data = form.cleaned_data
+        try:
+            replies.answer_request(notes, approve=data["decision"] == "approve", prefix=data["prefix"],
+                                   reason=data["reason"], delivered_at=data["delivered_at"], user=request.user)
+        except replies.DispatchError as exc:
+            form.add_error(exc.field if exc.field in form.fields else None, str(exc))
+            return self.render(context, status=400)
+        messages.success(request, _("Your answer is on its way to the platform; the notes show its status in a "
+                                    "moment."))
+        return redirect(return_url if len(notes) > 1 else model_url(notes[0], "detail"))
+
+
+IncomingBulkView.actions = {
+    **actions.bulk_actions(IncomingNote),
+    "approve": BulkAction(gettext_lazy("Accept"), function=None, required_roles=EDITORS, style="success",
+                          confirm=gettext_lazy("The selected notes will be accepted: the senders are told you "
+                                               "received the goods in full.")),
+    "reject": BulkAction(gettext_lazy("Reject"), function=None, required_roles=EDITORS, style="danger",
+                         confirm=gettext_lazy("The selected notes will be rejected with your reason: the senders "
+                                              "are told you did not take the goods.")),
+}
+
+register_model_views(IncomingNote, prefix="incoming", list=IncomingListView, detail=IncomingDetailView,
+                     bulk=IncomingBulkView)
+
+
+class AnswerPage(SubmissionGuardMixin, IncomingSection, BaseObjectView):
+    """A page answering one note: refused (back to the note) when the note cannot be answered now."""
+
+    model = IncomingNote
+    required_roles = EDITORS
+
+    def note(self, pk):
+        return get_object_or_404(self.get_queryset(), pk=pk)
+
+    def refused_page(self, note):
+        refusal = replies.answer_refusal(note)
+        if refusal:
+            messages.warning(self.request, refusal)
+            return redirect(model_url(note, "detail"))
+        return None
+
+    def guard_target(self, context):
+        return context.get("object")
+
+    def lines_or_page(self, note):
+        try:
+            return inbox.lines_load(note), None
+        except RateLimited as exc:
+            messages.error(self.request, _("The platform allows only so many calls a minute; try again in %(seconds)s "
+                                           "seconds.") % {"seconds": max(1, round(exc.wait))})
+        except RemoteError as exc:
+            messages.error(self.request, exc.user_message())
+        except replies.DispatchError as exc:
+            messages.error(self.request, str(exc))
+        return None, redirect(model_url(note, "detail"))
+
+
+@register_model_view(IncomingNote, "partial", path="<id:pk>/partial/")
+class PartialAcceptanceView(AnswerPage):
+    """Per line: what was accepted, what was rejected and why; sent at once (the platform queues it)."""
+
+    def get_template_names(self):
+        return ["dispatch/incomingnote_partial.html"]
+
+    def page(self, note, form, status=200):
+        return self.render({"object": note, "form": form, "detail_url": model_url(note, "detail")}, status=status)
+
+    def get(self, request, pk):
+        note = self.note(pk)
+        if (answered := self.refused_page(note)) is not None:
+            return answered
+        lines, answered = self.lines_or_page(note)
+        if answered is not None:
+            return answered
+        return self.page(note, PartialAcceptanceForm(note=note, lines=lines))
+
+    def post(self, request, pk):
+        note = self.note(pk)
+        lines, answered = self.lines_or_page(note)
+        if answered is not None:
+            return answered
+        form = PartialAcceptanceForm(data=request.POST, note=note, lines=lines)
+
+        def save():
+            data = form.cleaned_data
+            return replies.partial_save(note, answers=form.answers(), delivered_at=data["delivered_at"],
+                                        contact=data["delivery_contact"], prefix=data["prefix"], user=request.user)
+
+        reply, answered = self.guarded_submit(self.guard_for(note), form, save, refused=replies.DispatchError,
+                                              invalid=lambda: self.page(note, form, status=400))
+        if answered is not None:
+            return answered
+        messages.success(request, _("Your answer is on its way to the platform; the note shows its status in a "
+                                    "moment."))
+        return redirect(model_url(note, "detail"))
+
+
+@register_model_view(IncomingNote, "reply_upload", path="<id:pk>/reply-upload/")
+class ReplyUploadView(AnswerPage):
+    """The user's own ReceiptAdvice, checked before anything is sent; the findings shown with their lines."""
+
+    def get_template_names(self):
+        return ["dispatch/incomingnote_reply_upload.html"]
+
+    def page(self, note, form, found=None, status=200):
+        return self.render({"object": note, "form": form, "found": found, "detail_url": model_url(note, "detail")},
+                           status=status)
+
+    def get(self, request, pk):
+        note = self.note(pk)
+        if (answered := self.refused_page(note)) is not None:
+            return answered
+        return self.page(note, ReplyUploadForm())
+
+    def post(self, request, pk):
+        note = self.note(pk)
+        form = ReplyUploadForm(data=request.POST, files=request.FILES)
+        found = []
+
+        def save():
+            upload = form.cleaned_data["file"]
+            try:
+                return replies.ubl_reply(note, name=upload.name, data=upload.read(),
+                                         requested_status=form.cleaned_data["requested_status"],
+                                         manual_number=form.cleaned_data["numbering"] == "manual",
+                                         prefix=form.cleaned_data.get("prefix") or "", user=request.user)
+            except replies.UblReplyRefused as exc:
+                found.append(exc.receipt)
+                raise
+
+        reply, answered = self.guarded_submit(self.guard_for(note), form, save, refused=replies.DispatchError,
+                                              invalid=lambda: self.page(note, form, found[0] if found else None, 400))
+        if answered is not None:
+            return answered
+        messages.success(request, _("The file passed the check; the reply is on its way to the platform.")
+                         if reply.requested_status else _("The file passed the check; the reply is saved on the "
+                                                          "platform as a draft. Send it from the note's page."))
+        return redirect(model_url(note, "detail"))
+
+
+@register_model_view(IncomingNote, "document", path="<id:pk>/document/<str:kind>/")
+class IncomingDocumentView(IncomingSection, PlatformDocumentView):
+    model = IncomingNote
+    required_roles = EVERYONE
+    kinds = (DocumentKind.PDF, DocumentKind.HTML, DocumentKind.UBL)
+    attachment_kinds = (DocumentKind.UBL,)
+    refused = (replies.DispatchError,)
+    back_label = gettext_lazy("Back to the incoming note")
+    record_label = gettext_lazy("Incoming dispatch note")
+
+    def fetch(self, note, kind, *, standard):
+        return inbox.note_document(note, kind, standard=standard)
+
+
+@register_model_view(IncomingNote, "mirror", path="mirror/")
+class InboxMirrorView(IncomingSection, BaseObjectView):
+    model = IncomingNote
+    required_roles = EVERYONE
+
+    def post(self, request):
+        company = request.company
+        run = jobs.enqueue(jobs.inbox_mirror, company=company.pk, args=[company.pk])
+        messages.info(request, _("Incoming notes and replies are being read from the platform.") if run.is_new
+                      else _("Incoming notes and replies are already being read from the platform."))
+        return redirect(model_url(IncomingNote, "list"))
+
+
+# --- our replies ---------------------------------------------------------------------------------------------
+class ReplyListView(IncomingSection, ObjectListView):
+    model = DispatchReply
+    required_roles = EVERYONE
+    table = tables.DispatchReplyTable
+    filterset = filters.DispatchReplyFilterSet
+    refresh_interval = 5
+    tab = "replies"
+    title = gettext_lazy("Our replies")
+
+    def base_queryset(self):
+        return super().base_queryset().select_related("note")
+
+    def needs_refresh(self, queryset):
+        return queryset.filter(Q(sync_state__in=[SyncState.QUEUED, SyncState.SENDING])
+                               | Q(remote_status__in=REPLY_WORKING_STATUSES) | ~Q(pending_action="")).exists()
+
+
+class ReplyDetailView(IncomingSection, BaseObjectView):
+    """A reply is shown on its note's page."""
+
+    model = DispatchReply
+    required_roles = EVERYONE
+
+    def get(self, request, pk):
+        reply = get_object_or_404(self.get_queryset(), pk=pk)
+        return redirect(f"{model_url(reply.note, 'detail')}#reply-{reply.pk}")
+
+
+class ReplyBulkView(IncomingSection, BulkActionView):
+    model = DispatchReply
+    required_roles = EDITORS
+    actions = actions.bulk_actions(DispatchReply)
+
+    def get_template_names(self):
+        return ["generic/bulk_confirm.html"]
+
+
+register_model_views(DispatchReply, prefix="replies", list=ReplyListView, detail=ReplyDetailView,
+                     bulk=ReplyBulkView)
+
+
+@register_model_view(DispatchReply, "document", path="<id:pk>/document/<str:kind>/")
+class ReplyDocumentView(IncomingSection, PlatformDocumentView):
+    model = DispatchReply
+    required_roles = EVERYONE
+    kinds = tuple(DocumentKind.values)
+    attachment_kinds = (DocumentKind.UBL, DocumentKind.ZIP)
+    refused = (replies.DispatchError,)
+    back_label = gettext_lazy("Back to the incoming note")
+    record_label = gettext_lazy("Dispatch note reply")
+
+    def fetch(self, reply, kind, *, standard):
+        return inbox.reply_document(reply, kind, standard=standard)
+
+
+# --- replies received to our outgoing notes ------------------------------------------------------------------
+class ReceivedReplyListView(IncomingSection, ObjectListView):
+    model = ReceivedReply
+    required_roles = EVERYONE
+    table = tables.ReceivedReplyTable
+    filterset = filters.ReceivedReplyFilterSet
+    tab = "receipts"
+    title = gettext_lazy("Replies to our dispatch notes")
+
+    def base_queryset(self):
+        return super().base_queryset().select_related("note")
+
+    def get_template_names(self):
+        return ["dispatch/receivedreply_list.html"]
+
+
+register_model_views(ReceivedReply, prefix="receipts", list=ReceivedReplyListView)
+
+
+# --- exports of incoming notes (core.families) -------------------------------------------------------------------
+register_export_pages(
+    INCOMING_EXPORTS, prefix="incoming/exports", section="dispatch", tab="exports",
+    title=gettext_lazy("Incoming dispatch note exports"),
+    empty_text=gettext_lazy("No exports of incoming notes yet. Start one from the incoming notes."),
+    start_links=((None, gettext_lazy("Export incoming dispatch notes")),),
+    heading=lambda kind: _("Excel export: incoming dispatch notes"), home=lambda kind: model_url(IncomingNote, "list"))
+

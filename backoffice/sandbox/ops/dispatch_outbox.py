@@ -1,0 +1,331 @@
+"""Dispatch-note service, outgoing notes (document 3, sections 2.9, 3.3 and 4.5; e-İrsaliye): create and update in
+the JSON or the UBL form, the status change, the status with its envelope, the PDF, HTML, UBL and ZIP of a note and
+the listing with isNew. The choices where the documents say "not shown" are listed in dispatch.py.
+"""
+
+import uuid
+from types import SimpleNamespace
+
+from django.db import transaction
+from django.utils import timezone
+
+from ..api import Call, operation
+from ..models import Document
+from . import dispatch_rules as rules
+from . import dispatch_ubl as ubl
+from . import exports
+from .common import (BOOLEAN, INTEGER, STRING, Problems, array, blank, iso, lock, moment, now, page, paged_query,
+                     read_body, refused,
+                     vkn_tckn_problem)
+from .dispatch import (BASE, DOCUMENTS, NOTE, check_unused, envelope_fields, name_of, next_number, note_key,
+                       note_of, query_value, save, standard, today, updatable, wrapped)
+from .dispatch_directory import ALIASES, GENERIC_ALIAS
+from .dispatch_life import note_xml, settle
+from .dispatch_rules import DRAFT, ERROR, QUEUED, STATUS_NAMES
+
+
+# --- views -------------------------------------------------------------------------------------------------------
+
+def notes_of(call: Call, ids: list[str]) -> list[Document]:
+    """The notes of these ids in the given order; 404 naming the unknown ones."""
+    keys = [note_key(value) for value in ids]
+    found = {doc.key: doc for doc in Document.objects.filter(customer=call.customer, kind=NOTE, key__in=keys)}
+    missing = [value for value, key in zip(ids, keys) if key not in found]
+    if missing:
+        raise refused("Not Found", f"No outgoing dispatch note with id {', '.join(missing)}.", 404)
+    return [found[key] for key in dict.fromkeys(keys)]
+
+
+def status_view(doc: Document) -> dict:
+    return {"id": doc.key, "despatchAdviceNumber": doc.number, "status": doc.status,
+            "message": doc.data.get("message") or "", **envelope_fields(doc)}
+
+
+def list_item(doc: Document) -> dict:
+    data, envelope = doc.data, envelope_fields(doc)
+    item = {"id": doc.key, "despatchAdviceNumber": doc.number, "status": doc.status,
+            "message": data.get("message") or "", "localReferenceId": data.get("localReferenceId"),
+            "isNew": data.get("isNew", True), "issueDate": data.get("issueDate"),
+            "targetVknTckn": data["target"]["vknTckn"], "targetTitle": data["target"]["title"],
+            "createdDate": iso(doc.created)}
+    if envelope:
+        item.update(envelopeId=envelope["envelopeId"], envelopeStatus=envelope["envelopeStatus"])
+    return item
+
+
+def _json_note(call: Call, note_id: str | None):
+    body = rules.bound(read_body(call), rules.NOTE_MODEL)
+    settle(call)
+    existing = note_of(call, note_id) if note_id else None
+    rules.note_problems(body, today(call)).raise_any()
+    general, book = body.get("generalInfo") or {}, body["addressBook"]
+    issue_day = rules.day(general["issueDate"])
+    manual = body.get("useManualDespatchAdviceId") is True
+    with transaction.atomic():
+        lock(call.customer)
+        if existing:
+            existing = note_of(call, note_id)  # again under the lock
+            updatable(existing)
+        key = existing.key if existing else str(uuid.uuid4())
+        if manual:
+            number = rules.manual_number(general)
+            check_unused(call, number, key, "generalInfo.despatchAdviceNumber")
+        else:
+            number = existing.number if existing else next_number(call.customer, rules.DEFAULT_PREFIX,
+                                                                  issue_day.year)
+        is_new = body.get("isNew")
+        if is_new is None:
+            is_new = existing.data.get("isNew", True) if existing else True
+        data = {name: value for name, value in body.items() if name != "status"}
+        data.update(
+            form="json", localReferenceId=body.get("localReferenceId"), isNew=is_new,
+            target={"vknTckn": book["identificationNumber"], "title": book["name"], "alias": book["alias"]},
+            issueDate=issue_day.isoformat(),
+            issueTime=general.get("issueTime") or timezone.localtime(now(call)).strftime("%H:%M:%S"),
+            machine=existing.data.get("machine") if existing else None)
+        doc = existing or Document(customer=call.customer, kind=NOTE, key=key, created=now(call))
+        doc.number, doc.data, doc.blob = number, data, None
+        save(call, doc, body.get("status") or DRAFT)
+    return {"id": doc.key, "despatchAdviceNumber": doc.number, "status": doc.status,
+            "localReferenceId": data["localReferenceId"]}
+
+
+@operation("dispatch", "POST", BASE + "/create")
+def create_json(call: Call):
+    return _json_note(call, None)
+
+
+@operation("dispatch", "PUT", BASE + "/create/{id}")
+def update_json(call: Call, id):
+    return _json_note(call, id)
+
+
+# --- create and update, UBL form --------------------------------------------------------------------------------
+
+def _prefix(body: dict, problems: Problems) -> str:
+    prefix = body.get("prefix")
+    if blank(prefix):
+        return rules.DEFAULT_PREFIX
+    if not rules.PREFIX_PATTERN.match(prefix):
+        problems.add("prefix", f"No prefix found: '{prefix}' is no prefix of this customer (a prefix is 3 "
+                               "characters of A-Z and 0-9).")
+    return prefix
+
+
+def _target_alias(body: dict, receiver: str, problems: Problems) -> str | None:
+    """Document 3, 2.9: targetAlias is required when the receiver has several mailboxes; the generic alias for
+    receivers that are no dispatch-note users."""
+    alias, listed = body.get("targetAlias"), ALIASES.get(receiver, [])
+    if blank(alias):
+        if len(listed) > 1:
+            problems.add("targetAlias", f"{receiver} has several dispatch mailboxes ({', '.join(listed)}): name the "
+                                        "one to send to.")
+        return listed[0] if listed else GENERIC_ALIAS
+    reason = rules.alias_problem(receiver, alias)
+    if reason:
+        problems.add("targetAlias", reason)
+    return alias
+
+
+def _ubl_note(call: Call, note_id: str | None):
+    body = rules.bound(read_body(call), rules.UBL_MODEL)
+    settle(call)
+    existing = note_of(call, note_id) if note_id else None
+    problems = Problems()
+    status = body.get("status")
+    if status is not None and status not in (DRAFT, QUEUED):
+        problems.add("status", f"status must be 0 (draft) or 20 (save and send) (got {status}).")
+    manual = body.get("useManualDespatchAdviceId") is True
+    prefix = rules.DEFAULT_PREFIX if manual or existing else _prefix(body, problems)
+    upload = ubl.read_upload(body.get("despatchAdviceZip"), problems)
+    facts, alias = None, None
+    if upload:
+        facts = ubl.upload_facts(upload[1], problems, today(call), manual)
+        if existing and facts["uuid"] and facts["uuid"] != existing.key:
+            problems.add("despatchAdviceZip", f"cbc:UUID {facts['uuid']} is not the id of the note updated "
+                                              f"({existing.key}).")
+        if facts["receiver"]["vknTckn"] and not vkn_tckn_problem(facts["receiver"]["vknTckn"]):
+            alias = _target_alias(body, facts["receiver"]["vknTckn"], problems)
+    problems.raise_any()
+    content, root = upload
+    local_reference = body.get("localReferenceId")
+    with transaction.atomic():
+        lock(call.customer)
+        if existing:
+            existing = note_of(call, note_id)
+            updatable(existing)
+        elif Document.objects.filter(customer=call.customer, kind=NOTE, key=facts["uuid"]).exists():
+            raise refused("Validation failed", f"despatchAdviceZip: cbc:UUID {facts['uuid']} is already the id of "
+                                               "another note of this customer, a note's UUID is used once.")
+        key = existing.key if existing else facts["uuid"]
+        if body.get("checkLocalReferenceId") is True and not blank(local_reference):
+            other = Document.objects.filter(customer=call.customer, kind=NOTE,
+                                            data__localReferenceId=local_reference).exclude(key=key).first()
+            if other is not None:
+                raise refused("Duplicate", f"localReferenceId: {local_reference} is already the localReferenceId of "
+                                           f"note {other.number} ({other.key}).")
+        if manual:
+            number = facts["number"]
+            check_unused(call, number, key, "despatchAdviceZip: cbc:ID")
+        else:
+            number = existing.number if existing else next_number(call.customer, prefix,
+                                                                  rules.day(facts["issueDate"]).year)
+        data = {"form": "ubl", "localReferenceId": local_reference, "prefix": body.get("prefix"),
+                "targetAlias": body.get("targetAlias"), "useManualDespatchAdviceId": manual,
+                "isNew": existing.data.get("isNew", True) if existing else True,
+                "target": {**facts["receiver"], "alias": alias}, "issueDate": facts["issueDate"],
+                "issueTime": facts["issueTime"], "machine": existing.data.get("machine") if existing else None}
+        doc = existing or Document(customer=call.customer, kind=NOTE, key=key, created=now(call))
+        doc.number, doc.data = number, data
+        doc.blob = content if number == facts["number"] else ubl.with_number(root, number)
+        save(call, doc, status or DRAFT)
+    return {"Id": doc.key, "DespatchAdviceNumber": doc.number, "Status": doc.status,
+            "LocalReferenceId": local_reference}
+
+
+@operation("dispatch", "POST", BASE)
+def create_ubl(call: Call):
+    return _ubl_note(call, None)
+
+
+# --- status change, isNew, status ----------------------------------------------------------------------------------
+
+def _ids(body: dict, name: str = "ids") -> list[str]:
+    ids = body.get(name)
+    if not isinstance(ids, list) or not ids or not all(isinstance(item, str) and item.strip() for item in ids):
+        raise refused("Bad Request", f"{name}: must be a non-empty array of note ids.")
+    return ids
+
+
+@operation("dispatch", "PUT", DOCUMENTS + "/updatestatuslist")
+def change_status(call: Call):
+    """Document 3, 3.3: 40 -> 0 and 0 -> 20 only, all of the notes or none."""
+    body = rules.bound(read_body(call), {"ids": array(STRING), "status": INTEGER})
+    ids = _ids(body, "ids")
+    target = body.get("status")
+    if target not in (DRAFT, QUEUED):
+        raise refused("Bad Request", f"Status: must be 0 (draft) or 20 (queue and send) (got {target}).")
+    settle(call)
+    allowed_from = ERROR if target == DRAFT else DRAFT
+    with transaction.atomic():
+        lock(call.customer)
+        docs = notes_of(call, ids)
+        wrong = [doc for doc in docs if doc.status != allowed_from]
+        if wrong:
+            raise refused("Status change refused", "; ".join(
+                f"{name_of(doc)} is {STATUS_NAMES.get(doc.status, doc.status)} ({doc.status})" for doc in wrong) +
+                f": only notes {'in error (40)' if target == DRAFT else 'in draft (0)'} can be set to {target}; "
+                "no note was changed.")
+        for doc in docs:
+            save(call, doc, target)
+    return None
+
+
+@operation("dispatch", "PUT", BASE + "/updateisnew")
+def update_is_new(call: Call):
+    """isNew false: the notes no longer match isNew=true in the list (document 3, 2.9)."""
+    body = rules.bound(read_body(call), {"ids": array(STRING), "isNew": BOOLEAN})
+    ids = _ids(body)
+    if not isinstance(body.get("isNew"), bool):
+        raise refused("Bad Request", "isNew: must be true or false.")
+    settle(call)
+    with transaction.atomic():
+        lock(call.customer)
+        docs = notes_of(call, ids)
+        for doc in docs:
+            doc.data = {**doc.data, "isNew": body["isNew"]}
+        Document.objects.bulk_update(docs, ["data"], batch_size=500)
+    return None
+
+
+@operation("dispatch", "PUT", BASE + "/{id}")
+def update_ubl(call: Call, id):
+    return _ubl_note(call, id)
+
+
+@operation("dispatch", "GET", DOCUMENTS + "/{id}/status")
+def status(call: Call, id):
+    settle(call)
+    return status_view(note_of(call, id))
+
+
+# --- documents: {"Response": base64 of the file} -------------------------------------------------------------------
+
+def _xml(call: Call, doc: Document) -> bytes:
+    return note_xml(doc, call.customer)
+
+
+def _drawn(call: Call, id, isStandartXslt, draw) -> dict:
+    layout_standard = standard(isStandartXslt)
+    settle(call)
+    doc = note_of(call, id)
+    layout = ubl.layout_of(layout_standard, doc.data.get("xsltCode"))
+    return draw(ubl.parse_stored(_xml(call, doc)), doc.status, layout)
+
+
+def pdf_document(call: Call, id, isStandartXslt=None):
+    return wrapped(_drawn(call, id, isStandartXslt, ubl.pdf))
+
+
+def html_document(call: Call, id, isStandartXslt=None):
+    return wrapped(_drawn(call, id, isStandartXslt, ubl.html).encode("utf-8"))
+
+
+for _suffix in ("", "/{isStandartXslt}"):
+    operation("dispatch", "GET", DOCUMENTS + "/{id}/pdf" + _suffix)(pdf_document)
+    operation("dispatch", "GET", DOCUMENTS + "/{id}/html" + _suffix)(html_document)
+
+
+@operation("dispatch", "GET", DOCUMENTS + "/{id}/ubl")
+def ubl_document(call: Call, id):
+    settle(call)
+    return wrapped(_xml(call, note_of(call, id)))
+
+
+@operation("dispatch", "GET", DOCUMENTS + "/{id}/zip")
+def zipped(call: Call, id):
+    settle(call)
+    doc = note_of(call, id)
+    return wrapped(exports.archive({f"{doc.number}.xml": _xml(call, doc)}))
+
+
+# --- the list ------------------------------------------------------------------------------------------------------
+
+@operation("dispatch", "GET", BASE + "/list")
+def note_list(call: Call):
+    settle(call)
+    paging = SimpleNamespace(query={name: query_value(call, name) for name in ("pageIndex", "pageSize")})
+    page_index, page_size = page(paging)
+    notes = Document.objects.filter(customer=call.customer, kind=NOTE).defer("blob")
+    problems = Problems()
+    for name, lookup in (("localReferenceId", "data__localReferenceId"), ("despatchNumber", "number")):
+        value = query_value(call, name)
+        if not blank(value):
+            notes = notes.filter(**{lookup: value.strip()})
+    raw_status = query_value(call, "status")
+    if not blank(raw_status):
+        if raw_status.strip().lstrip("-").isdigit():
+            notes = notes.filter(status=int(raw_status))
+        else:
+            problems.add("status", f"The value '{raw_status}' is not a status number.")
+    for name, flag in (("isNew", "data__isNew"), ("isDesc", None)):
+        value = query_value(call, name)
+        if not blank(value) and value.strip().lower() not in ("true", "false"):
+            problems.add(name, f"{name} must be true or false (got '{value}').")
+        elif flag and not blank(value):
+            notes = notes.filter(**{flag: value.strip().lower() == "true"})
+    for name, lookup in (("startDate", "created__gte"), ("endDate", "created__lte")):
+        value = query_value(call, name)
+        if blank(value):
+            continue
+        parsed = moment(value)
+        if parsed is None:
+            problems.add(name, f"The value '{value}' of {name} is not a date and time yyyy-MM-dd HH:mm:ss.")
+        elif name == "endDate" and parsed > now(call):
+            problems.add(name, f"endDate ({value}) must not be later than now.")
+        else:
+            notes = notes.filter(**{lookup: parsed})
+    problems.raise_any()
+    descending = (query_value(call, "isDesc") or "").strip().lower() == "true"
+    notes = notes.order_by(*(("-created", "-pk") if descending else ("created", "pk")))
+    return paged_query(notes, page_index, page_size, list_item)

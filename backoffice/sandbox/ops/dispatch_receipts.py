@@ -1,0 +1,68 @@
+"""Dispatch-note service, the replies received to the customer's outgoing notes (document 3, 4.5; the contract of
+issue 16): the receipt list and the UBL, PDF and HTML of the reply to one of the customer's notes. A reply comes
+back when the receiving sandbox customer's reply reaches 60 (dispatch_life.send_receipt).
+
+Choices where the documents say "not shown" (besides dispatch.py's): items are {id (the reply's id),
+receiptNumber, status (60), createdDate (UTC, "…Z", when it came back), despatchId, despatchNumber, senderVknTckn,
+senderTitle (who answered), kind (accept, reject, partial)}; the documents' path takes the outgoing note's id.
+"""
+
+from ..api import Call, operation
+from ..models import Document
+from . import dispatch_receipt_ubl as receipt_ubl
+from . import dispatch_ubl as ubl
+from .common import refused
+from .dispatch import BASE, DOCUMENTS, RECEIPT, note_of, standard, utc, wrapped
+from .dispatch_inbox import listed
+from .dispatch_life import settle
+
+
+def list_item(doc: Document) -> dict:
+    data = doc.data
+    return {"id": doc.key, "receiptNumber": doc.number, "status": doc.status, "createdDate": utc(doc.created),
+            "despatchId": data["despatchId"], "despatchNumber": data["despatchNumber"],
+            "senderVknTckn": data["senderVknTckn"], "senderTitle": data["senderTitle"], "kind": data["kind"]}
+
+
+@operation("dispatch", "GET", BASE + "/receiptadvice/list")
+def receipt_list(call: Call):
+    settle(call)
+    receipts = Document.objects.filter(customer=call.customer, kind=RECEIPT).defer("blob")
+    return listed(call, receipts, (("receiptNumber", "number"),), list_item)
+
+
+def receipt_of(call: Call, note_id: str) -> Document:
+    """The reply received to the customer's outgoing note (404 for another's note or while none came back)."""
+    note = note_of(call, note_id)
+    doc = Document.objects.filter(customer=call.customer, kind=RECEIPT, data__despatchId=note.key).order_by(
+        "-created", "-pk").first()
+    if doc is None:
+        raise refused("Not Found", f"No reply was received for outgoing dispatch note {note.number} ({note.key}).",
+                      404)
+    return doc
+
+
+@operation("dispatch", "GET", DOCUMENTS + "/{id}/receiptadvice/ubl")
+def receipt_ubl_document(call: Call, id):
+    settle(call)
+    return wrapped(bytes(receipt_of(call, id).blob))
+
+
+def _drawn(call: Call, id, isStandartXslt, draw):
+    layout = ubl.layout_of(standard(isStandartXslt), None)
+    settle(call)
+    doc = receipt_of(call, id)
+    return draw(ubl.parse_stored(bytes(doc.blob)), doc.status, layout, doc.data.get("kind"))
+
+
+def receipt_pdf(call: Call, id, isStandartXslt=None):
+    return wrapped(_drawn(call, id, isStandartXslt, receipt_ubl.pdf))
+
+
+def receipt_html(call: Call, id, isStandartXslt=None):
+    return wrapped(_drawn(call, id, isStandartXslt, receipt_ubl.html).encode("utf-8"))
+
+
+for _suffix in ("", "/{isStandartXslt}"):
+    operation("dispatch", "GET", DOCUMENTS + "/{id}/receiptadvice/pdf" + _suffix)(receipt_pdf)
+    operation("dispatch", "GET", DOCUMENTS + "/{id}/receiptadvice/html" + _suffix)(receipt_html)
