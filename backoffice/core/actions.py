@@ -260,13 +260,14 @@ def _settle_reached(model, action_set, action, client, records) -> list:
     """Ask the platform which records the action already took effect on; those are done (with the status
     the platform gives). Returns the others. A failed status read is raised: nothing is sent again, or
     called refused, without knowing."""
-    answers = {str(a.get("id")): a for a in client.statuses(action_set.targets(records)) or []}
-    reached = [r for r in records if action.took_effect((answers.get(r.remote_id) or {}).get("status"))]
+    # GUIDs compared in any letter case: a platform may write them in capitals
+    answers = {str(a.get("id")).lower(): a for a in client.statuses(action_set.targets(records)) or []}
+    reached = [r for r in records if action.took_effect((answers.get(r.remote_id.lower()) or {}).get("status"))]
     if reached:
         _mark_done(model, action_set, action, [r.pk for r in reached])
         logger.info("%s: %s record(s) already done on the platform; not sent again", action.name, len(reached))
     for record in records:  # the mirror learns the platform's own status either way (it may have moved on)
-        status = (answers.get(record.remote_id) or {}).get("status")
+        status = (answers.get(record.remote_id.lower()) or {}).get("status")
         if status is not None:
             model.objects.filter(pk=record.pk).update(**{action_set.state_field: int(status)})
             setattr(record, action_set.state_field, int(status))  # a call sent again is built from it
@@ -293,12 +294,12 @@ def statuses_refresh(client, model, records, action_set=None) -> None:
     """Best effort: the platform's own word on the records' statuses (the action succeeded either way)."""
     action_set = action_set or _sets[model]
     try:
-        answers = {str(a.get("id")): a for a in client.statuses(action_set.targets(records)) or []}
+        answers = {str(a.get("id")).lower(): a for a in client.statuses(action_set.targets(records)) or []}
     except RemoteError as exc:
         logger.info("statuses after an action not read: %s", exc)
         return
     for record in records:
-        answer = answers.get(record.remote_id)
+        answer = answers.get(record.remote_id.lower())
         if answer and answer.get("status") is not None:
             model.objects.filter(pk=record.pk).update(**{action_set.state_field: int(answer["status"])}, **own_fields(
                 model, status_message=answer.get("message") or ""))

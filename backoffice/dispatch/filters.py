@@ -40,8 +40,8 @@ class IncomingNoteFilterSet(BaseFilterSet):
                                        label=_("Show"))
     remote_status = django_filters.ChoiceFilter(choices=DispatchStatus.choices, label=_("Status"))
     sender = django_filters.CharFilter(field_name="sender_identifier", label=_("Sender's tax or national id"))
-    date_from = DateFromFilter("received_at__date", lookup_expr="gte", label=_("Received from"))
-    date_to = DateToFilter("received_at__date", lookup_expr="lte", label=_("Received until"))
+    date_from = DateFromFilter("received_at", label=_("Received from"))
+    date_to = DateToFilter("received_at", label=_("Received until"))
 
     class Meta:
         model = IncomingNote
@@ -70,8 +70,8 @@ class ReceivedReplyFilterSet(BaseFilterSet):
     search_fields = ("receipt_number", "despatch_number", "sender_title", "sender_identifier")
     remote_status = django_filters.ChoiceFilter(choices=ReplyStatus.choices, label=_("Status"))
     answer = django_filters.ChoiceFilter(choices=Answer.choices, label=_("Answer"))
-    date_from = DateFromFilter("received_at__date", lookup_expr="gte", label=_("Received from"))
-    date_to = DateToFilter("received_at__date", lookup_expr="lte", label=_("Received until"))
+    date_from = DateFromFilter("received_at", label=_("Received from"))
+    date_to = DateToFilter("received_at", label=_("Received until"))
 
     class Meta:
         model = ReceivedReply

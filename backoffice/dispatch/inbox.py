@@ -9,8 +9,8 @@ from datetime import datetime, time, timedelta
 from decimal import Decimal, InvalidOperation
 
 from django.core.files.base import ContentFile
-from django.db import transaction
-from django.db.models import Q
+from django.db import IntegrityError, transaction
+from django.db.models import Exists, OuterRef, Q
 from django.utils import timezone
 from django.utils.dateparse import parse_date, parse_datetime, parse_time
 from django.utils.translation import gettext as _
@@ -23,7 +23,8 @@ from backoffice.remote.dispatch_inbox import DATE_FORMAT, DispatchInboxClient, I
 from backoffice.remote.errors import RateLimited, RemoteError
 
 from . import receipt
-from .choices import ANSWERING_STATUSES, REPLY_WORKING_STATUSES, Answer, DocumentKind, ReplyStatus, ReplyWay
+from .choices import (ANSWERING_STATUSES, AWAITING_ANSWER, REPLY_WORKING_STATUSES, Answer, DocumentKind, ReplyStatus,
+                      ReplyWay)
 from .models import (
     DispatchNote,
     DispatchReply,
@@ -146,9 +147,15 @@ ANSWER_OF_STATUS = {60: Answer.ACCEPT, 61: Answer.ACCEPT, 62: Answer.ACCEPT, 65:
                     81: Answer.REJECT, 82: Answer.REJECT, 90: Answer.PARTIAL, 91: Answer.PARTIAL, 92: Answer.PARTIAL}
 
 
+UNSETTLED = (SyncState.LOCAL, SyncState.QUEUED, SyncState.SENDING, SyncState.FAILED)
+
+
 def replies_adopt(company, items) -> None:
-    """The reply the list names for a note: ours waiting for its id (an approval or partial acceptance, whose answer
-    has none) takes it; one given elsewhere (the platform's portal) is kept as read from the platform."""
+    """The reply the list names for a note: ours waiting for its id (an approval, whose answer has none) takes it;
+    one given elsewhere (the platform's portal) is kept as read from the platform. A note with a reply of ours not
+    settled yet (queued, being sent, failed: its answer may have been lost) gets nothing here: that reply's own
+    push asks the platform before anything is sent again and takes the id then; a second row now would be a
+    second answer shown, and a clash when ours takes its id."""
     named = {item["receiptAdviceId"].lower(): item for item in items if item["receiptAdviceId"]}
     if not named:
         return
@@ -162,6 +169,8 @@ def replies_adopt(company, items) -> None:
     for reply_id, item in missing.items():
         note = notes.get(item["id"].lower())
         if note is None:
+            continue
+        if note.replies.filter(Q(sync_state__in=UNSETTLED) | Q(uuid=reply_id)).exists():
             continue
         waiting = note.replies.filter(remote_id="", sync_state=SyncState.SYNCED).order_by("-pk").first()
         if waiting is not None:
@@ -185,6 +194,12 @@ def lines_load(note, *, client=None) -> list:
     content, content_type = client.inbox_ubl(note.remote_id)
     try:
         despatch = receipt.read_despatch(content)
+        line_ids = [str(line["line_id"]) for line in despatch.lines]
+        if any(not line_id for line_id in line_ids) or len(set(line_ids)) != len(line_ids):
+            raise ValueError(_("its lines are not numbered one by one (cbc:ID missing or repeated), so they cannot be "
+                               "answered line by line; accept or reject the note as a whole."))
+        if any(not fits(line["quantity"]) for line in despatch.lines):
+            raise ValueError(_("a delivered quantity is not a number this back office can keep."))
     except ValueError as exc:
         raise DispatchError(_("The note's UBL from the platform cannot be read: %(error)s") % {"error": exc}) from None
     with transaction.atomic():
@@ -195,10 +210,25 @@ def lines_load(note, *, client=None) -> list:
                 product_code=(line.get("seller_item_id") or "")[:100], quantity=line["quantity"] or 0,
                 unit_code=(line["unit_code"] or "")[:10]) for index, line in enumerate(despatch.lines, start=1)])
             IncomingNote.objects.filter(pk=note.pk).update(lines_read_at=timezone.now(), line_count=len(despatch.lines))
-            _keep(IncomingDocument(note=locked, kind=DocumentKind.UBL, standard=True, status=locked.remote_status),
-                  f"{locked.despatch_number or locked.remote_id}.xml", content, content_type or "application/xml")
+            # the UBL may have been fetched already from the page's document button: that row is kept up to date
+            document = IncomingDocument.objects.filter(note=locked, kind=DocumentKind.UBL, standard=True).first()
+            if document is None:
+                document = IncomingDocument(note=locked, kind=DocumentKind.UBL, standard=True)
+            elif document.file:
+                document.file.delete(save=False)
+            document.status = locked.remote_status
+            _keep(document, f"{locked.despatch_number or locked.remote_id}.xml", content,
+                  content_type or "application/xml")
     note.refresh_from_db()
     return list(note.lines.all())
+
+
+MAX_QUANTITY = Decimal(10) ** 12  # the quantity columns: 18 digits, 6 after the point
+
+
+def fits(value) -> bool:
+    """A quantity from a counterparty's UBL that the quantity columns can keep (None: none given, kept as 0)."""
+    return value is None or (value.is_finite() and abs(value) < MAX_QUANTITY)
 
 
 EXTENSIONS = {DocumentKind.PDF: "pdf", DocumentKind.HTML: "html", DocumentKind.UBL: "xml", DocumentKind.ZIP: "zip"}
@@ -224,7 +254,12 @@ def _document(owner, record, kind, standard, fetch, name) -> IncomingDocument:
     elif document.file:
         document.file.delete(save=False)
     document.status = record.remote_status
-    return _keep(document, f"{name}.{EXTENSIONS[DocumentKind(kind)]}", content, content_type)
+    try:
+        with transaction.atomic():
+            return _keep(document, f"{name}.{EXTENSIONS[DocumentKind(kind)]}", content, content_type)
+    except IntegrityError:  # fetched at the same moment in another tab: that one is kept
+        document.file.delete(save=False)
+        return IncomingDocument.objects.get(**{owner: record}, kind=kind, standard=standard)
 
 
 def note_document(note, kind, *, standard=True, client=None) -> IncomingDocument:
@@ -315,6 +350,8 @@ def receipt_lines_load(*, company, client=None, limit=None) -> int:
         try:
             content, _type = client.receipt_ubl(reply.note.remote_id)
             advice = receipt.read_receipt(content)
+            if any(not fits(line["received"]) or not fits(line["rejected"]) for line in advice.lines):
+                raise ValueError(_("A quantity of the reply is not a number this back office can keep."))
         except RateLimited:
             raise
         except RemoteError as exc:
@@ -379,7 +416,9 @@ def replies_poll(*, company) -> int:
         fields.pop("remote_id", None)
         return {name: value for name, value in fields.items() if getattr(record, name) != value} or None
 
-    changed = sync.records_poll(DispatchReply, company=company, select=Q(remote_status__in=REPLY_WORKING_STATUSES) & ~Q(remote_id=""),
+    reply_ids_read(company=company, client=client)
+    changed = sync.records_poll(DispatchReply, company=company,
+                                select=Q(remote_status__in=REPLY_WORKING_STATUSES) & ~Q(remote_id=""),
                                 fetch_statuses=fetch_replies, settle=settle_reply,
                                 batch_size=int(setting("DISPATCH_POLL_BATCH")))
 
@@ -408,7 +447,45 @@ def _each(records, ask, what) -> dict:
 
 
 def _answering() -> Q:
-    return Q(remote_status__in=ANSWERING_STATUSES)
+    """Notes the platform is answering. One held at 61 by a draft reply of ours (document 3, 3.3) waits for that
+    draft to be sent, not for the platform: not asked about meanwhile."""
+    drafts = DispatchReply.objects.filter(note=OuterRef("pk"), sync_state=SyncState.SYNCED,
+                                          remote_status=ReplyStatus.DRAFT)
+    return Q(remote_status__in=ANSWERING_STATUSES) & ~Q(Exists(drafts))
+
+
+def reply_ids_read(*, company, client, limit=None) -> int:
+    """Our replies that have no id yet: an approval or rejection (its call answers nothing) or a partial acceptance
+    found on the platform after a lost answer, when the incoming list names no reply (its item shape is not shown in
+    document 3). The note's reply UBL ("Get UBL by inbox despatch") gives the reply's UUID, its id, and number.
+    Returns how many got theirs."""
+    waiting = list(DispatchReply.objects.filter(company=company, sync_state=SyncState.SYNCED, remote_id="")
+                   .exclude(note__remote_status=AWAITING_ANSWER).select_related("note")
+                   .order_by("updated_at", "pk")[:limit or int(setting("DISPATCH_POLL_BATCH"))])
+    found = 0
+    for reply in waiting:
+        try:
+            content, _type = client.reply_ubl_by_inbox(reply.note.remote_id)
+            advice = receipt.read_receipt(content)
+        except RateLimited:
+            raise
+        except (RemoteError, ValueError) as exc:  # asked again on a later poll, after the others
+            logger.warning("reply of incoming note %s not read: %s", reply.note.remote_id, exc)
+            DispatchReply.objects.filter(pk=reply.pk).update(updated_at=timezone.now())
+            continue
+        reply_id = advice.uuid.strip().lower()[:64]
+        if not reply_id:
+            continue
+        with transaction.atomic():
+            # a row the list made of the same reply meanwhile is this one
+            DispatchReply.objects.filter(company=company, remote_id=reply_id, way=ReplyWay.PLATFORM).exclude(
+                pk=reply.pk).delete()
+            if DispatchReply.objects.filter(company=company, remote_id=reply_id).exclude(pk=reply.pk).exists():
+                continue  # another reply of ours already has it: not this one's
+            found += DispatchReply.objects.filter(pk=reply.pk, remote_id="").update(
+                remote_id=reply_id, receipt_number=reply.receipt_number or advice.number[:16],
+                updated_at=timezone.now())
+    return found
 
 
 def replies_moving(*, company) -> bool:

@@ -9,12 +9,11 @@ another tab); the services lock the note, so two answers never both go.
 
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied
-from django.db.models import Q
 from django.shortcuts import get_object_or_404, redirect
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
-from backoffice.core import actions
+from backoffice.core import actions, batch
 from backoffice.core.choices import SyncState
 from backoffice.core.generic.documents import PlatformDocumentView
 from backoffice.core.generic.families import register_export_pages
@@ -35,13 +34,14 @@ from backoffice.core.security import parse_ids
 from backoffice.remote.errors import RateLimited, RemoteError
 
 from . import filters, inbox, jobs, replies, tables
-from .choices import ANSWERING_STATUSES, AWAITING_ANSWER, REPLY_WORKING_STATUSES, DocumentKind
+from .choices import ANSWERING_STATUSES, AWAITING_ANSWER, REPLY_WORKING_STATUSES, DocumentKind, ReplyWay
 from .families import INCOMING_EXPORTS
 from .inbox_forms import AnswerForm, PartialAcceptanceForm, ReplyUploadForm
 from .models import DispatchReply, IncomingNote, ReceivedReply
 from .views import DispatchSection
 
 ANSWER_ACTIONS = ("approve", "reject")
+ANSWER_AT_ONCE = 500  # one call to the platform (a list's page is at most 500 too)
 
 
 class IncomingSection(DispatchSection):
@@ -62,7 +62,9 @@ class IncomingListView(IncomingSection, ObjectListView):
         return ["dispatch/incomingnote_list.html"]
 
     def needs_refresh(self, queryset):
-        return queryset.filter(Q(remote_status__in=ANSWERING_STATUSES) | ~Q(pending_action="")).exists()
+        # one index each (an OR of the two reads every note of a large inbox)
+        return (queryset.filter(remote_status__in=ANSWERING_STATUSES).exists()
+                or queryset.exclude(pending_action="").exists())
 
     def get_table_kwargs(self):
         # what needs an answer: the one with the fewest days left first
@@ -91,7 +93,10 @@ class IncomingDetailView(IncomingSection, ObjectDetailView):
         user = self.request.user
         lines, lines_error = [], ""
         try:
-            lines = inbox.lines_load(note)
+            # the page's own refresh (every few seconds while an answer moves) never asks the platform again for
+            # lines it could not give a moment ago; opening the page does
+            lines = (list(note.lines.all()) if note.lines_read_at is None and self.request.headers.get("HX-Request")
+                     else inbox.lines_load(note))
         except RateLimited as exc:
             lines_error = _("The platform allows only so many calls a minute; the lines show in %(seconds)s "
                             "seconds.") % {"seconds": max(1, round(exc.wait))}
@@ -108,12 +113,23 @@ class IncomingDetailView(IncomingSection, ObjectDetailView):
         return {
             "fields": [field for field in fields if field.value not in (None, "")],
             "lines": lines, "lines_error": lines_error, "answers": [
-                (reply, actions.buttons(reply, user)) for reply in answers],
+                (reply, reply_buttons(reply, user)) for reply in answers],
             "may_answer": may_answer, "days_left": inbox.days_left(note), "runs": runs_of(note),
             "actions": actions.buttons(note, user), "refresh_interval": 3 if moving else None,
             "answer_url": model_url(IncomingNote, "bulk", action="approve"),
             "reject_url": model_url(IncomingNote, "bulk", action="reject"),
         }
+
+
+def reply_buttons(reply, user) -> list:
+    """The reply's status changes, and "Send again" for one whose sending failed (its push asks the platform
+    first whether an earlier attempt arrived)."""
+    buttons = actions.buttons(reply, user)
+    if reply.sync_state == SyncState.FAILED and reply.way in (ReplyWay.PARTIAL, ReplyWay.UBL) and \
+            has_role(user, *EDITORS):
+        buttons.append(("resend", model_url(DispatchReply, "bulk", action="resend"), _("Send again"), "primary",
+                        "arrow-repeat"))
+    return buttons
 
 
 class IncomingBulkView(IncomingSection, BulkActionView):
@@ -134,10 +150,14 @@ class IncomingBulkView(IncomingSection, BulkActionView):
             raise PermissionDenied
         list_url = model_url(IncomingNote, "list")
         return_url = safe_return_url(request, request.POST.get("return_url"), list_url)
-        notes = list(self.get_queryset().filter(pk__in=parse_ids(request.POST.getlist("pk"))).order_by("pk")[:500])
+        selected = parse_ids(request.POST.getlist("pk"))
+        notes = list(self.get_queryset().filter(pk__in=selected).order_by("pk")[:ANSWER_AT_ONCE])
         if not notes:
             messages.warning(request, _("Select at least one record first."))
             return redirect(return_url)
+        if len(set(selected)) > ANSWER_AT_ONCE:
+            messages.warning(request, _("At most %(count)s notes are answered at once; these are the first "
+                                        "%(count)s of your selection.") % {"count": ANSWER_AT_ONCE})
         confirmed = bool(request.POST.get("confirm"))
         form = AnswerForm(data=request.POST if confirmed else None, notes=notes,
                           initial={"decision": action})
@@ -328,8 +348,9 @@ class ReplyListView(IncomingSection, ObjectListView):
         return super().base_queryset().select_related("note")
 
     def needs_refresh(self, queryset):
-        return queryset.filter(Q(sync_state__in=[SyncState.QUEUED, SyncState.SENDING])
-                               | Q(remote_status__in=REPLY_WORKING_STATUSES) | ~Q(pending_action="")).exists()
+        return (queryset.filter(sync_state__in=[SyncState.QUEUED, SyncState.SENDING]).exists()
+                or queryset.filter(remote_status__in=REPLY_WORKING_STATUSES).exists()
+                or queryset.exclude(pending_action="").exists())
 
 
 class ReplyDetailView(IncomingSection, BaseObjectView):
@@ -346,7 +367,11 @@ class ReplyDetailView(IncomingSection, BaseObjectView):
 class ReplyBulkView(IncomingSection, BulkActionView):
     model = DispatchReply
     required_roles = EDITORS
-    actions = actions.bulk_actions(DispatchReply)
+    actions = {**actions.bulk_actions(DispatchReply), "resend": BulkAction(
+        gettext_lazy("Send again"), batch.resend_bulk(
+            refused_message=gettext_lazy("Only replies whose sending failed can be sent again.")),
+        confirm=gettext_lazy("The selected replies whose sending failed will be sent again; the platform is asked "
+                             "first whether an earlier attempt arrived."), required_roles=EDITORS)}
 
     def get_template_names(self):
         return ["generic/bulk_confirm.html"]

@@ -275,7 +275,10 @@ class IncomingNote(RemoteRecord):
                    models.Index(fields=["company", "-received_at", "-id"], name="dispatch_incoming_co_received"),
                    models.Index(fields=["company", "remote_status", "received_at"], name="dispatch_incoming_co_status"),
                    models.Index(fields=["company", "sender_identifier"], name="dispatch_incoming_co_sender"),
-                   models.Index(fields=["company", "despatch_number"], name="dispatch_incoming_co_number")]
+                   models.Index(fields=["company", "despatch_number"], name="dispatch_incoming_co_number"),
+                   # the list refreshes itself while an answer is on its way: found without reading every note
+                   models.Index(fields=["company"], condition=~models.Q(pending_action=""),
+                                name="dispatch_incoming_pending")]
 
     def __str__(self):
         return self.despatch_number or self.remote_id
@@ -347,7 +350,9 @@ class DispatchReply(RemoteRecord):
         constraints = [models.UniqueConstraint(fields=["company", "remote_id"], condition=~Q(remote_id=""),
                                                name="dispatch_reply_unique_id")]
         indexes = [*record_indexes("dispatch_reply"),
-                   models.Index(fields=["company", "remote_status"], name="dispatch_reply_co_status")]
+                   models.Index(fields=["company", "remote_status"], name="dispatch_reply_co_status"),
+                   models.Index(fields=["company"], condition=~models.Q(pending_action=""),
+                                name="dispatch_reply_pending")]
 
     def __str__(self):
         return self.receipt_number or str(_("Reply to %(number)s") % {"number": self.note.despatch_number})

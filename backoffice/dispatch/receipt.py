@@ -108,9 +108,25 @@ class Receipt:
 
 # --- an incoming note ---------------------------------------------------------------------------------------------
 
+def unzipped(content: bytes) -> bytes:
+    """The XML of a document the platform returned: as it is, or the first XML file of its ZIP (document 3 gives
+    an outgoing note's UBL as a ZIP, and the incoming side may do the same). ValueError when the ZIP is unusable."""
+    if not content.startswith(b"PK"):
+        return content
+    archive, members, refusal = ubl.open_zip(content)
+    if archive is None:
+        raise ValueError(refusal)
+    xml, refusal = ubl.read_member(archive, members[0])
+    if refusal:
+        raise ValueError(refusal)
+    return xml
+
+
 def read_despatch(xml: bytes) -> IncomingDespatch:
-    """The incoming note's DespatchAdvice (GET /v2/inboxdespatch/{id}/ubl, decoded). Read as it is, whatever its
-    prefixes, with missing parts left empty; ValueError (a translated message) when it is no DespatchAdvice."""
+    """The incoming note's DespatchAdvice (GET /v2/inboxdespatch/{id}/ubl, decoded, unzipped when zipped). Read as
+    it is, whatever its prefixes, with missing parts left empty; ValueError (a translated message) when it is no
+    DespatchAdvice."""
+    xml = unzipped(xml)
     root, problem = ubl.parse_xml(xml)
     if problem:
         raise ValueError(problem.message)
@@ -351,7 +367,8 @@ def check_receipt(name: str, data: bytes, *, manual_number: bool, despatch: Inco
 def read_receipt(xml: bytes) -> Receipt:
     """A reply received to one of our notes (GET /v2/outboxdespatch/{id}/receiptadvice/ubl, decoded): every field
     read whatever the file's faults, which are reported in .problems, not refused. ValueError (translated) when
-    it is not XML or not a ReceiptAdvice: then there is nothing to read."""
+    it is not XML or not a ReceiptAdvice: then there is nothing to read. A zipped answer is unzipped first."""
+    xml = unzipped(xml)
     root, problem = ubl.parse_xml(xml)
     if problem:
         raise ValueError(problem.message)

@@ -27,10 +27,11 @@ from django.utils.translation import gettext_lazy, ngettext
 from backoffice.core import actions, sync
 from backoffice.core.choices import SyncState
 from backoffice.remote.common import to_int
-from backoffice.remote.errors import RemoteError
+from backoffice.remote.errors import LOCAL, RemoteError
 
 from . import receipt
-from .choices import ANSWER_ERROR_STATUSES, AWAITING_ANSWER, Answer, DispatchStatus, ReplyStatus, ReplyWay
+from .choices import (ANSWER_ERROR_STATUSES, AWAITING_ANSWER, Answer, DispatchStatus, DocumentKind, ReplyStatus,
+                      ReplyWay)
 from .inbox import answer_of, inbox_client, lines_load
 from .models import DispatchReply, IncomingNote, ReplyLine
 from .services import DispatchError, poll_soon
@@ -39,6 +40,11 @@ PREFIX_RE = re.compile(r"^[A-Z0-9]{3}$")
 # The note's status while an answer of each kind is on its way, once it is through, and when it failed.
 ANSWERING = {Answer.ACCEPT: DispatchStatus.APPROVING, Answer.REJECT: DispatchStatus.REJECTING,
              Answer.PARTIAL: DispatchStatus.PARTIALLY_ACCEPTING}
+# A note in one of these was answered this way (on its way, through, or failed on the tax authority's side). A note
+# found answered another way was answered elsewhere: that is no success of an approval or rejection of ours.
+APPROVED_STATUSES = (DispatchStatus.APPROVED, DispatchStatus.APPROVING, DispatchStatus.APPROVAL_ERROR,
+                     DispatchStatus.AUTO_APPROVED)
+REJECTED_STATUSES = (DispatchStatus.REJECTED, DispatchStatus.REJECTING, DispatchStatus.REJECTION_ERROR)
 
 
 class UblReplyRefused(DispatchError):
@@ -60,6 +66,11 @@ def answer_refusal(note) -> str:
     if active is not None:
         return _("A reply to this note is already on its way (%(reply)s); wait for it, or change that reply.") % {
             "reply": active.receipt_number or active.get_answer_display()}
+    # Failed here rather than refused by the platform: its call may have gone through. Sent again, the platform
+    # is asked first; a second answer meanwhile could be a second answer to the sender.
+    if note.replies.filter(sync_state=SyncState.FAILED, last_error_source=LOCAL).exists():
+        return _("A reply to this note failed after it may have reached the platform; send that reply again (the "
+                 "platform is asked first whether it arrived) instead of answering anew.")
     if note.remote_status != AWAITING_ANSWER:
         status = DispatchStatus(note.remote_status).label if note.remote_status in DispatchStatus.values else \
             note.remote_status
@@ -105,6 +116,45 @@ def line_problems(note_lines, answers) -> dict:
         elif rejected > 0 and not (answer.get("reason") or "").strip():
             problems[line.line_id] = _("Give the reason for the rejected quantity.")
     return problems
+
+
+def platform_moment(moment) -> str | None:
+    """A delivery time as both answers send it: Turkish time with its offset, to the second (a platform that
+    drops the offset still reads the time the user gave)."""
+    if isinstance(moment, str):
+        moment = parse_datetime(moment)
+    return timezone.localtime(moment).isoformat(timespec="seconds") if moment else None
+
+
+def party_problems(note, found) -> list[str]:
+    """A reply file answers this note from its receiver: the note's sender, the receiver (as the note's UBL names
+    it, once read) and the note's date as the note has them. A file written for another note or company is refused."""
+    problems = []
+    sender = found.supplier.identifier
+    if note.sender_identifier and sender and sender != note.sender_identifier:
+        problems.append(_("The file names %(file)s as the note's sender (DespatchSupplierParty), but the note came "
+                          "from %(note)s.") % {"file": sender, "note": note.sender_identifier})
+    receiver = _note_receiver(note)
+    if receiver and found.customer.identifier and found.customer.identifier != receiver:
+        problems.append(_("The file answers in the name of %(file)s (DeliveryCustomerParty), but the note was sent "
+                          "to %(note)s.") % {"file": found.customer.identifier, "note": receiver})
+    if note.issue_date and found.despatch_issue_date and found.despatch_issue_date != note.issue_date:
+        problems.append(_("The file dates the note %(file)s (DespatchDocumentReference/IssueDate), but the note is "
+                          "dated %(note)s.") % {"file": found.despatch_issue_date.strftime("%d.%m.%Y"),
+                                                "note": note.issue_date.strftime("%d.%m.%Y")})
+    return problems
+
+
+def _note_receiver(note) -> str:
+    """The receiver's VKN or TCKN as the note's own UBL (kept when its lines were read) names it, or ""."""
+    document = note.documents.filter(kind=DocumentKind.UBL).exclude(file="").first()
+    if document is None:
+        return ""
+    try:
+        with document.file.open("rb") as handle:
+            return receipt.read_despatch(handle.read()).receiver.identifier
+    except (OSError, ValueError):
+        return ""
 
 
 def _number(value) -> str:
@@ -177,6 +227,9 @@ def ubl_reply(note, *, name, data, requested_status, manual_number, prefix="", u
             found.despatch_number.lower() != note.remote_id.lower():
         raise DispatchError(_("The file answers note %(file)s, not this one (%(note)s).") % {
             "file": found.despatch_number or "?", "note": note.despatch_number}, field="file")
+    parties = party_problems(note, found)
+    if parties:
+        raise DispatchError(" ".join(parties), field="file")
     problems = line_problems(lines_load(note), [{"line_id": line["line_id"], "accepted": line["received"],
                                                  "rejected": line["rejected"], "reason": line["reason"]}
                                                 for line in found.lines])
@@ -237,13 +290,23 @@ def reply_send(reply, *, client=None) -> dict:
     elif reply.way == ReplyWay.PARTIAL:
         items = [{"lineId": line.line_id, "acceptedQuantity": line.accepted, "rejectedQuantity": line.rejected,
                   "rejectReason": line.reason or None} for line in reply.lines.all()]
-        answer = client.partial_accept(despatch_id=reply.note.remote_id, delivered_at=reply.delivered_at,
+        answer = client.partial_accept(despatch_id=reply.note.remote_id,
+                                       delivered_at=platform_moment(reply.delivered_at),
                                        contact=reply.delivery_contact, prefix=reply.prefix, items=items)
     else:
         raise RemoteError(_("This reply is not sent from here."), permanent=True)
     fields = reply_fields(answer, reply)
     fields.setdefault("remote_status", int(reply.requested_status))
     fields.update(status_message="", envelope_id="", envelope_status="", envelope_message="")
+    return _took_over(reply, fields)
+
+
+def _took_over(reply, fields) -> dict:
+    """The platform's id for our reply: a row the incoming list made of the same reply before ours had its id (as
+    given on the platform) is ours, and goes, so the note shows one answer and the id stays unique."""
+    if fields.get("remote_id"):
+        DispatchReply.objects.filter(company=reply.company, remote_id=fields["remote_id"],
+                                     way=ReplyWay.PLATFORM).exclude(pk=reply.pk).delete()
     return fields
 
 
@@ -262,15 +325,15 @@ def reply_reconcile(reply, *, client=None) -> dict | None:
         if reply.remote_id and not (reply.requested_status == ReplyStatus.QUEUED and isinstance(status, int)
                                     and status not in (ReplyStatus.DRAFT, ReplyStatus.ERROR)):
             return None  # an update sent again is harmless unless it already queued the reply
-        return reply_fields(answer, reply)
+        return _took_over(reply, reply_fields(answer, reply))
     note = client.inbox_status(reply.note.remote_id)
     if to_int(note.get("status")) == AWAITING_ANSWER:
         return None
     listed = _listed_reply(client, reply.note)
     fields = {"remote_status": ReplyStatus.QUEUED}
-    if listed:
+    if listed:  # else the id is read from the note's reply UBL (inbox.reply_ids_read)
         fields.update(remote_id=listed["receiptAdviceId"].lower(), receipt_number=listed["receiptNumber"][:16])
-    return fields
+    return _took_over(reply, fields)
 
 
 def _listed_reply(client, note) -> dict | None:
@@ -313,17 +376,25 @@ class NoteCalls:
 
     def answer(self, note_ids, *, approve, prefix, reason="", delivered_at=None, user=None):
         self.client.approve_reject(note_ids, approve=approve, prefix=prefix, reason=reason,
-                                   delivered_at=delivered_at or None)
+                                   delivered_at=platform_moment(delivered_at))
 
 
 def _answered(records, *, approve=True, prefix="", reason="", delivered_at=None, user=None):
-    """After the call: a reply per note answered (its id and number come with the list), then a poll."""
-    answered = [note for note in records if note.remote_status != AWAITING_ANSWER]
+    """After the call: a reply per note answered (its id and number come with the list, or from the note's reply
+    UBL: inbox.reply_ids_read), then a poll. A reply the incoming list named before this ran (kept as given on the
+    platform) is this one: it takes what the user chose rather than a second row being made."""
+    reached = APPROVED_STATUSES if approve else REJECTED_STATUSES
+    answered = [note for note in records if note.remote_status in reached]
     moment = parse_datetime(delivered_at) if delivered_at else None
     with transaction.atomic():
         for note in answered:
             if note.replies.filter(way=ReplyWay.APPROVE_REJECT).exists():
                 continue  # a job run again after this ran
+            mine = {"way": ReplyWay.APPROVE_REJECT, "answer": Answer.ACCEPT if approve else Answer.REJECT,
+                    "prefix": prefix, "reason": "" if approve else reason, "delivered_at": moment,
+                    "created_by_id": user}
+            if note.replies.filter(way=ReplyWay.PLATFORM).update(**mine, updated_at=timezone.now()):
+                continue
             DispatchReply.objects.create(
                 company=note.company, note=note, way=ReplyWay.APPROVE_REJECT,
                 answer=Answer.ACCEPT if approve else Answer.REJECT, requested_status=ReplyStatus.QUEUED,
@@ -338,8 +409,8 @@ def _answer_action(name, approve, label, leads_to, **options):
     return actions.RecordAction(
         name, label, sources=(AWAITING_ANSWER,), leads_to=leads_to, takes_params=True,
         call=lambda client, note_ids, **params: client.answer(note_ids, approve=approve, **params),
-        # answered (whatever came of it since): the call took effect
-        reached=tuple(status for status in DispatchStatus.values if status != AWAITING_ANSWER),
+        # answered this way (whatever came of it since): the call took effect
+        reached=APPROVED_STATUSES if approve else REJECTED_STATUSES,
         refused=gettext_lazy("Only notes awaiting an answer can be answered; these cannot: %(numbers)s"),
         after=lambda records, **params: _answered(records, approve=approve, **params), **options)
 
@@ -368,12 +439,18 @@ def answer_request(notes, *, approve, prefix, reason="", delivered_at=None, user
     for note in notes:
         if delivered_at is not None:
             check_delivery_time(delivered_at, note)
-        refusal = answer_refusal(note)
-        if refusal:
-            raise DispatchError(f"{note.despatch_number}: {refusal}")
     params = {"prefix": prefix, "reason": reason, "user": user.pk if user else None,
               "delivered_at": delivered_at.isoformat() if delivered_at else None}
-    return actions.action_request(IncomingNote, "approve" if approve else "reject", notes, params=params)
+    with transaction.atomic():
+        # The notes locked while they are checked and claimed: a partial acceptance or a file saved at the same
+        # moment (another tab) waits here and is then refused, and the other way round; never both answers.
+        locked = list(IncomingNote.objects.select_for_update().filter(pk__in=[note.pk for note in notes])
+                      .order_by("pk"))
+        for note in locked:
+            refusal = answer_refusal(note)
+            if refusal:
+                raise DispatchError(f"{note.despatch_number}: {refusal}")
+        return actions.action_request(IncomingNote, "approve" if approve else "reject", locked, params=params)
 
 
 # --- status changes of replies (document 3, 3.3: 40 -> 0, 0 -> 20) ------------------------------------------------

@@ -124,7 +124,9 @@ class ReceivedReplyTable(OrderedTable):
     remote_status = RemoteStatusColumn(ReplyStatus, verbose_name=_("Status"))
     received_at = DateTimeColumn()
 
-    secondary_columns = ("sender_identifier", "received_at")
+    # On a phone: the number, our note and the answer.
+    secondary_columns = ("sender_title", "received_at", "remote_status")
+    tertiary_columns = ("sender_identifier",)
 
     class Meta(OrderedTable.Meta):
         model = ReceivedReply

@@ -14,6 +14,7 @@ from django.utils.translation import gettext_lazy
 
 from backoffice.core import actions, batch
 from backoffice.core.choices import SyncState
+from backoffice.core.generic.directory import register_directory_pages
 from backoffice.core.generic.documents import PlatformDocumentView
 from backoffice.core.generic.families import register_export_pages
 from backoffice.core.generic.registry import model_url, register_model_view, register_model_views
@@ -28,7 +29,7 @@ from backoffice.core.generic.views import (
     describe_fields,
 )
 from backoffice.core.jobs import runs_of
-from backoffice.core.roles import ADMINISTRATORS, EDITORS, EVERYONE, has_role
+from backoffice.core.roles import EDITORS, EVERYONE, has_role
 from backoffice.current_accounts.forms import resolve_account
 
 from . import filters, jobs, mirror, services, tables, taxpayers
@@ -371,33 +372,11 @@ register_export_pages(
 
 
 # --- the dispatch-note users' directory ----------------------------------------------------------------------
-class TaxpayerListView(DispatchSection, ObjectListView):
-    model = DispatchTaxpayer
-    required_roles = EVERYONE
-    tab = "taxpayers"
-    title = gettext_lazy("Dispatch-note users")
-    table = tables.DispatchTaxpayerTable
-    filterset = filters.DispatchTaxpayerFilterSet
-
-    def get_template_names(self):
-        return ["dispatch/dispatchtaxpayer_list.html"]
-
-    def render(self, context, status=200):
-        context["may_refresh"] = has_role(self.request.user, *ADMINISTRATORS)
-        context["generic_alias"] = taxpayers.generic_alias()
-        return super().render(context, status)
-
-
-register_model_views(DispatchTaxpayer, prefix="users", list=TaxpayerListView)
-
-
-@register_model_view(DispatchTaxpayer, "refresh", path="refresh/")
-class TaxpayerRefreshView(DispatchSection, BaseObjectView):
-    model = DispatchTaxpayer
-    required_roles = ADMINISTRATORS
-
-    def post(self, request):
-        run = jobs.taxpayers_request()
-        messages.info(request, _("The dispatch-note users' list is being read; this takes a few minutes.")
-                      if run.is_new else _("The dispatch-note users' list is already being read."))
-        return redirect(model_url(DispatchTaxpayer, "list"))
+register_directory_pages(
+    DispatchTaxpayer, prefix="users", section="dispatch", tab="taxpayers", title=gettext_lazy("Dispatch-note users"),
+    table=tables.DispatchTaxpayerTable, filterset=filters.DispatchTaxpayerFilterSet,
+    request_refresh=jobs.taxpayers_request,
+    started=gettext_lazy("The dispatch-note users' list is being read; this takes a few minutes."),
+    running=gettext_lazy("The dispatch-note users' list is already being read."),
+    note=gettext_lazy("Receivers listed here get their dispatch notes at their own mailbox; anyone else at the "
+                      "generic mailbox %(alias)s."), note_context=lambda: {"alias": taxpayers.generic_alias()})

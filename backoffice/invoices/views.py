@@ -16,6 +16,7 @@ from django.utils.translation import gettext_lazy
 
 from backoffice.core import actions
 from backoffice.core.choices import SyncState
+from backoffice.core.generic.directory import register_directory_pages
 from backoffice.core.generic.documents import PlatformDocumentView
 from backoffice.core.generic.families import active_company
 from backoffice.core.generic.registry import model_url, register_model_view, register_model_views
@@ -24,7 +25,7 @@ from backoffice.core.generic.views import (BaseObjectView, BulkAction, BulkActio
                                            ObjectEditView, ObjectListView)
 from backoffice.core.jobs import runs_of
 from backoffice.core.resources import ResourceError
-from backoffice.core.roles import ADMINISTRATORS, EDITORS, EVERYONE, has_role
+from backoffice.core.roles import EDITORS, EVERYONE, has_role
 from backoffice.current_accounts.services import address_warning
 from backoffice.remote.errors import RemoteError
 
@@ -381,34 +382,11 @@ register_model_views(PdfBundle, prefix="bundles", list=PdfBundleListView)
 
 
 # --- the registered-users directory -----------------------------------------------------------------------
-class TaxpayerListView(InvoicesSection, ObjectListView):
-    model = Taxpayer
-    required_roles = EVERYONE
-    tab = "taxpayers"
-    title = gettext_lazy("Registered e-invoice users")
-    table = tables.TaxpayerTable
-    filterset = filters.TaxpayerFilterSet
-
-    def get_template_names(self):
-        return ["invoices/taxpayer_list.html"]
-
-    def render(self, context, status=200):
-        context["may_refresh"] = has_role(self.request.user, *ADMINISTRATORS)
-        return super().render(context, status)
-
-
-register_model_views(Taxpayer, prefix="taxpayers", list=TaxpayerListView)
-
-
-@register_model_view(Taxpayer, "refresh", path="refresh/")
-class TaxpayerRefreshView(InvoicesSection, BaseObjectView):
-    model = Taxpayer
-    required_roles = ADMINISTRATORS
-
-    def post(self, request):
-        run = taxpayers.taxpayers_request()
-        messages.info(request, _("The list of registered users is being read; it holds a million entries and "
-                                 "more, so this takes a few minutes.") if run.is_new
-                      else _("The list of registered users is already being read."))
-        return redirect(model_url(Taxpayer, "list"))
+register_directory_pages(
+    Taxpayer, prefix="taxpayers", section="invoices", tab="taxpayers",
+    title=gettext_lazy("Registered e-invoice users"), table=tables.TaxpayerTable, filterset=filters.TaxpayerFilterSet,
+    request_refresh=taxpayers.taxpayers_request,
+    started=gettext_lazy("The list of registered users is being read; it holds a million entries and more, so this "
+                         "takes a few minutes."),
+    running=gettext_lazy("The list of registered users is already being read."))
 

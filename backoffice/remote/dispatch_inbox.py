@@ -114,7 +114,7 @@ class DispatchInboxClient:
 
     def inbox_status(self, note_id) -> dict:
         answer = incoming(self._call("inbox_status", path_params={"id": str(note_id)}) or {})
-        answer["id"] = answer["id"] or str(note_id)
+        answer["id"] = str(note_id)  # as we asked: the platform may write a GUID in another letter case
         return answer
 
     def inbox_ubl(self, note_id) -> tuple[bytes, str]:
@@ -176,7 +176,7 @@ class DispatchInboxClient:
 
     def reply_status(self, reply_id) -> dict:
         answer = reply(self._call("reply_status", path_params={"id": str(reply_id)}) or {})
-        answer["id"] = answer["id"] or str(reply_id)
+        answer["id"] = str(reply_id)  # as we asked: the platform may write a GUID in another letter case
         return answer
 
     def reply_ubl(self, reply_id) -> tuple[bytes, str]:

@@ -69,6 +69,10 @@ PAGES = [
     ("dispatch-form", "/dispatch/add/", "#dispatch-form"),
     ("dispatch-detail", lambda d: f"/dispatch/{d['dispatch_note'].pk}/", "#dispatch-lines"),
     ("dispatch-upload", "/dispatch/upload/", "#ubl-upload-form"),
+    ("dispatch-incoming", "/dispatch/incoming/?view=awaiting", "#object-list tbody tr"),
+    ("dispatch-incoming-detail", lambda d: f"/dispatch/incoming/{d['incoming'].pk}/", "#incoming-lines"),
+    ("dispatch-incoming-partial", lambda d: f"/dispatch/incoming/{d['incoming'].pk}/partial/", "#partial-form"),
+    ("dispatch-receipts", "/dispatch/receipts/", "#object-list tbody tr"),
     ("ledger-periods", "/ledger/", "#object-list tbody tr"),
     ("ledger-period", lambda d: f"/ledger/{d['period'].pk}/", "#period-parts"),
     ("ledger-journal-new", "/ledger/journals/add/", "#journal-form"),
@@ -179,9 +183,12 @@ def day(sandbox, make_sandbox_company, settings):
     invoice = invoicing_day(company, account, now)
     period, journal = ledger_day(company, now)
     dispatch_note = dispatch_day(company, account, now)
+    from tests.dispatch.inbox_helpers import incoming_day
+
+    incoming = incoming_day(company, now, ours=dispatch_note)
     return {"company": company, "ticket": ticket, "report_date": report_date, "subcompany": subcompany,
             "account": account, "invoice": invoice, "period": period, "journal": journal,
-            "dispatch_note": dispatch_note}
+            "dispatch_note": dispatch_note, "incoming": incoming}
 
 
 def accounting_day(company, now):

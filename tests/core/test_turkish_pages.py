@@ -220,6 +220,9 @@ def working_company(company, other_company, administrator):
                                 sync_state=SyncState.SYNCED, local_reference_id="ERP-2")
     DispatchTaxpayer.objects.create(identifier="1234567890", alias="urn:mail:defaultpk@ornek.com.tr", title="Örnek",
                                     app_type="3", seen_at=timezone.now())
+    from tests.dispatch.inbox_helpers import incoming_day
+
+    incoming_day(company, timezone.now(), ours=note)
     return company
 
 

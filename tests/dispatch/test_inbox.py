@@ -23,7 +23,7 @@ from backoffice.remote.errors import RemoteError
 
 from tests.testapp.testing import wait_for
 
-from .inbox_helpers import arrive, customer, mirrored, quick, receipt_for, sandbox_vkn
+from .inbox_helpers import arrive, customer, delivered_recently, mirrored, quick, receipt_for, sandbox_vkn
 from .test_services import new_note, pushed
 
 pytestmark = pytest.mark.django_db
@@ -54,7 +54,7 @@ def partial(note, answers=None, **overrides):
         {"line_id": "1", "accepted": Decimal(40), "rejected": 0, "reason": ""},
         {"line_id": "2", "accepted": Decimal(12), "rejected": 0, "reason": ""},
         {"line_id": "3", "accepted": Decimal(450), "rejected": Decimal(50), "reason": "Kırık tuğla"}],
-        "delivered_at": timezone.now() - timedelta(hours=1), "contact": "Ayşe Yılmaz", "prefix": "IRY"}
+        "delivered_at": delivered_recently(), "contact": "Ayşe Yılmaz", "prefix": "IRY"}
     values.update(overrides)
     return replies.partial_save(note, **values)
 
@@ -198,7 +198,7 @@ def test_several_notes_are_accepted_in_one_call_and_followed(sandbox, sandbox_co
     quick(sandbox, sandbox_company)
     arrive(sandbox, sandbox_company, count=3)
     notes = mirrored(sandbox_company)
-    run = replies.answer_request(notes, approve=True, prefix="KAB", delivered_at=timezone.now() - timedelta(hours=2))
+    run = replies.answer_request(notes, approve=True, prefix="KAB", delivered_at=delivered_recently(hours=2))
     assert {n.pending_action for n in IncomingNote.objects.all()} == {"approve"}
     assert answered(run) == "3 incoming notes accepted."
     assert RemoteCall.objects.filter(operation="dispatch.reply_approve_reject").count() == 1

@@ -17,6 +17,7 @@ from backoffice.dispatch.choices import Answer, DispatchStatus, ReplyStatus, Rep
 from backoffice.dispatch.models import (DispatchLine, DispatchNote, DispatchReply, IncomingLine, IncomingNote,
                                         ReceivedReply, ReceivedReplyLine)
 from tests.conftest import form_post, guard_fields
+from tests.dispatch.inbox_helpers import delivered_recently
 from tests.tickets.conftest import login
 
 pytestmark = pytest.mark.django_db
@@ -49,7 +50,7 @@ def partial_url(note):
 
 def partial_data(note, **changes):
     lines = {line.line_id: line.pk for line in note.lines.all()}
-    data = {"delivered_at": (timezone.localtime() - timedelta(hours=1)).strftime("%Y-%m-%dT%H:%M"),
+    data = {"delivered_at": delivered_recently().strftime("%Y-%m-%dT%H:%M"),
             "delivery_contact": "Ayşe Yılmaz", "prefix": "IRY",
             f"accepted_{lines['1']}": "40", f"rejected_{lines['1']}": "0", f"reason_{lines['1']}": "",
             f"accepted_{lines['2']}": "12", f"rejected_{lines['2']}": "", f"reason_{lines['2']}": "",

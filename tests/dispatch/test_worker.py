@@ -66,3 +66,40 @@ def test_a_draft_is_sent_by_the_status_change(worker, ready):
     actions.action_request(DispatchNote, "send", [note])
     wait(worker, lambda: DispatchNote.objects.filter(pk=note.pk, remote_status=DispatchStatus.APPROVED,
                                                      pending_action="").exists(), "the draft sent and approved")
+
+
+# --- the receiving side (issue 16) ---------------------------------------------------------------------------
+def test_a_partial_acceptance_answered_500_after_it_took_effect_is_sent_once(worker, sandbox, ready):
+    from backoffice.core.models import RemoteCall
+    from backoffice.dispatch import inbox, replies
+    from backoffice.dispatch.models import DispatchReply, IncomingNote
+
+    from .inbox_helpers import arrive, mirrored
+    from .test_inbox import PARTIAL_PATH, partial
+
+    arrive(sandbox, ready)
+    [note] = mirrored(ready)
+    inbox.lines_load(note)
+    sandbox.add_fault(path=PARTIAL_PATH, method="POST", error_rate=1, after_apply="error", remaining=1)
+    reply = partial(note)
+    wait(worker, lambda: DispatchReply.objects.filter(pk=reply.pk, sync_state=SyncState.SYNCED).exists(),
+         "the reply found on the platform after the 500")
+    wait(worker, lambda: IncomingNote.objects.filter(pk=note.pk, remote_status=90).exists(),
+         "the note polled until partially accepted")
+    assert RemoteCall.objects.filter(operation="dispatch.reply_partial_accept").count() == 1
+    assert replies.answer_refusal(IncomingNote.objects.get(pk=note.pk))
+
+
+def test_several_notes_are_approved_by_the_job_with_what_the_user_chose(worker, sandbox, ready):
+    from backoffice.dispatch import replies
+    from backoffice.dispatch.models import DispatchReply, IncomingNote
+
+    from .inbox_helpers import arrive, delivered_recently, mirrored
+
+    arrive(sandbox, ready, count=2)
+    notes = mirrored(ready)
+    replies.answer_request(notes, approve=False, prefix="RED", reason="Hasarlı teslim",
+                           delivered_at=delivered_recently())
+    wait(worker, lambda: IncomingNote.objects.filter(company=ready, pending_action="", remote_status=80).count() == 2,
+         "both notes rejected and polled")
+    assert set(DispatchReply.objects.values_list("reason", "prefix")) == {("Hasarlı teslim", "RED")}

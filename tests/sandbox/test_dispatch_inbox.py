@@ -620,3 +620,35 @@ def test_inbox_exports(sandbox, api):
     # The outgoing notes' exports are their own.
     assert api.get("dispatch", "/v1/outboxdespatch/export/history").json() == []
     assert key_of(api)
+
+
+# --- after review -----------------------------------------------------------------------------------------------
+def test_partial_accept_refuses_quantities_that_are_no_json_numbers(sandbox, api):
+    """NaN and Infinity, which Python's json reads, are refused on the field: never a 500."""
+    import json
+
+    note = incoming(sandbox, api, lines=LINES)[0]
+    for value in ("NaN", "Infinity", "-Infinity"):
+        body = json.dumps(partial_body(note["id"])).replace('"acceptedQuantity": 240', f'"acceptedQuantity": {value}')
+        response = api.post("dispatch", f"{REPLY}/partialaccept", data=body,
+                             headers={"Content-Type": "application/json"})
+        assert list(unbound(response)) == ["items[0].acceptedQuantity"], value
+    assert note_status(api, note["id"]) == 70
+
+
+def test_a_list_that_names_no_reply_and_ids_in_capitals(sandbox, api):
+    """Shapes document 3 does not show, as settings of the customer: the list without the notes' replies, status
+    answers with ids in capitals (the reply itself is still found by the note: Get UBL by inbox despatch)."""
+    note = incoming(sandbox, api, lines=LINES)[0]
+    assert control(sandbox, api, "settings", list_names_replies=False, upper_case_ids=True)["upper_case_ids"] is True
+    response = api.post("dispatch", f"{REPLY}/partialaccept", json=partial_body(note["id"]))
+    assert response.status_code == 200, response.text
+    reply_id = response.json()["id"]
+    [item] = inbox(api)["items"]
+    assert item["id"] == note["id"] and item["receiptAdviceId"] is None and item["receiptNumber"] is None
+    assert api.get("dispatch", f"{INBOX_DOCS}/{note['id']}/status").json()["id"] == note["id"].upper()
+    assert reply_status(api, reply_id)["id"] == reply_id.upper()
+    xml = wrapped(api.get("dispatch", f"{INBOX_DOCS}/{note['id']}/receiptadvice/ubl"))
+    assert etree.fromstring(xml).findtext("cbc:UUID", namespaces=RA_NS) == reply_id
+    with pytest.raises(RuntimeError, match="must be true or false"):
+        control(sandbox, api, "settings", list_names_replies="no")

@@ -1,11 +1,14 @@
 """The shared base of every filter set: a `q` search over the model's `search_fields`."""
 
+from datetime import datetime, time, timedelta
 from functools import reduce
 from operator import or_
 
 import django_filters
 from django import forms
-from django.db.models import Q
+from django.db.models import DateTimeField, Q
+from django.utils import timezone
+from django_filters.constants import EMPTY_VALUES
 from django.utils.translation import gettext_lazy as _
 
 
@@ -42,24 +45,54 @@ class YesNoFilter(django_filters.BooleanFilter):
         super().__init__(*args, **kwargs)
 
 
-class DateFromFilter(django_filters.DateFilter):
+def _day_start(day):
+    """The first moment of a local day, or None at the calendar's ends (year 1 or 9999: nothing to bound)."""
+    if day.year <= 1 or day.year >= 9999:
+        return None
+    return timezone.make_aware(datetime.combine(day, time.min))
+
+
+class _DayFilter(django_filters.DateFilter):
+    """A day on a date field, or on a datetime field as a range of local moments: `field__date` would cast every
+    row to a date and the column's index could not be used (a million-row list)."""
+
+    bound = ""  # "gte": from the day's start; "lt": before the next day's start
+
+    def __init__(self, field_name, **kwargs):
+        kwargs.setdefault("widget", forms.DateInput(attrs={"type": "date"}, format="%Y-%m-%d"))
+        super().__init__(field_name=field_name, **kwargs)
+
+    def filter(self, qs, value):
+        if value in EMPTY_VALUES:
+            return qs
+        field = self.model._meta.get_field(self.field_name) if self.model else None
+        if not isinstance(field, DateTimeField):
+            return qs.filter(**{f"{self.field_name}__{self.lookup_expr}": value})
+        start = _day_start(value if self.bound == "gte" else value + timedelta(days=1) if value.year < 9999
+                           else value)
+        return qs.filter(**{f"{self.field_name}__{self.bound}": start}) if start else qs
+
+
+class DateFromFilter(_DayFilter):
     """`field >= date` (a date input; the day counts in local time)."""
 
+    bound = "gte"
+
     def __init__(self, field_name, **kwargs):
-        kwargs.setdefault("lookup_expr", "date__gte")
-        kwargs.setdefault("widget", forms.DateInput(attrs={"type": "date"}, format="%Y-%m-%d"))
+        kwargs.setdefault("lookup_expr", "gte")
         kwargs.setdefault("label", _("From"))
-        super().__init__(field_name=field_name, **kwargs)
+        super().__init__(field_name, **kwargs)
 
 
-class DateToFilter(django_filters.DateFilter):
-    """`field <= date`."""
+class DateToFilter(_DayFilter):
+    """`field <= date` (the whole day, in local time)."""
+
+    bound = "lt"
 
     def __init__(self, field_name, **kwargs):
-        kwargs.setdefault("lookup_expr", "date__lte")
-        kwargs.setdefault("widget", forms.DateInput(attrs={"type": "date"}, format="%Y-%m-%d"))
+        kwargs.setdefault("lookup_expr", "lte")
         kwargs.setdefault("label", _("To"))
-        super().__init__(field_name=field_name, **kwargs)
+        super().__init__(field_name, **kwargs)
 
 
 def export_filterset(family):

@@ -85,7 +85,8 @@ class SubmissionGuardMixin:
             return self.guarded_save(guard, form, save, note=note() if note else "")
         except refused as exc:
             if str(exc) and form is not None:
-                form.add_error(getattr(exc, "field", None), str(exc))
+                field = getattr(exc, "field", None)  # a field this form does not have: the form's own error
+                form.add_error(field if field in form.fields else None, str(exc))
             elif str(exc):
                 messages.error(self.request, str(exc))
             return None, invalid()

@@ -11,6 +11,7 @@ at. Refusals by the rules answer 400 {"title", "detail"}; the details name the f
 """
 
 import json
+import math
 import re
 import uuid
 from datetime import datetime, time, timedelta
@@ -70,7 +71,8 @@ def fits(value, kind: str) -> bool:
         return False
     if kind == INTEGER:
         return isinstance(value, int)
-    return isinstance(value, (int, float))  # NUMBER (the documents' decimal and numeric)
+    # NUMBER (the documents' decimal and numeric); NaN and Infinity, which Python's json reads, are no JSON numbers
+    return isinstance(value, int) or (isinstance(value, float) and math.isfinite(value))
 
 
 def bind(body, model: dict, where: str = "", errors: dict | None = None, not_here: dict | None = None) -> dict:
@@ -222,7 +224,7 @@ def decimal(value):
     if isinstance(value, bool) or value is None:
         return None
     if isinstance(value, (int, float)):
-        return Decimal(str(value))
+        return Decimal(str(value)) if math.isfinite(value) else None
     if isinstance(value, str):
         try:
             number = Decimal(value.strip())

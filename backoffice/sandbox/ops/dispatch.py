@@ -97,7 +97,10 @@ NOTE, COUNTER, SETTINGS = "despatch_outbox", "despatch_counter", "despatch_setti
 INBOX, INBOX_COUNTER, ARRIVAL = "despatch_inbox", "despatch_inbox_counter", "despatch_arrival"
 REPLY, REPLY_COUNTER = "despatch_reply", "despatch_reply_counter"
 RECEIPT, TRANSIT = "despatch_receipt", "despatch_transit"
-DEFAULT_SETTINGS = {"processing_seconds": 2.0, "approve_seconds": 2.0, "error_rate": 0.0}
+# list_names_replies: the incoming list names each note's reply (receiptAdviceId, receiptNumber); upper_case_ids:
+# status answers write ids in capitals. Both are shapes document 3 does not show, so a client must cope either way.
+DEFAULT_SETTINGS = {"processing_seconds": 2.0, "approve_seconds": 2.0, "error_rate": 0.0, "list_names_replies": True,
+                    "upper_case_ids": False}
 DEFAULT_ARRIVAL = {"arrival_seconds": 0.0, "arrival_lines": 3}
 ENVELOPE_QUEUED = (1000, "Zarf kuyruğa eklendi")  # document 3, 2.9: the envelope status sample
 ERROR_MESSAGE = "İrsaliye GİB tarafından reddedildi: şematron kontrolünde hata bulundu (sandbox hata oranı)."
@@ -121,6 +124,11 @@ def save_settings(customer, changes: dict, reset: bool = False) -> dict:
 
 
 # --- lookups and helpers of every operation ----------------------------------------------------------------------
+
+def id_text(call: Call, key: str) -> str:
+    """An id as a status answer writes it (the customer's upper_case_ids setting)."""
+    return key.upper() if dispatch_settings(call.customer).get("upper_case_ids") else key
+
 
 def note_key(value: str) -> str:
     """A note's (or reply's) id as stored: GUIDs lowercase, whatever case the caller wrote them in."""

@@ -96,10 +96,13 @@ def partial_accept(call: Call):
         quantities = []
         for name in ("acceptedQuantity", "rejectedQuantity"):
             number = decimal(item.get(name)) if item.get(name) is not None else decimal(0)
+            if number is None:
+                problems.add(f"{where}.{name}", f"{name} must be a number (got {item.get(name)}).")
+                continue
             if number < 0:
                 problems.add(f"{where}.{name}", f"{name} must be 0 or more (got {item.get(name)}).")
             quantities.append(number)
-        if all(number >= 0 for number in quantities):
+        if len(quantities) == 2 and all(number >= 0 for number in quantities):
             entries.append((where, item.get("lineId"), *quantities, item.get("rejectReason"),
                             ("lineId", "rejectReason")))
     answers = check_answers(entries, note, problems) if note is not None else []

@@ -63,10 +63,13 @@ def arrival_changes(body: dict) -> dict:
 
 @control_action("POST", "dispatch/settings")
 def control_settings(body):
-    """{customer, processing_seconds?, approve_seconds?, error_rate?, arrival_seconds?, arrival_lines?, reset?} ->
+    """{customer, processing_seconds?, approve_seconds?, error_rate?, arrival_seconds?, arrival_lines?,
+    list_names_replies?, upper_case_ids?, reset?} ->
     the customer's settings: how long a queued note or reply takes to reach 50 and then 60 (or 40), and the share
     that ends in error (0 to 1); with arrival_seconds > 0 one incoming note of arrival_lines lines arrives per such
-    period from now on (0 stops it). The arrival members are answered once set (reset clears them)."""
+    period from now on (0 stops it). list_names_replies false: the incoming list leaves each note's reply out;
+    upper_case_ids true: status answers write ids in capitals. The arrival members are answered once set (reset
+    clears them)."""
     customer = _customer(body)
     arrival = arrival_changes(body)
     if body.get("reset") is True:
@@ -79,6 +82,13 @@ def control_settings(body):
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= high:
             raise BadRequest(f"{name} must be a number from 0 to {high}")
         changes[name] = float(value)
+    for name in ("list_names_replies", "upper_case_ids"):
+        value = body.get(name)
+        if value is None:
+            continue
+        if not isinstance(value, bool):
+            raise BadRequest(f"{name} must be true or false")
+        changes[name] = value
     settings = save_settings(customer, changes, reset=body.get("reset") is True)
     return {**settings, **save_arrival(customer, arrival)}
 

@@ -15,7 +15,7 @@ from ..api import Call, operation
 from ..models import Document
 from . import dispatch_ubl as ubl
 from .common import Problems, blank, moment, now, page, paged_query, refused
-from .dispatch import INBOX, REPLY, note_key, query_value, standard, utc, wrapped
+from .dispatch import INBOX, REPLY, dispatch_settings, id_text, note_key, query_value, standard, utc, wrapped
 from .dispatch_life import settle
 
 BASE, DOCUMENTS = "/v1/inboxdespatch", "/v2/inboxdespatch"
@@ -28,8 +28,8 @@ def incoming_of(call: Call, note_id: str) -> Document:
     return doc
 
 
-def list_item(doc: Document) -> dict:
-    data, reply = doc.data, doc.data.get("reply") or {}
+def list_item(doc: Document, names_replies: bool = True) -> dict:
+    data, reply = doc.data, (doc.data.get("reply") or {}) if names_replies else {}
     return {"id": doc.key, "despatchNumber": doc.number, "status": doc.status, "createdDate": utc(doc.created),
             "issueDate": data.get("issueDate"), "issueTime": data.get("issueTime"),
             "senderVknTckn": data["sender"]["vknTckn"], "senderTitle": data["sender"]["title"],
@@ -79,15 +79,16 @@ def listed(call: Call, rows, filters: tuple, item):
 def inbox_list(call: Call):
     settle(call)
     notes = Document.objects.filter(customer=call.customer, kind=INBOX).defer("blob")
+    names_replies = dispatch_settings(call.customer).get("list_names_replies", True)
     return listed(call, notes, (("despatchNumber", "number"), ("targetVknTckn", "data__sender__vknTckn")),
-                  list_item)
+                  lambda doc: list_item(doc, names_replies))
 
 
 @operation("dispatch", "GET", DOCUMENTS + "/{id}/status")
 def inbox_status(call: Call, id):
     settle(call)
     doc = incoming_of(call, id)
-    return {"id": doc.key, "despatchNumber": doc.number, "status": doc.status}
+    return {"id": id_text(call, doc.key), "despatchNumber": doc.number, "status": doc.status}
 
 
 @operation("dispatch", "GET", DOCUMENTS + "/{id}/ubl")

@@ -25,7 +25,7 @@ from . import dispatch_rules as rules
 from . import dispatch_ubl as ubl
 from . import exports
 from .common import BOOLEAN, INTEGER, STRING, Problems, array, blank, decimal, lock, now, read_body, refused
-from .dispatch import (INBOX, REPLY, REPLY_COUNTER, envelope_fields, next_numbers, note_key, standard, today,
+from .dispatch import (INBOX, REPLY, REPLY_COUNTER, envelope_fields, id_text, next_numbers, note_key, standard, today,
                        wrapped)
 from .dispatch_life import AWAITING, move_note, queue_reply, settle
 from .dispatch_rules import DRAFT, ERROR, QUEUED, STATUS_NAMES
@@ -286,7 +286,8 @@ def reply_view(doc: Document) -> dict:
 @operation("dispatch", "GET", DOCUMENTS + "/{id}/status")
 def reply_status(call: Call, id):
     settle(call)
-    return reply_view(reply_of(call, id))
+    view = reply_view(reply_of(call, id))
+    return {**view, "id": id_text(call, view["id"])}
 
 
 # --- documents ----------------------------------------------------------------------------------------------------
