@@ -25,40 +25,22 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from backoffice.core.supervisor import Supervisor, alive, command, say  # noqa: E402
+from backoffice.core.supervisor import Supervisor, command, say  # noqa: E402
 
 # Local addresses only: never through a proxy from the environment.
 NO_PROXY = urllib.request.build_opener(urllib.request.ProxyHandler({}))
 
 
 def release_dead_scheduler_locks(redis_url, *, private=False):
-    """RQ's scheduler lock outlives a scheduler that died with its Redis or its worker (for 61 s, and the
-    append-only file keeps it across a Redis restart); a worker that finds it taken starts no scheduler
-    until its 10-minute maintenance, and scheduled jobs wait that long. Release, before a worker starts,
-    the locks whose holder is a dead process of this machine.
-
-    private: only this runner's one worker uses this Redis (the embedded one), and it is not running:
-    a holder with no record is dead too (the worker takes the lock before its scheduler process writes
-    the record, so a scheduler that died with Redis at once left none)."""
+    """Before a worker starts: RQ's scheduler locks whose holder is gone (core.worker, where the worker itself
+    does the same at its maintenance)."""
     import redis
-    from rq.scheduler import SCHEDULER_KEY_TEMPLATE, RQScheduler
-    from rq.scripts import release_lock
+
+    from backoffice.core.worker import release_dead_scheduler_locks as release
 
     connection = redis.Redis.from_url(redis_url, socket_timeout=5, socket_connect_timeout=5)
-    host = socket.gethostname()
-    for key in connection.scan_iter(RQScheduler.get_locking_key("*")):
-        holder = connection.get(key)
-        if not holder:
-            continue
-        holder = holder.decode()
-        info = {k.decode(): v.decode() for k, v in connection.hgetall(SCHEDULER_KEY_TEMPLATE % holder).items()}
-        if info:
-            dead = info.get("hostname") == host and info.get("pid", "").isdigit() and not alive(int(info["pid"]))
-            who = f"scheduler pid {info.get('pid')}"
-        else:
-            dead, who = private, "a scheduler that never registered"
-        if dead and release_lock(connection, key.decode(), holder):  # only if that holder still has it
-            say("run", f"released {key.decode()} of {who}, which is gone")
+    for what in release(connection, private=private):
+        say("run", f"released {what}, which is gone")
 
 
 def port_free(host, port):

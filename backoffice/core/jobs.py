@@ -228,7 +228,7 @@ def _is_alive(run: JobRun, rq_job: Job | None = None, *, fetched=False, queued: 
             rq_job = None
     young = timezone.now() - run.enqueued_at < _SUBMIT_GRACE
     if rq_job is None:
-        return young
+        return young and bool(run.rq_job_id)  # no id: its enqueue failed (_submit), nothing will run it
     status = rq_job.get_status(refresh=False)
     if status in (RQStatus.QUEUED, RQStatus.SCHEDULED) and not young and not _waiting_in_redis(rq_job, status,
                                                                                                     queued):
@@ -345,8 +345,10 @@ def _submit(queue_name, rq_job_id, delay, *job_args, description=""):
         else:
             queue.enqueue(run_job, *job_args, **options)
     except RedisError:
-        # The records are committed; the sweep finds them and enqueues them again.
+        # The records are committed; the sweep finds them and enqueues them again. The run is told it has no place
+        # in the queue, so the next sweep does not wait out the grace of a job still being put there.
         logger.exception("could not enqueue job %s; the sweep will enqueue the work again", rq_job_id)
+        JobRun.objects.filter(rq_job_id=rq_job_id, status__in=ACTIVE).update(rq_job_id="")
 
 
 # ---------------------------------------------------------------------------------------------------

@@ -8,10 +8,48 @@ itself more often.
   its lock outlives a killed worker by a minute; the worker starts it again, or takes over another's, only
   at its maintenance, every 10 minutes by default. Every few seconds instead, so that scheduled work is
   not left overdue for minutes (make chaos found it).
+- A lock whose holder is a dead process of this machine is released at that maintenance, so a worker that
+  outlives a killed one takes the scheduler over at once instead of after the lock's minute (make chaos,
+  whose killed worker held the lock, left deferred pushes overdue past its settling time).
 """
 
+import logging
+import socket
+
 from django.conf import settings
+from redis.exceptions import RedisError
+from rq.scheduler import SCHEDULER_KEY_TEMPLATE, RQScheduler
+from rq.scripts import release_lock
 from rq.worker import Worker as RQWorker
+
+from .supervisor import alive
+
+logger = logging.getLogger(__name__)
+
+
+def release_dead_scheduler_locks(connection, *, private=False) -> list[str]:
+    """Release RQ's scheduler locks whose holder is a dead process of this machine; returns what was released
+    ("<lock key> of <holder>"). The lock outlives a scheduler that died with its Redis or its worker (for 61 s,
+    and an append-only file keeps it across a Redis restart), and while it is taken no other scheduler starts.
+
+    private: only one worker uses this Redis (make run's embedded one) and it is not running: a holder with no
+    record is dead too (the worker takes the lock before its scheduler process writes the record, so a
+    scheduler that died with Redis at once left none)."""
+    host, released = socket.gethostname(), []
+    for key in connection.scan_iter(RQScheduler.get_locking_key("*")):
+        holder = connection.get(key)
+        if not holder:
+            continue
+        holder = holder.decode()
+        info = {k.decode(): v.decode() for k, v in connection.hgetall(SCHEDULER_KEY_TEMPLATE % holder).items()}
+        if info:
+            dead = info.get("hostname") == host and info.get("pid", "").isdigit() and not alive(int(info["pid"]))
+            who = f"scheduler pid {info.get('pid')}"
+        else:
+            dead, who = private, "a scheduler that never registered"
+        if dead and release_lock(connection, key.decode(), holder):  # only if that holder still has it
+            released.append(f"{key.decode()} of {who}")
+    return released
 
 
 class Worker(RQWorker):
@@ -19,3 +57,14 @@ class Worker(RQWorker):
         kwargs.setdefault("job_monitoring_interval", int(getattr(settings, "WORKER_HEARTBEAT_SECONDS", 5)))
         kwargs.setdefault("maintenance_interval", int(getattr(settings, "WORKER_MAINTENANCE_SECONDS", 10)))
         super().__init__(*args, **kwargs)
+
+    def run_maintenance_tasks(self):
+        process = getattr(self.scheduler, "_process", None) if self.scheduler else None
+        if self.scheduler and self.last_cleaned_at and (process is None or not process.is_alive()):
+            # RQ's maintenance is about to try for the scheduler: a dead holder's lock must not stop it
+            try:
+                for what in release_dead_scheduler_locks(self.connection):
+                    logger.info("released %s, which is gone", what)
+            except RedisError as exc:  # Redis away: RQ's own maintenance meets it too
+                logger.info("scheduler locks not checked: %s", exc)
+        super().run_maintenance_tasks()

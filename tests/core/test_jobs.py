@@ -276,3 +276,25 @@ def test_a_queued_job_that_lost_its_place_in_the_queue_is_lost(rq_queue, company
     with django_capture_on_commit_callbacks(execute=True):
         assert jobs.reap_lost() == 1
     assert JobRun.objects.get(pk=later.pk).lost_count == 1
+
+
+def test_a_run_whose_enqueue_failed_is_put_back_by_the_next_sweep(rq_queue, company, monkeypatch,
+                                                                   django_capture_on_commit_callbacks):
+    """Redis down at the moment of enqueueing: the run knows it has no place in the queue, so the next sweep puts
+    it there at once instead of waiting out the grace of a job still being submitted (make chaos hit it)."""
+    from redis.exceptions import ConnectionError as RedisConnectionError
+
+    class Down:
+        def enqueue(self, *args, **kwargs):
+            raise RedisConnectionError("Connection refused")
+
+    monkeypatch.setattr(jobs, "_queue", lambda name: Down())
+    run = start("body_ok", args=["a"], company=company, capture=django_capture_on_commit_callbacks)
+    run.refresh_from_db()
+    assert run.status == JobStatus.QUEUED and run.rq_job_id == "" and not rq_queue.get_jobs()
+    monkeypatch.undo()  # Redis is back
+    with django_capture_on_commit_callbacks(execute=True):
+        assert jobs.reap_lost() == 1  # at once: no grace for a run that was never queued
+    run.refresh_from_db()
+    assert run.status == JobStatus.QUEUED and run.lost_count == 1
+    assert [job.id for job in rq_queue.get_jobs()] == [run.rq_job_id]

@@ -26,25 +26,11 @@ from tests.conftest import confirm_post, make_user
 from tests.tickets.conftest import login
 
 from .inbox_helpers import LINES, arrive, mirrored, quick, receipt_for, sandbox_vkn
-from .test_inbox import APPROVE_PATH, PARTIAL_PATH, answered, partial, settle
+# the same English messages and the same incoming note awaiting an answer as test_inbox.py
+from .test_inbox import APPROVE_PATH, PARTIAL_PATH, answered, english, note, partial, settle  # noqa: F401
 from .ubl_samples import despatch_xml
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture(autouse=True)
-def english():
-    with translation.override("en"):
-        yield
-
-
-@pytest.fixture
-def note(sandbox, sandbox_company):
-    quick(sandbox, sandbox_company)
-    arrive(sandbox, sandbox_company)
-    [incoming] = mirrored(sandbox_company)
-    inbox.lines_load(incoming)
-    return incoming
 
 
 def calls(operation) -> int:

@@ -251,3 +251,47 @@ def test_no_input_gives_a_server_error(web, company, changes):
     DispatchReply.objects.all().delete()
     response = form_post(web, partial_url(note), partial_data(note, **changes))
     assert response.status_code in (302, 400)
+
+
+# --- the answer and upload forms, each rule on its field (after review) ------------------------------------------
+@pytest.mark.parametrize("changes, field, words", [
+    ({"prefix": "ab"}, "prefix", "three capital letters"),
+    ({"prefix": ""}, "prefix", "required"),
+    ({"delivered_at": "2001-01-01T10:00"}, "delivered_at", "before the note was issued"),
+    ({"decision": "maybe"}, "decision", "Select a valid choice"),
+])
+def test_each_rule_of_an_approval_gives_its_message_on_the_field(web, company, changes, field, words):
+    note = incoming(company)
+    url = reverse("dispatch:incomingnote_bulk", kwargs={"action": "approve"})
+    data = {"pk": [note.pk], "confirm": "1", "decision": "approve", "prefix": "KAB", **changes}
+    response = web.post(url, data)
+    assert response.status_code == 400
+    assert words.lower() in " ".join(response.context["form"].errors[field]).lower()
+    note.refresh_from_db()
+    assert note.pending_action == "" and not DispatchReply.objects.exists()
+
+
+def _upload(web, note, content, **changes):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    url = reverse("dispatch:incomingnote_reply_upload", args=[note.pk])
+    data = {"file": SimpleUploadedFile("yanit.xml", content, content_type="text/xml"), "numbering": "series",
+            "prefix": "IRY", "requested_status": "20", **changes}
+    return form_post(web, url, data)
+
+
+def test_each_rule_of_a_reply_file_gives_its_message_on_the_field(web, company):
+    from tests.dispatch.inbox_helpers import receipt_for
+
+    note = incoming(company)
+    good = receipt_for(note, {}, uuid="3c9e7f50-8a4b-4f3e-9d2a-5b7c1e0f2a61")
+    response = _upload(web, note, good, prefix="")
+    assert response.status_code == 400 and response.context["form"].errors["prefix"]
+    response = _upload(web, note, b"<" + b"x" * (10 * 1024 * 1024) + b"/>")
+    assert response.status_code == 400
+    assert "larger than 10 MB" in " ".join(response.context["form"].errors["file"])
+    too_much = receipt_for(note, {"1": (Decimal(41), Decimal(0), "")}, uuid="3c9e7f50-8a4b-4f3e-9d2a-5b7c1e0f2a62")
+    response = _upload(web, note, too_much)
+    assert response.status_code == 400
+    assert "exceed the delivered quantity (40)" in " ".join(response.context["form"].errors["file"])
+    assert not DispatchReply.objects.exists()

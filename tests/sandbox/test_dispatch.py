@@ -559,7 +559,8 @@ def test_short_real_delays_settle_without_moving_the_clock(sandbox, api):
 
 def test_control_settings_status_and_seed(sandbox, api):
     settings = control(sandbox, api, "settings", processing_seconds=5, reset=True)
-    assert settings == {"processing_seconds": 5.0, "approve_seconds": 2.0, "error_rate": 0.0}
+    assert settings == {"processing_seconds": 5.0, "approve_seconds": 2.0, "error_rate": 0.0,
+                        "list_names_replies": True, "upper_case_ids": False}
     with pytest.raises(RuntimeError, match="error_rate must be a number"):
         control(sandbox, api, "settings", error_rate=2)
     control(sandbox, api, "settings", processing_seconds=STEP, approve_seconds=STEP)
