@@ -15,7 +15,8 @@ from ..api import Call, operation
 from ..models import Document
 from . import dispatch_ubl as ubl
 from .common import Problems, blank, moment, now, page, paged_query, refused
-from .dispatch import INBOX, REPLY, dispatch_settings, id_text, note_key, query_value, standard, utc, wrapped
+from .dispatch import INBOX, REPLY, dispatch_settings, id_text, note_key, query_value, utc, wrapped
+from .dispatch_drawings import drawn_documents
 from .dispatch_life import settle
 
 BASE, DOCUMENTS = "/v1/inboxdespatch", "/v2/inboxdespatch"
@@ -97,24 +98,7 @@ def inbox_ubl(call: Call, id):
     return wrapped(bytes(incoming_of(call, id).blob))
 
 
-def _drawn(call: Call, id, isStandartXslt, draw):
-    layout = ubl.layout_of(standard(isStandartXslt), None)
-    settle(call)
-    doc = incoming_of(call, id)
-    return draw(ubl.parse_stored(bytes(doc.blob)), doc.status, layout)
-
-
-def inbox_pdf(call: Call, id, isStandartXslt=None):
-    return wrapped(_drawn(call, id, isStandartXslt, ubl.pdf))
-
-
-def inbox_html(call: Call, id, isStandartXslt=None):
-    return wrapped(_drawn(call, id, isStandartXslt, ubl.html).encode("utf-8"))
-
-
-for _suffix in ("", "/{isStandartXslt}"):
-    operation("dispatch", "GET", DOCUMENTS + "/{id}/pdf" + _suffix)(inbox_pdf)
-    operation("dispatch", "GET", DOCUMENTS + "/{id}/html" + _suffix)(inbox_html)
+inbox_pdf, inbox_html = drawn_documents(DOCUMENTS + "/{id}", find=incoming_of, pdf=ubl.pdf, html=ubl.html)
 
 
 @operation("dispatch", "GET", DOCUMENTS + "/{id}/receiptadvice/ubl")

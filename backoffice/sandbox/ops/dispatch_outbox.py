@@ -18,8 +18,9 @@ from .common import (BOOLEAN, INTEGER, STRING, Problems, array, blank, iso, lock
                      read_body, refused,
                      vkn_tckn_problem)
 from .dispatch import (BASE, DOCUMENTS, NOTE, check_unused, envelope_fields, name_of, next_number, note_key,
-                       note_of, query_value, save, standard, today, updatable, wrapped)
+                       note_of, query_value, save, today, updatable, wrapped)
 from .dispatch_directory import ALIASES, GENERIC_ALIAS
+from .dispatch_drawings import drawn_documents
 from .dispatch_life import note_xml, settle
 from .dispatch_rules import DRAFT, ERROR, QUEUED, STATUS_NAMES
 
@@ -255,25 +256,8 @@ def _xml(call: Call, doc: Document) -> bytes:
     return note_xml(doc, call.customer)
 
 
-def _drawn(call: Call, id, isStandartXslt, draw) -> dict:
-    layout_standard = standard(isStandartXslt)
-    settle(call)
-    doc = note_of(call, id)
-    layout = ubl.layout_of(layout_standard, doc.data.get("xsltCode"))
-    return draw(ubl.parse_stored(_xml(call, doc)), doc.status, layout)
-
-
-def pdf_document(call: Call, id, isStandartXslt=None):
-    return wrapped(_drawn(call, id, isStandartXslt, ubl.pdf))
-
-
-def html_document(call: Call, id, isStandartXslt=None):
-    return wrapped(_drawn(call, id, isStandartXslt, ubl.html).encode("utf-8"))
-
-
-for _suffix in ("", "/{isStandartXslt}"):
-    operation("dispatch", "GET", DOCUMENTS + "/{id}/pdf" + _suffix)(pdf_document)
-    operation("dispatch", "GET", DOCUMENTS + "/{id}/html" + _suffix)(html_document)
+pdf_document, html_document = drawn_documents(DOCUMENTS + "/{id}", find=note_of, pdf=ubl.pdf, html=ubl.html,
+                                              xml=_xml, xslt_code=lambda doc: doc.data.get("xsltCode"))
 
 
 @operation("dispatch", "GET", DOCUMENTS + "/{id}/ubl")

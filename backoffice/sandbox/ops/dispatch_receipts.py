@@ -10,10 +10,10 @@ senderTitle (who answered), kind (accept, reject, partial)}; the documents' path
 from ..api import Call, operation
 from ..models import Document
 from . import dispatch_receipt_ubl as receipt_ubl
-from . import dispatch_ubl as ubl
 from .common import refused
-from .dispatch import BASE, DOCUMENTS, RECEIPT, note_of, standard, utc, wrapped
+from .dispatch import BASE, DOCUMENTS, RECEIPT, note_of, utc, wrapped
 from .dispatch_inbox import listed
+from .dispatch_drawings import drawn_documents
 from .dispatch_life import settle
 
 
@@ -48,21 +48,5 @@ def receipt_ubl_document(call: Call, id):
     return wrapped(bytes(receipt_of(call, id).blob))
 
 
-def _drawn(call: Call, id, isStandartXslt, draw):
-    layout = ubl.layout_of(standard(isStandartXslt), None)
-    settle(call)
-    doc = receipt_of(call, id)
-    return draw(ubl.parse_stored(bytes(doc.blob)), doc.status, layout, doc.data.get("kind"))
-
-
-def receipt_pdf(call: Call, id, isStandartXslt=None):
-    return wrapped(_drawn(call, id, isStandartXslt, receipt_ubl.pdf))
-
-
-def receipt_html(call: Call, id, isStandartXslt=None):
-    return wrapped(_drawn(call, id, isStandartXslt, receipt_ubl.html).encode("utf-8"))
-
-
-for _suffix in ("", "/{isStandartXslt}"):
-    operation("dispatch", "GET", DOCUMENTS + "/{id}/receiptadvice/pdf" + _suffix)(receipt_pdf)
-    operation("dispatch", "GET", DOCUMENTS + "/{id}/receiptadvice/html" + _suffix)(receipt_html)
+receipt_pdf, receipt_html = drawn_documents(DOCUMENTS + "/{id}/receiptadvice", find=receipt_of, pdf=receipt_ubl.pdf,
+                                            html=receipt_ubl.html, with_kind=True)

@@ -22,11 +22,11 @@ from ..api import Call, operation
 from ..models import Document
 from . import dispatch_receipt_ubl as receipt_ubl
 from . import dispatch_rules as rules
-from . import dispatch_ubl as ubl
 from . import exports
 from .common import BOOLEAN, INTEGER, STRING, Problems, array, blank, decimal, lock, now, read_body, refused
-from .dispatch import (INBOX, REPLY, REPLY_COUNTER, envelope_fields, id_text, next_numbers, note_key, standard, today,
+from .dispatch import (INBOX, REPLY, REPLY_COUNTER, envelope_fields, id_text, next_numbers, note_key, today,
                        wrapped)
+from .dispatch_drawings import drawn_documents
 from .dispatch_life import AWAITING, move_note, queue_reply, settle
 from .dispatch_rules import DRAFT, ERROR, QUEUED, STATUS_NAMES
 
@@ -292,24 +292,8 @@ def reply_status(call: Call, id):
 
 # --- documents ----------------------------------------------------------------------------------------------------
 
-def _drawn(call: Call, id, isStandartXslt, draw):
-    layout = ubl.layout_of(standard(isStandartXslt), None)
-    settle(call)
-    doc = reply_of(call, id)
-    return draw(ubl.parse_stored(bytes(doc.blob)), doc.status, layout, doc.data.get("kind"))
-
-
-def reply_pdf(call: Call, id, isStandartXslt=None):
-    return wrapped(_drawn(call, id, isStandartXslt, receipt_ubl.pdf))
-
-
-def reply_html(call: Call, id, isStandartXslt=None):
-    return wrapped(_drawn(call, id, isStandartXslt, receipt_ubl.html).encode("utf-8"))
-
-
-for _suffix in ("", "/{isStandartXslt}"):
-    operation("dispatch", "GET", DOCUMENTS + "/{id}/pdf" + _suffix)(reply_pdf)
-    operation("dispatch", "GET", DOCUMENTS + "/{id}/html" + _suffix)(reply_html)
+reply_pdf, reply_html = drawn_documents(DOCUMENTS + "/{id}", find=reply_of, pdf=receipt_ubl.pdf,
+                                        html=receipt_ubl.html, with_kind=True)
 
 
 @operation("dispatch", "GET", DOCUMENTS + "/{id}/ubl")
