@@ -163,7 +163,7 @@ class IncomingBulkView(IncomingSection, BulkActionView):
                           initial={"decision": action})
         context = {"bulk_action": self.actions[action], "action_name": action, "objects": notes, "form": form,
                    "count": len(notes), "pks": [note.pk for note in notes], "return_url": return_url,
-                   "refusals": [(note, replies.answer_refusal(note)) for note in notes if replies.answer_refusal(note)]}
+                   "refusals": [(note, refusal) for note in notes if (refusal := replies.answer_refusal(note))]}
         if not confirmed or not form.is_valid():
             return self.render(context, status=400 if confirmed else 200)
         data = form.cleaned_data

@@ -1,5 +1,6 @@
-"""What the list-page benchmarks share: rows made by PostgreSQL itself, a timed page."""
+"""What the list-page benchmarks share: rows made by PostgreSQL itself, a timed page, a page at two sizes."""
 
+import statistics
 import time
 from contextlib import contextmanager
 
@@ -54,3 +55,59 @@ def page_time(client, url):
     elapsed = time.perf_counter() - start
     assert response.status_code == 200
     return elapsed
+
+
+class TimedQueries:
+    """Every statement of a request with its parameters and duration: the slowest one is explained on failure."""
+
+    def __init__(self):
+        self.runs = []
+
+    def __call__(self, execute, sql, params, many, context):
+        start = time.perf_counter()
+        try:
+            return execute(sql, params, many, context)
+        finally:
+            self.runs.append((time.perf_counter() - start, sql, params))
+
+
+def slowest_plan(sized_client, url) -> str:
+    timed = TimedQueries()
+    with connection.execute_wrapper(timed):
+        sized_client.get(url)
+    seconds, sql, params = max(timed.runs, key=lambda run: run[0])
+    with connection.cursor() as cursor:
+        cursor.execute(f"EXPLAIN (ANALYZE, BUFFERS) {sql}", params)
+        plan = "\n".join(row[0] for row in cursor.fetchall())
+    return f"slowest statement ({seconds * 1000:.1f} ms): {sql}\n{plan}"
+
+
+def compare_sizes(what, clients, variants, check, rounds=15) -> list:
+    """Each variant's page at both sizes (clients: {size label: logged-in client}, the small one first): warmed, its
+    queries counted once, then timed in alternating rounds (the order swapped each round, so that a busy moment of
+    the machine falls on both alike). check(size, label, page) asserts what the page shows. Returns the failures
+    (over 2x, or a different number of queries); the slowest statement of a failing page is explained."""
+    failures = []
+    small_label, big_label = clients
+    for label, url in variants:
+        counts, times = {}, {size: [] for size in clients}
+        for size, sized_client in clients.items():
+            for _ in range(3):  # warm caches and plans
+                page_time(sized_client, url)
+            with counting_queries() as queries:
+                page = sized_client.get(url)
+            assert page.status_code == 200
+            check(size, label, page)
+            counts[size] = len(queries)
+        for round_ in range(rounds):
+            for size in ((small_label, big_label) if round_ % 2 == 0 else (big_label, small_label)):
+                times[size].append(page_time(clients[size], url))
+        small_time, big_time = statistics.median(times[small_label]), statistics.median(times[big_label])
+        ratio = big_time / small_time
+        print(f"\n[bench] {what}, {label}, on {connection.vendor}: {small_label} rows {small_time * 1000:.1f} ms "
+              f"({counts[small_label]} queries); {big_label} rows {big_time * 1000:.1f} ms ({counts[big_label]} "
+              f"queries); ratio {ratio:.2f}x (limit 2x)")
+        if counts[small_label] != counts[big_label] or ratio > 2.0:
+            failures.append(f"{label}: {ratio:.2f}x, {counts[small_label]} vs {counts[big_label]} queries")
+            print(slowest_plan(clients[big_label], url))
+    return failures

@@ -13,7 +13,6 @@ and the ratio and assert only ratios, query counts and results, never an absolut
 import io
 import json
 import os
-import statistics
 import time
 import zipfile
 
@@ -26,7 +25,7 @@ from django.utils import timezone
 from backoffice.core.models import Company
 from backoffice.dispatch import taxpayers
 from backoffice.dispatch.models import DispatchNote, DispatchTaxpayer
-from tests.benchmarks.common import counting_queries, fill, page_time, value_sql
+from tests.benchmarks.common import compare_sizes, fill, value_sql
 from tests.tickets.conftest import login
 
 TAXPAYERS = int(os.environ.get("BENCH_DISPATCH_TAXPAYERS", 1_000_000))
@@ -209,29 +208,13 @@ def test_list_page_with_a_million_notes_against_a_thousand(postgres_only, client
     # One client for each company, so that the rounds alternate between them.
     clients = {"1,000": login(client, accountant, small), "1,000,000": login(Client(), accountant, company)}
     shown = {"1,000": (b"SML2025", b"BIG2025"), "1,000,000": (b"BIG2025", b"SML2025")}
+
+    def check(size, label, page):
+        ours, other = shown[size]
+        assert ours in page.content and other not in page.content
+
     base = reverse("dispatch:dispatchnote_list")
-    failures = []
-    for label, query in (("list page", ""), ("approved only", "?remote_status=60"),
-                         ("issued in March 2026", "?date_from=2026-03-01&date_to=2026-03-31")):
-        url = base + query
-        counts, times = {}, {size: [] for size in clients}
-        for size, sized_client in clients.items():
-            for _ in range(3):  # warm caches and plans
-                page_time(sized_client, url)
-            with counting_queries() as queries:
-                page = sized_client.get(url)
-            ours, other = shown[size]
-            assert page.status_code == 200 and ours in page.content and other not in page.content
-            counts[size] = len(queries)
-        # Alternating rounds (the order swapped each round), so that a busy moment falls on both sizes alike.
-        for round_ in range(PAGE_ROUNDS):
-            for size in (("1,000", "1,000,000") if round_ % 2 == 0 else ("1,000,000", "1,000")):
-                times[size].append(page_time(clients[size], url))
-        small_time, big_time = statistics.median(times["1,000"]), statistics.median(times["1,000,000"])
-        ratio = big_time / small_time
-        print(f"\n[bench] dispatch-note {label} on {connection.vendor}: 1,000 rows {small_time * 1000:.1f} ms "
-              f"({counts['1,000']} queries); 1,000,000 rows {big_time * 1000:.1f} ms ({counts['1,000,000']} "
-              f"queries); ratio {ratio:.2f}x (limit 2x)")
-        if counts["1,000"] != counts["1,000,000"] or ratio > 2.0:
-            failures.append(f"{label}: {ratio:.2f}x, {counts['1,000']} vs {counts['1,000,000']} queries")
+    variants = (("list page", base), ("approved only", base + "?remote_status=60"),
+                ("issued in March 2026", base + "?date_from=2026-03-01&date_to=2026-03-31"))
+    failures = compare_sizes("dispatch-note list", clients, variants, check, rounds=PAGE_ROUNDS)
     assert not failures, failures

@@ -17,7 +17,6 @@ When a page is over its limit, the plan of its slowest statement at the big size
 
 import os
 import re
-import statistics
 import time
 import uuid
 from datetime import date, datetime, timedelta
@@ -38,7 +37,7 @@ from backoffice.dispatch import inbox
 from backoffice.dispatch.choices import AWAITING_ANSWER
 from backoffice.dispatch.models import DispatchNote, IncomingNote, ReceivedReply
 from backoffice.remote import dispatch_inbox
-from tests.benchmarks.common import counting_queries, fill, page_time, valid_vkns, value_sql
+from tests.benchmarks.common import compare_sizes, counting_queries, fill, valid_vkns, value_sql
 from tests.tickets.conftest import login
 
 INCOMING = int(os.environ.get("BENCH_DISPATCH_INCOMING", 1_000_000))
@@ -70,62 +69,6 @@ def number(prefix, g):
 @pytest.fixture
 def small_company(db):
     return Company.objects.create(name="Küçük Lojistik A.Ş.", api_key="key-small-inbox")
-
-
-# --- timing a list page at two sizes ------------------------------------------------------------------------
-class TimedQueries:
-    """Every statement of a request with its parameters and duration: the slowest one is explained on failure."""
-
-    def __init__(self):
-        self.runs = []
-
-    def __call__(self, execute, sql, params, many, context):
-        start = time.perf_counter()
-        try:
-            return execute(sql, params, many, context)
-        finally:
-            self.runs.append((time.perf_counter() - start, sql, params))
-
-
-def slowest_plan(sized_client, url) -> str:
-    timed = TimedQueries()
-    with connection.execute_wrapper(timed):
-        sized_client.get(url)
-    seconds, sql, params = max(timed.runs, key=lambda run: run[0])
-    with connection.cursor() as cursor:
-        cursor.execute(f"EXPLAIN (ANALYZE, BUFFERS) {sql}", params)
-        plan = "\n".join(row[0] for row in cursor.fetchall())
-    return f"slowest statement ({seconds * 1000:.1f} ms): {sql}\n{plan}"
-
-
-def compare_sizes(what, clients, variants, check) -> list:
-    """Each variant's page at both sizes: warmed, its queries counted once, then timed in alternating rounds (the
-    order swapped each round, so that a busy moment of the machine falls on both alike). check(size, label, page)
-    asserts what the page shows. Returns the failures (over 2x, or a different number of queries)."""
-    failures = []
-    small_label, big_label = clients
-    for label, url in variants:
-        counts, times = {}, {size: [] for size in clients}
-        for size, sized_client in clients.items():
-            for _ in range(3):  # warm caches and plans
-                page_time(sized_client, url)
-            with counting_queries() as queries:
-                page = sized_client.get(url)
-            assert page.status_code == 200
-            check(size, label, page)
-            counts[size] = len(queries)
-        for round_ in range(PAGE_ROUNDS):
-            for size in ((small_label, big_label) if round_ % 2 == 0 else (big_label, small_label)):
-                times[size].append(page_time(clients[size], url))
-        small_time, big_time = statistics.median(times[small_label]), statistics.median(times[big_label])
-        ratio = big_time / small_time
-        print(f"\n[bench] {what}, {label}, on {connection.vendor}: {small_label} rows {small_time * 1000:.1f} ms "
-              f"({counts[small_label]} queries); {big_label} rows {big_time * 1000:.1f} ms ({counts[big_label]} "
-              f"queries); ratio {ratio:.2f}x (limit 2x)")
-        if counts[small_label] != counts[big_label] or ratio > 2.0:
-            failures.append(f"{label}: {ratio:.2f}x, {counts[small_label]} vs {counts[big_label]} queries")
-            print(slowest_plan(clients[big_label], url))
-    return failures
 
 
 # --- 1. the incoming list -------------------------------------------------------------------------------------
@@ -216,7 +159,7 @@ def test_incoming_list_with_a_million_notes_against_a_thousand(postgres_only, cl
     variants = (("whole list", base), ("needs an answer, oldest first", base + "?view=awaiting"),
                 ("one sender", f"{base}?sender={sender}"),
                 ("received in March 2026", base + "?date_from=2026-03-01&date_to=2026-03-31"))
-    failures = compare_sizes("incoming dispatch-note list", clients, variants, check)
+    failures = compare_sizes("incoming dispatch-note list", clients, variants, check, rounds=PAGE_ROUNDS)
     assert not failures, failures
 
 
@@ -250,7 +193,7 @@ def _receipt_sql(field, company_id, prefix, count, first_note):
     special = {
         "company_id": str(int(company_id)),
         "remote_id": f"md5('reply-{prefix}' || g)",
-        "receipt_number": f"'YNT2026' || lpad(g::text, 9, '0')",
+        "receipt_number": "'YNT2026' || lpad(g::text, 9, '0')",
         "remote_status": "60",
         "received_at": received_sql(count),
         "despatch_id": f"md5('{prefix}' || g)",
@@ -297,7 +240,7 @@ def test_received_replies_with_a_million_against_a_thousand(postgres_only, clien
         assert other not in page.content
 
     variants = (("whole list", reverse("dispatch:receivedreply_list")),)
-    failures = compare_sizes("list of replies to our dispatch notes", clients, variants, check)
+    failures = compare_sizes("list of replies to our dispatch notes", clients, variants, check, rounds=PAGE_ROUNDS)
     assert not failures, failures
 
 

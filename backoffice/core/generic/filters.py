@@ -8,8 +8,8 @@ import django_filters
 from django import forms
 from django.db.models import DateTimeField, Q
 from django.utils import timezone
-from django_filters.constants import EMPTY_VALUES
 from django.utils.translation import gettext_lazy as _
+from django_filters.constants import EMPTY_VALUES
 
 
 class BaseFilterSet(django_filters.FilterSet):
@@ -68,9 +68,13 @@ class _DayFilter(django_filters.DateFilter):
         field = self.model._meta.get_field(self.field_name) if self.model else None
         if not isinstance(field, DateTimeField):
             return qs.filter(**{f"{self.field_name}__{self.lookup_expr}": value})
-        start = _day_start(value if self.bound == "gte" else value + timedelta(days=1) if value.year < 9999
-                           else value)
-        return qs.filter(**{f"{self.field_name}__{self.bound}": start}) if start else qs
+        if self.bound == "gte":
+            start = _day_start(value)
+            return qs.filter(**{f"{self.field_name}__gte": start}) if start else qs
+        if value.year >= 9999:  # until the calendar's end: everything
+            return qs
+        end = _day_start(value + timedelta(days=1))
+        return qs.filter(**{f"{self.field_name}__lt": end}) if end else qs.none()
 
 
 class DateFromFilter(_DayFilter):
