@@ -76,6 +76,20 @@ def test_a_partial_acceptance_is_saved_with_its_lines_and_queued(web, company):
         ("1", 40, 0, ""), ("2", 12, 0, ""), ("3", 450, 50, "Kırık")]
 
 
+def test_quantities_are_read_the_turkish_way(web, company):
+    note = incoming(company)
+    data = partial_data(note, accepted_3="449,5", rejected_3="50,5", accepted_2="11,75")
+    assert form_post(web, partial_url(note), data).status_code == 302
+    lines = {line.line_id: (line.accepted, line.rejected) for line in DispatchReply.objects.get().lines.all()}
+    assert lines["3"] == (Decimal("449.5"), Decimal("50.5")) and lines["2"] == (Decimal("11.75"), 0)
+    # "1.250,75" is a thousand and more: above the 500 bricks delivered, refused on the field
+    second = incoming(company)
+    response = form_post(web, partial_url(second), partial_data(second, accepted_3="1.250,75", rejected_3="0"))
+    assert response.status_code == 400
+    errors = response.context["form"].errors[field_of(second, "accepted", "3")]
+    assert "exceed the delivered quantity (500)" in " ".join(errors)
+
+
 @pytest.mark.parametrize("changes, field, words", [
     ({"accepted_1": "41"}, ("accepted", "1"), "exceed the delivered quantity (40)"),
     ({"accepted_3": "460", "rejected_3": "50"}, ("rejected", "3"), "exceed the delivered quantity (500)"),
