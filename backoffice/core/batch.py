@@ -67,12 +67,15 @@ class Pusher:
     key(pk) names the series a record is numbered in (a ticket's prefix): the records of one key go through
     one lane, one after the other in the order given, so the platform receives number N before N+1
     (document 2: the numbers of a prefix continue consecutively); different keys still go in parallel.
-    Without a key every record is its own group."""
+    Without a key every record is its own group. waits_for: as sync.record_push's, for what other jobs of the
+    same series still send: a record that waits ends its group, the other groups go on, and the batch then runs
+    again shortly (jobs.TryLater)."""
 
     model: type
     make: object
     lanes: int = 1
     key: Callable[[object], Hashable] | None = None
+    waits_for: Callable[[object], str] | None = None
 
 
 def lane_groups(pks, key=None) -> list[list]:
@@ -96,6 +99,7 @@ def push_batch(pusher: Pusher, pks) -> dict:
     lock = threading.Lock()
     counts = {"sent": 0, "refused": 0}
     stopped: list[BaseException] = []
+    waiting: list[jobs.TryLater] = []  # a series waiting for another job's earlier number: its group ends
 
     def lane():
         send, reconcile = pusher.make()
@@ -109,9 +113,12 @@ def push_batch(pusher: Pusher, pks) -> dict:
                     # Another lane's stop ends this group too: its next number waits for the runner's retry.
                     if stopped:
                         return
-                    outcome = push_one(pusher.model, pk, send, reconcile, stopped)
+                    outcome = push_one(pusher.model, pk, send, reconcile, stopped, pusher.waits_for)
                     if outcome is None:
                         return
+                    if isinstance(outcome, jobs.TryLater):
+                        waiting.append(outcome)
+                        break
                     with lock:
                         counts[outcome] += 1
 
@@ -128,6 +135,8 @@ def push_batch(pusher: Pusher, pks) -> dict:
         if not jobs.will_run_again(error):
             hand_over(pusher.model, pks)
         raise error
+    if waiting:
+        raise waiting[0]  # the runner runs the batch again shortly: what was sent is skipped
     return counts
 
 
@@ -141,11 +150,17 @@ def hand_over(model, pks) -> int:
     return count
 
 
-def push_one(model, pk, send, reconcile, stopped):
-    """"sent", "refused", or None after a failure that stops the batch (kept in `stopped`)."""
+def push_one(model, pk, send, reconcile, stopped, waits_for=None):
+    """"sent", "refused", the TryLater of a record that waits for an earlier number (waits_for), or None after a
+    failure that stops the batch (kept in `stopped`)."""
     try:
-        sync.record_push(model, pk, send=send, reconcile=reconcile)
+        sync.record_push(model, pk, send=send, reconcile=reconcile, waits_for=waits_for)
         return "sent"
+    except jobs.TryLater as exc:
+        if waits_for is None:
+            stopped.append(exc)
+            return None
+        return exc
     except RemoteError as exc:
         if exc.permanent:
             return "refused"

@@ -14,7 +14,7 @@ from backoffice.remote.transport import printable_ascii
 
 from .choices import AuthMethod, Environment, Role
 from .fields import localized_formfield
-from .models import BASE_URL_FIELDS, Company, Membership
+from .models import BASE_URL_FIELDS, SERIES_KINDS, Company, DocumentSeries, Membership
 from .roles import user_roles
 
 SECRET_FIELDS = ("api_key", "service_password")
@@ -259,3 +259,44 @@ class MemberCreateForm(UserCreationForm):
         Membership.objects.create(user=user, company=self.company)
         return user
 
+
+
+class SeriesStartForm(forms.Form):
+    """An administrator starts a document series above its next number (issue 28): a series started elsewhere,
+    or a database restored from an older backup, whose numbers the platform holds already. Shown once more to be
+    confirmed (`confirmed`) before anything changes."""
+
+    kind = forms.ChoiceField(label=_("Documents"), choices=lambda: [(k, v) for k, v in SERIES_KINDS.items()])
+    prefix = forms.RegexField(label=_("Prefix"), regex=r"^[A-Za-z0-9]{3}$", max_length=3,
+                              error_messages={"invalid": _("Three capital letters or digits.")})
+    year = forms.IntegerField(label=_("Year"), min_value=2000, max_value=2099)
+    next_counter = forms.IntegerField(
+        label=_("Next number"), min_value=2, max_value=999_999_999,
+        help_text=_("The counter the next document takes: one above the platform's last number of this series."))
+    confirmed = forms.BooleanField(required=False, widget=forms.HiddenInput)
+
+    def __init__(self, *args, company, **kwargs):
+        self.company = company
+        super().__init__(*args, **kwargs)
+
+    def clean_prefix(self):
+        return self.cleaned_data["prefix"].upper()
+
+    def series(self):
+        """The series as stored (unsaved and empty when new)."""
+        data = self.cleaned_data
+        return DocumentSeries.objects.filter(company=self.company, kind=data["kind"], prefix=data["prefix"],
+                                             year=data["year"]).first() or DocumentSeries(
+            company=self.company, kind=data["kind"], prefix=data["prefix"], year=data["year"])
+
+    def clean(self):
+        data = super().clean()
+        refusal = "" if self.errors else self.series().start_refusal(data["next_counter"])
+        if refusal:
+            self.add_error("next_counter", refusal)
+        return data
+
+    def save(self):
+        data = self.cleaned_data
+        return DocumentSeries.start_at(company=self.company, kind=data["kind"], prefix=data["prefix"],
+                                       year=data["year"], next_counter=data["next_counter"])

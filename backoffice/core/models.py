@@ -1,4 +1,5 @@
 from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.db import IntegrityError, models, transaction
 from django.db.models import F, Q
 from django.urls import reverse
@@ -207,6 +208,11 @@ class RemoteRecord(models.Model):
         return error_text(self.last_error_source, self.last_error)
 
 
+# The kinds of document numbered from a series (tickets/services.SERIES_KIND, dispatch/services.SERIES_KIND).
+SERIES_KINDS = {"event_ticket": _("Event tickets"), "passenger_ticket": _("Passenger tickets"),
+                "dispatch_note": _("Dispatch notes")}
+
+
 class DocumentSeries(models.Model):
     """Sender-assigned document numbers: prefix + year + 9-digit counter, consecutive from 1."""
 
@@ -227,6 +233,18 @@ class DocumentSeries(models.Model):
     def __str__(self):
         return f"{self.kind} {self.prefix}{self.year}"
 
+    MAX_COUNTER = 999_999_999
+
+    @classmethod
+    def _locked(cls, *, company, kind: str, prefix: str, year: int) -> "DocumentSeries":
+        """The series' row, created when new, locked until the caller's transaction ends."""
+        try:
+            with transaction.atomic():
+                cls.objects.get_or_create(company=company, kind=kind, prefix=prefix, year=year)
+        except IntegrityError:  # another allocator created the row first: it exists now
+            pass
+        return cls.objects.select_for_update().get(company=company, kind=kind, prefix=prefix, year=year)
+
     @classmethod
     def allocate(cls, *, company, kind: str, prefix: str, year: int) -> str:
         """Return the next number of the series, under a row lock: no gaps, no duplicates.
@@ -236,17 +254,47 @@ class DocumentSeries(models.Model):
         """
         prefix = prefix.upper()
         with transaction.atomic():
-            try:
-                with transaction.atomic():
-                    cls.objects.get_or_create(company=company, kind=kind, prefix=prefix, year=year)
-            except IntegrityError:  # another allocator created the row first: it exists now
-                pass
-            series = cls.objects.select_for_update().get(company=company, kind=kind, prefix=prefix, year=year)
-            if series.last_counter >= 999_999_999:
+            series = cls._locked(company=company, kind=kind, prefix=prefix, year=year)
+            if series.last_counter >= cls.MAX_COUNTER:
                 raise ValueError(f"document series {series} is exhausted")
             series.last_counter += 1
             series.save(update_fields=["last_counter"])
-        return f"{prefix}{year:04d}{series.last_counter:09d}"
+        return series.number(series.last_counter)
+
+    @property
+    def next_counter(self) -> int:
+        return self.last_counter + 1
+
+    def number(self, counter: int) -> str:
+        return f"{self.prefix}{self.year:04d}{counter:09d}"
+
+    @property
+    def next_number(self) -> str:
+        return self.number(self.next_counter)
+
+    def start_refusal(self, next_counter: int) -> str:
+        """Why the series cannot start at next_counter (not above its next number, or past the 9 digits), or ""."""
+        if self.next_counter < next_counter <= self.MAX_COUNTER:
+            return ""
+        return _("The next number of %(series)s is %(next)s already (numbers up to %(last)s are used here and never "
+                 "given back): enter a higher number, at most %(max)s.") % {
+            "series": f"{self.prefix}{self.year:04d}", "next": self.next_counter, "last": self.last_counter,
+            "max": self.MAX_COUNTER}
+
+    @classmethod
+    def start_at(cls, *, company, kind: str, prefix: str, year: int, next_counter: int) -> "DocumentSeries":
+        """An administrator's start of a series above its next number (a series started elsewhere, whose numbers
+        up to the platform's last one are taken there): the next document takes `next_counter`. Never at or
+        below a number used here (raises ValidationError on next_counter), under the allocators' row lock."""
+        prefix = prefix.upper()
+        with transaction.atomic():
+            series = cls._locked(company=company, kind=kind, prefix=prefix, year=year)
+            refusal = series.start_refusal(next_counter)
+            if refusal:
+                raise ValidationError({"next_counter": refusal})
+            series.last_counter = next_counter - 1
+            series.save(update_fields=["last_counter"])
+        return series
 
 
 class RemoteCall(models.Model):

@@ -112,11 +112,13 @@ def _sending(model, pk):
     return model.objects.filter(pk=pk, sync_state=SyncState.SENDING)
 
 
-def record_push(model, pk, *, send, reconcile):
+def record_push(model, pk, *, send, reconcile, waits_for=None):
     """Send one record to the platform, exactly once (the body of every push job).
 
     send(record) -> dict of model fields the platform gave (remote_id, remote_status, ...).
     reconcile(record) -> the same dict when the platform already has the record, else None.
+    waits_for(record) -> why a QUEUED record must not go yet (an earlier number of its series still on its way),
+    or "": it stays QUEUED and the job runs again shortly (jobs.TryLater: no sleeping worker, no attempt used).
 
     Only the worker that claims the record goes on. When an earlier attempt may have reached the
     platform (a MaybeSent timeout, a crash while SENDING, any retry) the platform is asked first and the
@@ -127,6 +129,8 @@ def record_push(model, pk, *, send, reconcile):
     record = model.objects.filter(pk=pk).first()
     if record is None:
         return _("The record no longer exists.")
+    if waits_for is not None and record.sync_state == SyncState.QUEUED and (reason := waits_for(record)):
+        raise jobs.TryLater(getattr(settings, "SYNC_LANE_WAIT_SECONDS", 5), reason)
     if not _claim(model, record):
         if record.sync_state == SyncState.SENDING and jobs.recovering():
             left = (record.updated_at + timedelta(seconds=_takeover_after()) - timezone.now()).total_seconds()

@@ -15,6 +15,7 @@ urlpatterns = [
     path("members/<id:pk>/password/", views.MembershipPasswordView.as_view(), name="membership_password"),
     path("members/<id:pk>/unlock/", views.MembershipUnlockView.as_view(), name="membership_unlock"),
     *get_model_urls("core", "membership"),
+    path("series/", views.SeriesView.as_view(), name="series"),
     *get_model_urls("core", "remotecall"),
     *get_model_urls("core", "jobrun"),
 ]

@@ -7,6 +7,7 @@ say what is wrong in the user's words.
 import re
 
 from django.core.exceptions import ValidationError
+from django.core.validators import EmailValidator
 from django.utils.translation import gettext_lazy as _
 from stdnum import iban as stdnum_iban
 from stdnum.tr import tckimlik, vkn
@@ -145,3 +146,19 @@ def validate_line_number(value):
     if not 10 <= len(number) <= 11:
         raise ValidationError(_("A phone or fax number has 10 or 11 digits, e.g. 0212 123 45 67."),
                               code="line_length")
+
+
+# Django's own check without its exception for "localhost" (the platform knows no local domain).
+_email_format = EmailValidator(allowlist=[])
+
+
+def validate_platform_email(value):
+    """An e-mail address the platform takes (document 1, 2.2 "email format"): its domain has a dot. The platform
+    refuses a@b and a@localhost (a 422 on contactPersonEmailName), which Django's EmailValidator lets through for
+    localhost and for an IP literal such as a@[IPv6:::1]; the rest is Django's check."""
+    value = str(value or "").strip()
+    local, at, domain = value.rpartition("@")
+    if at and local and domain and "." not in domain:
+        raise ValidationError(_("The domain of an e-mail address has a dot, e.g. ad@firma.com.tr: the platform "
+                                "refuses one without."), code="email_domain")
+    _email_format(value)

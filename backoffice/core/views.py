@@ -6,7 +6,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_not_required
 from django.contrib.auth.forms import SetPasswordForm
 from django.contrib.auth.views import LoginView, LogoutView, PasswordChangeView
-from django.core.exceptions import PermissionDenied
+from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
 from django.db.models import Count, OuterRef, Subquery
 from django.db.models.functions import Coalesce
@@ -41,7 +41,7 @@ from .generic.registry import model_url
 from .generic.views import describe_fields
 from .health import health_report
 from .middleware import SESSION_KEY, role_not_required
-from .models import Company, JobRun, Membership, RemoteCall
+from .models import SERIES_KINDS, Company, DocumentSeries, JobRun, Membership, RemoteCall
 from .roles import ADMINISTRATORS, EVERYONE, companies_for, has_role, may_manage_user, user_roles
 from .security import is_locked_out, parse_id
 
@@ -431,3 +431,52 @@ class JobRunDetailView(ObjectDetailView):
 
 
 register_model_views(JobRun, prefix="jobs", list=JobRunListView, detail=JobRunDetailView)
+
+
+class SeriesView(BaseObjectView):
+    """The active company's document series; an administrator starts one above its next number (issue 28: the
+    platform holds the numbers of a series started elsewhere), shown once more to be confirmed."""
+
+    model = DocumentSeries
+    required_roles = ADMINISTRATORS
+    action = "series"
+
+    def get_template_names(self):
+        return ["core/series.html"]
+
+    def base_context(self):
+        return {"model": DocumentSeries, "verbose_name_plural": DocumentSeries._meta.verbose_name_plural}
+
+    def show(self, form, *, confirm=False, status=200):
+        rows = [(SERIES_KINDS.get(s.kind, s.kind), s) for s in self.get_queryset().order_by("kind", "prefix", "-year")]
+        context = {"form": form, "rows": rows, "confirm": confirm}
+        if confirm:
+            series, counter = form.series(), form.cleaned_data["next_counter"]
+            context.update(first=series.number(counter), skipped_from=series.number(series.next_counter),
+                           skipped_to=series.number(counter - 1))
+        return self.render(context, status=status)
+
+    def form(self, data=None):
+        if self.request.company is None:
+            raise PermissionDenied(_("Choose a company first."))
+        initial = {"year": timezone.localdate().year, **{name: self.request.GET[name] for name in ("kind", "prefix")
+                                                          if name in self.request.GET}}
+        return forms.SeriesStartForm(data=data, company=self.request.company, initial=initial)
+
+    def get(self, request):
+        return self.show(self.form())
+
+    def post(self, request):
+        form = self.form(request.POST)
+        if not form.is_valid():
+            return self.show(form)
+        if not form.cleaned_data["confirmed"]:
+            return self.show(form, confirm=True)
+        try:
+            series = form.save()
+        except ValidationError as error:  # another administrator or a new document moved it meanwhile
+            form.add_error(None, error)
+            return self.show(form)
+        messages.success(request, _("The next document of %(series)s takes the number %(number)s.")
+                         % {"series": f"{series.prefix}{series.year}", "number": series.number(series.next_counter)})
+        return redirect("core:series")

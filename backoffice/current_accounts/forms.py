@@ -26,6 +26,29 @@ BANK_FIELDS = ("name", "bank_name", "bank_branch_name", "iban_number", "bank_acc
 CONTACT_FIELDS = ("full_name", "phone_number", "email_address", "branch_id")
 
 
+def branch_problem(branch_id, account_branch_id):
+    """Why a child's branch id cannot be used (2.2 to 2.5: "the account must belong to that branch"), or "":
+    a branch id given (0 is none, a long's default) must be the account's own."""
+    if not branch_id or branch_id == account_branch_id:
+        return ""
+    if not account_branch_id:
+        return _("This current account belongs to no branch: leave the branch id empty.")
+    return _("The current account belongs to branch %(branch)s: give that branch id or leave it empty.") % {
+        "branch": account_branch_id}
+
+
+class AccountBranchMixin:
+    """The branch id of an address, bank record, contact or mapping checked against its account's, on the field."""
+
+    def clean_branch_id(self):
+        branch_id = self.cleaned_data.get("branch_id")
+        account = self.instance.current_account if self.instance.current_account_id else None
+        problem = branch_problem(branch_id, account.branch_id) if account is not None else ""
+        if problem:
+            raise ValidationError(problem, code="branch")
+        return branch_id
+
+
 class CurrentAccountForm(forms.ModelForm):
     identifier = forms.CharField(label=_("Tax or national id"), max_length=11, validators=[validate_vkn_or_tckn],
                                  help_text=_("VKN (10 digits) or TCKN (11 digits)."),
@@ -47,7 +70,7 @@ class CurrentAccountForm(forms.ModelForm):
         return cleaned
 
 
-class AddressForm(forms.ModelForm):
+class AddressForm(AccountBranchMixin, forms.ModelForm):
     country = forms.CharField(label=_("Country"), max_length=100, required=False,
                               help_text=_("Türkiye when left empty."))
     email_address = forms.EmailField(label=_("E-mail address"), max_length=250, required=False)
@@ -77,7 +100,7 @@ class FirstAddressForm(AddressForm):
                    if name != "country")
 
 
-class BankForm(forms.ModelForm):
+class BankForm(AccountBranchMixin, forms.ModelForm):
     iban_number = IbanField(label=_("IBAN"), required=False, help_text=_("A Turkish IBAN has 26 characters."))
 
     class Meta:
@@ -86,7 +109,7 @@ class BankForm(forms.ModelForm):
         formfield_callback = localized_formfield
 
 
-class ContactForm(forms.ModelForm):
+class ContactForm(AccountBranchMixin, forms.ModelForm):
     email_address = forms.EmailField(label=_("E-mail address"), max_length=250, required=False)
     phone_number = LineNumberField(label=_("Phone number"), required=False)
 
@@ -96,7 +119,7 @@ class ContactForm(forms.ModelForm):
         formfield_callback = localized_formfield
 
 
-class MappingForm(forms.ModelForm):
+class MappingForm(AccountBranchMixin, forms.ModelForm):
     class Meta:
         model = Mapping
         fields = ("account", "name", "branch_id")

@@ -163,6 +163,22 @@ def _mapping_rules(mapping) -> None:
               "can be mapped to several current accounts.") % {"account": taken.current_account}, field="account")
 
 
+def invoice_accounts(company, pairs) -> dict:
+    """{(identifier, code): the company's current account or None} of the (identifier, code) pairs an
+    invoice names its customer by (2.1: the code tells apart accounts sharing an identifier)."""
+    pairs = set(pairs)
+    found = CurrentAccount.objects.filter(company=company, identifier__in={identifier for identifier, _code in pairs})
+    accounts = {(account.identifier, account.code): account for account in found.order_by("pk")}
+    return {pair: accounts.get(pair) for pair in pairs}
+
+
+def mapped_account_ids(accounts) -> set:
+    """The pks of the accounts mapped to a sub-account on the platform (2.5): a mapping that is there and not
+    being deleted. One still on its way does not count yet: a posting sent now would fail (2.6)."""
+    return set(Mapping.objects.filter(current_account__in=accounts).exclude(remote_id="")
+               .exclude(pending_action=resources.DELETE).values_list("current_account_id", flat=True))
+
+
 def child_make_default(child):
     """Make this address (bank record) the default; the platform clears the others."""
     child.is_default = True

@@ -268,7 +268,9 @@ class DispatchNoteForm(NumberingFields, forms.ModelForm):
         note.company = self.company
         note.current_account = account
         note.receiver_identifier = account.identifier
-        note.receiver_name = str(account)[:500]
+        # The legal title only: the account's code tells accounts apart here and is kept beside it (issue 28).
+        note.receiver_name = f"{account.name} {account.surname or ''}".strip()[:500]
+        note.receiver_code = account.code or ""
         note.target_alias = cleaned["target_alias"]
         note.delivery_city, note.delivery_district = cleaned["delivery_city"], cleaned["delivery_district"]
         note.delivery_zip_code = cleaned["delivery_zip_code"]

@@ -242,7 +242,7 @@ def _keep(document, name, content, content_type):
 
 
 def _document(owner, record, kind, standard, fetch, name) -> IncomingDocument:
-    standard = standard or kind in (DocumentKind.UBL, DocumentKind.ZIP)
+    standard = standard or kind == DocumentKind.UBL  # layout-free (a ZIP takes isStandartXslt: document 3, 4.5)
     document = IncomingDocument.objects.filter(**{owner: record}, kind=kind, standard=standard).first()
     if document and document.status == record.remote_status and document.file:
         return document
@@ -284,7 +284,7 @@ def reply_document(reply, kind, *, standard=True, client=None) -> IncomingDocume
         return {DocumentKind.PDF: lambda: api.reply_pdf(reply.remote_id, standard=standard),
                 DocumentKind.HTML: lambda: api.reply_html(reply.remote_id, standard=standard),
                 DocumentKind.UBL: lambda: api.reply_ubl(reply.remote_id),
-                DocumentKind.ZIP: lambda: api.reply_zip(reply.remote_id)}[kind]()
+                DocumentKind.ZIP: lambda: api.reply_zip(reply.remote_id, standard=standard)}[kind]()
 
     return _document("reply", reply, kind, standard, fetch, reply.receipt_number or reply.remote_id)
 

@@ -89,7 +89,7 @@ EXTENSIONS = {DocumentKind.PDF: "pdf", DocumentKind.HTML: "html", DocumentKind.U
 
 
 def document_fetch(note, kind, *, standard=True, client=None) -> DispatchDocument:
-    standard = standard or kind in (DocumentKind.UBL, DocumentKind.ZIP)  # one layout-free file each
+    standard = standard or kind == DocumentKind.UBL  # layout-free (a ZIP takes isStandartXslt: document 3, 4.5)
     document = note.documents.filter(kind=kind, standard=standard).first()
     if document and document.status == note.remote_status and document.file and (
             note.synced_at is None or document.fetched_at >= note.synced_at):  # not after a later update
@@ -104,7 +104,7 @@ def document_fetch(note, kind, *, standard=True, client=None) -> DispatchDocumen
     elif kind == DocumentKind.UBL:
         content, content_type = client.ubl(note.remote_id)
     else:
-        content, content_type = client.zip(note.remote_id)
+        content, content_type = client.zip(note.remote_id, standard=standard)
     name = f"{note.despatch_number or note.remote_id}.{EXTENSIONS[DocumentKind(kind)]}"
     document, _created = DispatchDocument.objects.get_or_create(
         note=note, kind=kind, standard=standard,

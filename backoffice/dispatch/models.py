@@ -40,6 +40,8 @@ class DispatchNote(RemoteRecord):
     requested_status = models.IntegerField(_("requested status"), choices=DispatchStatus.choices,
                                            default=DispatchStatus.DRAFT)
     status_message = models.TextField(_("platform message"), blank=True)
+    # What the create or update answer warned of (document 3, 2.9: an undefined prefix, "no prefix found").
+    platform_warning = models.TextField(_("platform's warning"), blank=True)
     source = models.CharField(_("written as"), max_length=10, choices=Source.choices, default=Source.FORM)
     numbering = models.CharField(_("numbering"), max_length=10, choices=Numbering.choices, default=Numbering.SERIES)
     despatch_number = models.CharField(_("dispatch note number"), max_length=16, blank=True)
@@ -58,7 +60,10 @@ class DispatchNote(RemoteRecord):
                                         blank=True, related_name="dispatch_notes",
                                         verbose_name=_("current account"))
     receiver_identifier = models.CharField(_("receiver's tax or national id"), max_length=11, blank=True)
-    receiver_name = models.CharField(_("receiver"), max_length=500, blank=True)
+    receiver_name = models.CharField(_("receiver"), max_length=500, blank=True)  # the legal title, as it is
+    # The current account's code (document 3, 2.1): it tells accounts sharing an id apart here; the JSON model
+    # has no member for it, so it is not sent, and never added to the title.
+    receiver_code = models.CharField(_("current account code"), max_length=50, blank=True)
     target_alias = models.CharField(_("mailbox"), max_length=250, blank=True)
     receiver_city = models.CharField(_("receiver's city"), max_length=100, blank=True)
     receiver_district = models.CharField(_("receiver's district"), max_length=100, blank=True)

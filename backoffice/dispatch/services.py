@@ -439,8 +439,9 @@ def note_send(note, *, client=None) -> dict:
     client = client or dispatch_client(note.company)
     if not note.remote_id and note.source == Source.FORM and not note.local_reference_id.startswith("BO-"):
         # The ERP's reference may be on a note written elsewhere: the JSON model has no duplicate check of its own.
+        # Before our first attempt nothing on the platform is ours, even with the same content (reconcile asks later).
         found = client.find(note.local_reference_id)
-        if found is not None and not _is_ours(note, found):
+        if found is not None and (note.attempts <= 1 or not _is_ours(note, found)):
             raise _reference_taken(note, found)
     if note.source == Source.UBL:
         answer = (client.update_ubl(note.remote_id, ubl_body(note, update=True)) if note.remote_id
@@ -451,6 +452,8 @@ def note_send(note, *, client=None) -> dict:
     # The create answer's status is what the body asked (document 3, 3.3); the polls follow it from there.
     fields.setdefault("remote_status", int(note.requested_status))
     fields.update(status_message="", envelope_id="", envelope_status="", envelope_message="")
+    # Its message is a warning the note was taken with (document 3, 2.9: an undefined prefix, "no prefix found").
+    fields["platform_warning"] = str(answer.get("message") or "")
     return fields
 
 
@@ -461,11 +464,13 @@ def note_reconcile(note, *, client=None) -> dict | None:
     client = client or dispatch_client(note.company)
     if not note.remote_id:
         found = client.find(note.local_reference_id)
-        if found is None:
-            return None
-        if not _is_ours(note, found):
+        if found is not None and not _is_ours(note, found):
             raise _reference_taken(note, found)
-        return answer_fields(found, note)
+        if found is None and note.despatch_number:  # our number, under another reference: not ours either
+            found = client.find_number(note.despatch_number)
+            if found is not None and not _is_ours(note, found):
+                raise _number_taken(note, found)
+        return answer_fields(found, note) if found is not None else None
     answer = client.status(note.remote_id)
     status = to_int(answer.get("status"))
     # Only an update that asked to send (20) moves the note out of 0 / 40 by itself.
@@ -474,19 +479,36 @@ def note_reconcile(note, *, client=None) -> dict | None:
     return None
 
 
+def _other_note(found) -> dict:
+    return {"number": found.get("despatchAdviceNumber") or found["id"], "receiver": found.get("targetVknTckn") or "?",
+            "date": str(found.get("issueDate") or "?")[:10]}
+
+
 def _reference_taken(note, found) -> RemoteError:
-    return RemoteError(_("Another note on the platform (%(number)s) already has the ERP reference %(reference)s; this "
-                         "one was not sent.") % {"number": found.get("despatchAdviceNumber") or found["id"],
-                                                 "reference": note.local_reference_id}, permanent=True)
+    return RemoteError(_("The platform's note %(number)s (receiver %(receiver)s, dated %(date)s) already has the ERP "
+                         "reference %(reference)s and is not this note, which was not sent. Give this note another ERP "
+                         "reference and send it again.") % {**_other_note(found), "reference": note.local_reference_id},
+                       permanent=True)
+
+
+def _number_taken(note, found) -> RemoteError:
+    todo = (_("Upload the corrected file with another number.") if note.source == Source.UBL
+            else _("Write it as a new note with another number or prefix."))
+    return RemoteError(_("The number %(number)s is taken on the platform by another note (receiver %(receiver)s, dated "
+                         "%(date)s); this note was not sent. %(todo)s") % {**_other_note(found), "todo": todo},
+                       permanent=True)
 
 
 def _is_ours(note, found) -> bool:
-    """Whether the platform's note under our localReferenceId is this one: an ERP's reference may also be on a
-    note written elsewhere (the portal, the ERP itself)."""
-    if note.despatch_number:
-        return found.get("despatchAdviceNumber") == note.despatch_number
-    target = found.get("targetVknTckn")
-    return not target or target == note.receiver_identifier
+    """Whether the platform's note found under our localReferenceId or our number is this one: only when its
+    content matches (issue 28): the same reference, our number when we gave one, the receiver and the date. An ERP's
+    reference or a number may also be on a note written elsewhere (the portal, the ERP itself)."""
+    if note.despatch_number and found.get("despatchAdviceNumber") != note.despatch_number:
+        return False
+    issued = note.issue_date.isoformat() if note.issue_date else ""
+    return (found.get("localReferenceId") == note.local_reference_id
+            and found.get("targetVknTckn") == note.receiver_identifier
+            and str(found.get("issueDate") or "")[:10] == issued)
 
 
 def poll_soon(company_id, **options):

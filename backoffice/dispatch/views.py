@@ -153,8 +153,8 @@ class NoteDetailView(DispatchSection, ObjectDetailView):
         groups = (
             (_("Dispatch note"), ("despatch_number", "profile", "issue_date", "issue_time", "shipment_date",
                                   "local_reference_id", "xslt_code", "source", "numbering", "created_by")),
-            (_("Receiver"), ("receiver_name", "receiver_identifier", "target_alias", "receiver_district",
-                             "receiver_city", "receiver_country")),
+            (_("Receiver"), ("receiver_name", "receiver_identifier", "receiver_code", "target_alias",
+                             "receiver_district", "receiver_city", "receiver_country")),
             (_("Delivery address"), ("delivery_district", "delivery_city", "delivery_zip_code", "delivery_country")),
             (_("Shipment"), ("carrier_title", "carrier_vkn_tckn", "plate_number")),
             (_("Actual buyer and seller"), ("buyer_identifier", "buyer_name", "buyer_surname", "buyer_district",

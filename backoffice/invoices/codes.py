@@ -72,3 +72,38 @@ def withholding_rate(code: str) -> Decimal | None:
 def withholding_rates() -> dict[str, str]:
     """{code: fraction as text}, for the browser's totals (static/js/invoice-totals.js, id withholding-rates)."""
     return {code: str(rate) for code, rate in _withholding_rates().items()}
+
+
+# --- what the tax authority's schematron ties to the invoice type ------------------------------------------------
+# efatura-kontrol's copy of the schematron (ekler/sematron/efatura.sch): TaxExemptionReasonCodeCheck-3 to -6,
+# DemirbasKDVTaxExemptionCheck-1 and -2, GeneralWithholdingTaxTotalCheck-1 and -2. Types are InvoiceType names.
+EXPORT_REGISTERED_REASONS = ("701", "702", "703", "704")  # IHRACKAYITLI: VAT shown, not collected
+SPECIAL_BASE_REASONS = tuple(str(code) for code in range(801, 813))  # OZELMATRAH
+FIXED_ASSET_REASON = "555"  # demirbaş: on a line with VAT
+NOT_EXEMPT_REASON = "351"  # "İstisna olmayan diğer": any type
+# Reasons a line with VAT (above 0 %) may carry; the others are exemptions from VAT, on a line at 0 %.
+REASONS_WITH_VAT = EXPORT_REGISTERED_REASONS + SPECIAL_BASE_REASONS + (FIXED_ASSET_REASON,)
+# 702 needs the customs tariff code (GTİP) and the buyer's line code of each line, which the form does not carry.
+REASONS_NOT_OFFERED = ("702",)
+WITHHOLDING_TYPES = ("TEVKIFAT", "IADE", "SGK")  # a WithholdingTaxTotal (and tax 4171) only on these
+WITHHOLDING_ONLY_TAXES = ("4171",)
+# Types whose VAT of 0.00 at a rate needs no exemption reason (TaxExemptionReasonCheck-1 leaves them out).
+VAT_UNCOLLECTED_TYPES = ("IADE", "IHRACKAYITLI", "OZELMATRAH", "SGK")
+
+
+def exemption_types(code: str) -> tuple[str, ...] | None:
+    """The invoice types an exemption reason may appear on; None: any type (but 555: not ISTISNA, IHRACKAYITLI)."""
+    if code in EXPORT_REGISTERED_REASONS:
+        return ("IHRACKAYITLI", "IADE", "SGK")
+    if code in SPECIAL_BASE_REASONS:
+        return ("OZELMATRAH", "IADE", "SGK")
+    if code in (NOT_EXEMPT_REASON, FIXED_ASSET_REASON):
+        return None
+    return ("ISTISNA", "IADE", "IHRACKAYITLI", "SGK")  # the full exemptions (2xx, 3xx, 501)
+
+
+def exemption_allowed(code: str, invoice_type: str) -> bool:
+    if code == FIXED_ASSET_REASON:
+        return invoice_type not in ("ISTISNA", "IHRACKAYITLI")
+    types = exemption_types(code)
+    return types is None or invoice_type in types

@@ -6,6 +6,7 @@ authority's taxpayer list, kept locally) gets an e-invoice at one of its mailbox
 """
 
 import re
+from datetime import date
 from decimal import Decimal
 
 from django import forms
@@ -19,7 +20,7 @@ from backoffice.core.validators import validate_vkn_or_tckn
 from backoffice.current_accounts.forms import resolve_account  # noqa: F401 (the views' import)
 
 from . import codes, services, taxpayers, totals
-from .choices import EINVOICE_PROFILES, InvoiceType, Profile, RecordType
+from .choices import InvoiceType, Profile, RecordType
 from .models import Invoice, InvoiceLine
 
 PREFIX = re.compile(r"^[A-Z0-9]{3}\Z")
@@ -31,10 +32,29 @@ SHIPMENT_SEND_TYPES = [("", "---------"), ("ELEKTRONIK", _("Electronic")), ("KAG
 UNIT_CHOICES_SHOWN = 40  # the most used units (the code list has two thousand)
 # Amounts are kept with 16 digits before the decimals (MONEY): a line and a document stay well inside.
 LINE_LIMIT = Decimal(10) ** 14
+# What the form issues. Export (IHRACAT) and tax-free passenger (YOLCUBERABERFATURA) invoices need what document
+# 3's JSON model does not carry (the buyer abroad, delivery terms, customs codes, the passport); ARACTESCIL is not
+# an invoice type of the tax authority's list (its schematron, InvoiceTypeCodeCheck-1). README-invoices.md.
+OFFERED_PROFILES = (Profile.TEMELFATURA, Profile.TICARIFATURA)
+OFFERED_TYPES = tuple(kind for kind in InvoiceType if kind != InvoiceType.ARACTESCIL)
+RETURN_PROFILES = (Profile.TEMELFATURA, Profile.EARSIVFATURA)  # InvoiceTypeCodeCheck-2
+EARLIEST_DATE = date(2005, 1, 1)  # the schematron's TimeCheck-2, on every IssueDate
+PROFILE_REFUSED = _("Choose basic or commercial: export and passenger (tax-free) invoices need details this form "
+                    "does not carry (the buyer abroad, delivery terms, customs codes, passport).")
+
+
+def type_allowed(profile, invoice_type) -> bool:
+    """Whether the tax authority takes this type under this profile (a return only as basic or e-archive)."""
+    return invoice_type != InvoiceType.IADE or profile in RETURN_PROFILES
 
 
 def _blank(label):
     return [("", label)]
+
+
+def _not_before_2005(day):
+    if day and day < EARLIEST_DATE:
+        raise ValidationError(_("The tax authority takes no date before 1 January 2005."))
 
 
 class InvoiceForm(forms.ModelForm):
@@ -43,8 +63,8 @@ class InvoiceForm(forms.ModelForm):
         help_text=_("Tax or national id, with the account code after a dot when several accounts share it."),
         widget=forms.TextInput(attrs={"autocomplete": "off", "list": "account-options", "inputmode": "search"}))
     kind = forms.ChoiceField(label=_("Invoice kind"), choices=KIND_CHOICES, required=False)
-    profile = forms.ChoiceField(label=_("Profile"), required=False,
-                                choices=_blank(_("— e-invoice only —")) + [(p.value, p.label) for p in EINVOICE_PROFILES])
+    profile = forms.ChoiceField(label=_("Profile"), required=False, error_messages={"invalid_choice": PROFILE_REFUSED},
+                                choices=_blank(_("— e-invoice only —")) + [(p.value, p.label) for p in OFFERED_PROFILES])
     target_alias = forms.CharField(label=_("Mailbox (alias)"), max_length=250, required=False,
                                    widget=forms.TextInput(attrs={"list": "alias-options", "autocomplete": "off"}),
                                    help_text=_("The customer's e-invoice mailbox; filled in when it has only one."))
@@ -76,7 +96,7 @@ class InvoiceForm(forms.ModelForm):
         self.company = company
         self.fields["currency_code"].choices = codes.choices(codes.CURRENCIES)
         self.fields["payment_means_code"].choices = _blank("---------") + codes.choices(codes.PAYMENT_MEANS)
-        self.fields["invoice_type"].choices = InvoiceType.choices
+        self.fields["invoice_type"].choices = [(kind.value, kind.label) for kind in OFFERED_TYPES]
         self.fields["issue_date"].required = True
         self.fields["description"].required = True
         self.fields["exchange_rate"].help_text = _("Required when the currency is not TRY: 1 unit in TRY.")
@@ -104,7 +124,15 @@ class InvoiceForm(forms.ModelForm):
         issued = self.cleaned_data.get("issue_date")
         if issued and issued > timezone.localdate():
             raise ValidationError(_("An invoice cannot be dated in the future."))
+        _not_before_2005(issued)
         return issued
+
+    def clean_return_invoice_date(self):
+        returned = self.cleaned_data.get("return_invoice_date")
+        if returned and returned > timezone.localdate():
+            raise ValidationError(_("The returned invoice cannot be dated in the future."))
+        _not_before_2005(returned)
+        return returned
 
     def clean_return_invoice_number(self):
         number = (self.cleaned_data.get("return_invoice_number") or "").strip().upper()
@@ -140,6 +168,10 @@ class InvoiceForm(forms.ModelForm):
                 self.add_error("return_invoice_number", _("A return invoice names the invoice it returns."))
             if not cleaned.get("return_invoice_date"):
                 self.add_error("return_invoice_date", _("Give the date of the returned invoice."))
+        kind, profile = cleaned.get("invoice_type"), cleaned.get("profile")
+        if kind and profile and not type_allowed(profile, kind) and "invoice_type" not in self.errors:
+            self.add_error("invoice_type", _("A return invoice is a basic (or e-archive) invoice: choose the basic "
+                                             "profile for it."))
         if cleaned.get("record_type") == RecordType.EARCHIVE and cleaned.get("is_internet_sale"):
             if not cleaned.get("website_url"):
                 self.add_error("website_url", _("An internet sale names the website it was made on."))
@@ -185,7 +217,7 @@ class InvoiceForm(forms.ModelForm):
             self.add_error("target_alias", _("This is not one of the customer's mailboxes: %(boxes)s.")
                            % {"boxes": ", ".join(boxes)})
         cleaned["target_alias"] = alias
-        if not cleaned.get("profile"):
+        if not cleaned.get("profile") and "profile" not in self.errors:
             self.add_error("profile", _("An e-invoice needs a profile (basic, commercial, ...)."))
 
     def save(self, commit=True):
@@ -245,7 +277,8 @@ class LineForm(forms.ModelForm):
             shown.append((current, codes.label(codes.UNIT_CODES, current)))
         self.fields["unit_code"].choices = shown  # the Turkish names (the codes are the UN/ECE's English ones)
         self.fields["vat_exemption_reason_code"].choices = _blank("---------") + [
-            (code, f"{code} · {label}") for code, label in codes.choices(codes.VAT_EXEMPTION_REASONS)]
+            (code, f"{code} · {label}") for code, label in codes.choices(codes.VAT_EXEMPTION_REASONS)
+            if code not in codes.REASONS_NOT_OFFERED]
         self.fields["withholding_code"].choices = _blank(_("none")) + [
             (code, f"{code} · {label}") for code, label in codes.choices(codes.WITHHOLDING)]
         self.fields["other_tax_code"].choices = _blank(_("none")) + [
@@ -262,8 +295,14 @@ class LineForm(forms.ModelForm):
         vat_rate = cleaned.get("vat_rate")
         if vat_rate is not None and vat_rate == 0 and not cleaned.get("vat_exemption_reason_code"):
             self.add_error("vat_exemption_reason_code", _("A line without VAT (0 %) gives its exemption reason."))
-        if vat_rate and cleaned.get("vat_exemption_reason_code"):
-            self.add_error("vat_exemption_reason_code", _("An exemption reason is only for a line without VAT (0 %)."))
+        reason = cleaned.get("vat_exemption_reason_code")
+        if vat_rate and reason and reason not in codes.REASONS_WITH_VAT:
+            self.add_error("vat_exemption_reason_code", _(
+                "This exemption is only for a line without VAT (0 %); a line with VAT takes only 701–704 "
+                "(export-registered), 801–812 (special base) or 555 (fixed assets)."))
+        if vat_rate is not None and vat_rate == 0 and reason == codes.FIXED_ASSET_REASON:
+            self.add_error("vat_exemption_reason_code", _("555 (fixed assets) is for a line with VAT: give its VAT "
+                                                          "rate."))
         if cleaned.get("withholding_code") and vat_rate is not None and vat_rate == 0:
             self.add_error("withholding_code", _("Withholding is a share of the VAT: a line without VAT has none."))
         if cleaned.get("other_tax_code") and not cleaned.get("other_tax_rate"):
@@ -294,10 +333,61 @@ class BaseLineFormSet(BaseInlineFormSet):
         kept = [form for form in self.forms if form.cleaned_data and not form.cleaned_data.get("DELETE")]
         if not kept and not any(form.errors for form in self.forms):
             raise ValidationError(_("Add at least one line."))
+        invoice_type = self.data.get("invoice_type") if self.is_bound else None
+        if invoice_type not in OFFERED_TYPES:  # the invoice's own field says what is wrong
+            invoice_type = None
+        if invoice_type:
+            for form in kept:
+                _type_rules(form, invoice_type)
         if kept and not any(form.errors for form in self.forms):
             figures = services.invoice_totals([form.save(commit=False) for form in kept])
             if figures.tax_inclusive >= LINE_LIMIT * 10:
                 raise ValidationError(_("The invoice's total is too large; split it into several invoices."))
+            if invoice_type and invoice_type not in codes.VAT_UNCOLLECTED_TYPES:
+                _vat_that_comes_to_nothing(kept, figures)
+
+
+def _type_rules(form, invoice_type: str) -> None:
+    """What the tax authority ties to the invoice type (codes.exemption_allowed, codes.WITHHOLDING_TYPES), on the
+    line's field: the user changes the line or the invoice type."""
+    cleaned = form.cleaned_data
+    reason = cleaned.get("vat_exemption_reason_code")
+    if reason and "vat_exemption_reason_code" not in form.errors and not codes.exemption_allowed(reason, invoice_type):
+        if reason in codes.EXPORT_REGISTERED_REASONS:
+            message = _("An export-registered reason (701–704) goes on an export-registered (IHRACKAYITLI) invoice "
+                        "(or a return or SGK invoice): change the invoice type or the reason.")
+        elif reason in codes.SPECIAL_BASE_REASONS:
+            message = _("A special-base reason (801–812) goes on a special-base (OZELMATRAH) invoice (or a return "
+                        "or SGK invoice): change the invoice type or the reason.")
+        elif reason == codes.FIXED_ASSET_REASON:
+            message = _("555 (fixed assets) does not go on an exemption or export-registered invoice.")
+        else:
+            message = _("A full exemption goes on an exemption (ISTISNA) invoice (or an export-registered, return "
+                        "or SGK invoice): change the invoice type, or choose 351 for a sale that is not exempt.")
+        form.add_error("vat_exemption_reason_code", message)
+    if invoice_type not in codes.WITHHOLDING_TYPES:
+        for name in ("withholding_code", "other_tax_code"):
+            code = cleaned.get(name)
+            if code and name not in form.errors and (name == "withholding_code"
+                                                     or code in codes.WITHHOLDING_ONLY_TAXES):
+                form.add_error(name, _("Withholding goes on a withholding (TEVKIFAT) invoice (or a return or SGK "
+                                       "invoice): change the invoice type, or take the withholding off."))
+
+
+def _vat_that_comes_to_nothing(kept, figures) -> None:
+    """Lines with a VAT rate whose VAT, summed per rate as the invoice shows it, is 0.00 (a price of 0): the tax
+    authority then wants an exemption reason for that 0 (its TaxExemptionReasonCheck-1)."""
+    by_rate = {}
+    for form, line_figures in zip(kept, figures.lines, strict=True):
+        rate = form.cleaned_data.get("vat_rate")
+        if rate and not form.cleaned_data.get("vat_exemption_reason_code"):
+            by_rate.setdefault(rate, []).append((form, line_figures.vat))
+    for lines in by_rate.values():
+        if not any(vat for _form, vat in lines):
+            for form, _vat in lines:
+                form.add_error("vat_rate", _("The VAT of the lines at this rate comes to 0.00: the tax authority then "
+                                             "asks for an exemption reason. Give the price, or VAT 0 % with its "
+                                             "reason."))
 
 
 LineFormSet = inlineformset_factory(Invoice, InvoiceLine, form=LineForm, formset=BaseLineFormSet, extra=0,

@@ -337,10 +337,36 @@ def _find(invoice) -> dict | None:
         created_after=invoice.created_at - timedelta(minutes=1))  # the platform's clock may be a little behind
     if found is None:
         return None
+    from backoffice.remote.errors import PLATFORM, RemoteError  # kept in this region: another change edits the top
+
+    differ = _differences(invoice, found)
+    if differ:
+        # Found by our ettn but not ours (issue 28): never shown as sent under another invoice's content.
+        raise RemoteError(_("The platform already holds another invoice under this invoice's ettn %(ettn)s "
+                            "(%(fields)s differ), so this one was not sent and is not taken for it. Check that "
+                            "invoice on the platform; to send this one, enter it again as a new invoice (a new "
+                            "ettn).") % {"ettn": invoice.ettn, "fields": ", ".join(differ)},
+                          permanent=True, source=PLATFORM)
     fields = full_fields(found)
     fields["remote_id"] = fields.get("remote_id") or invoice.ettn
     fields["ettn"] = fields["remote_id"]
     return fields
+
+
+def _differences(invoice, found) -> list[str]:
+    """The platform names of what identifies an invoice (customer, issue date, description, payable amount to the
+    cent) where the invoice found differs from ours; only what its answer carries is compared."""
+    from backoffice.core.payloads import money
+
+    general = field(found, "generalInfoModel") or {}
+    payable = field(field(found, "invoiceTotalsModel") or {}, "payableAmount")
+    theirs = {"currentAccountIdentifier": field(found, "currentAccountIdentifier"),
+              "issueDate": str(field(general, "issueDate") or "")[:10] or None,
+              "description": field(found, "description"),
+              "payableAmount": None if payable is None else money(payable)}
+    ours = {"currentAccountIdentifier": invoice.target_vkn_tckn, "issueDate": str(invoice.issue_date),
+            "description": invoice.description, "payableAmount": money(invoice.payable_amount)}
+    return [name for name, value in theirs.items() if value is not None and str(value) != str(ours[name] or "")]
 
 
 def _delete(invoice) -> None:
@@ -402,4 +428,55 @@ def posting_request(name, invoices):
         if refused:
             raise InvoiceActionRefused(_("Posting needs an invoice that has lines and is not cancelled: "
                                          "%(numbers)s") % {"numbers": ", ".join(refused)})
+        unmapped = _unmapped_customers(invoices)
+        if unmapped:
+            raise InvoiceActionRefused(_unmapped_message(unmapped))
     return actions.action_request(Invoice, name, invoices)
+
+
+def _unmapped_customers(invoices) -> list:
+    """[(customer label, its current account or None, invoice numbers)] of the customers whose current account
+    has no account mapping on the platform (2.6: "its account mapping must then be done in the accounting
+    interface, otherwise the posting step fails"), read from the mirror: a request never calls the platform.
+    A mapping made elsewhere reaches the mirror when the account is read again (its page offers it)."""
+    from backoffice.current_accounts.services import invoice_accounts, mapped_account_ids
+
+    if not invoices:
+        return []
+    company = invoices[0].company
+    looked_up = invoice_accounts(company, [(invoice.target_vkn_tckn, invoice.current_account_code)
+                                           for invoice in invoices if invoice.current_account_id is None])
+    accounts = {invoice.pk: invoice.current_account if invoice.current_account_id else
+                looked_up[(invoice.target_vkn_tckn, invoice.current_account_code)] for invoice in invoices}
+    mapped = mapped_account_ids([account for account in accounts.values() if account is not None])
+    missing = {}
+    for invoice in invoices:
+        account = accounts[invoice.pk]
+        if account is not None and account.pk in mapped:
+            continue
+        key = account.pk if account is not None else (invoice.target_vkn_tckn, invoice.current_account_code)
+        label = (f"{account} ({account.identifier})" if account is not None else
+                 " · ".join(filter(None, (invoice.target_title or invoice.target_vkn_tckn,
+                                          invoice.current_account_code))))
+        missing.setdefault(key, (label, account, []))[2].append(str(invoice))
+    return list(missing.values())
+
+
+def _unmapped_message(unmapped):
+    """Which mapping is missing, for which invoices, and a link to where it is made (the account's Mappings tab,
+    or the current accounts when the customer's account is not in the mirror)."""
+    from django.urls import reverse
+    from django.utils.html import format_html, format_html_join
+
+    def where(account):
+        if account is None:
+            return format_html('<a href="{}">{}</a>', reverse("current_accounts:currentaccount_list"),
+                               _("read the current accounts from the platform, then map it"))
+        return format_html('<a href="{}?tab=mapping">{}</a>', reverse("current_accounts:currentaccount_detail",
+                                                                      kwargs={"pk": account.pk}), _("map it here"))
+
+    items = format_html_join("; ", "{} — {}: {} ({})", (
+        (label, _("no account mapping to a sub-account"), ", ".join(numbers), where(account))
+        for label, account, numbers in unmapped))
+    return format_html("{} {}", _("Posting needs the invoice's current account (the customer or supplier) mapped to "
+                                  "a sub-account of the chart of accounts; nothing was posted."), items)

@@ -71,7 +71,8 @@ RULES = {
     "posting_date": gettext_lazy("A line's posting date is its entry's date."),
     "date_order": gettext_lazy("Entries are in date order: an entry's date is never before the previous one's."),
     "entry_counter": gettext_lazy("Entry counters run on from entry to entry with no gap."),
-    "line_number": gettext_lazy("Line numbers run 1, 2, 3... within each entry."),
+    "line_number": gettext_lazy("Line numbers either run on through the period with no gap or repeat, or run 1, 2, "
+                                "3... within each entry; a journal keeps to the one it starts with."),
     "line_counter": gettext_lazy("Line counters run on over the whole journal with no gap."),
     "entry_min_lines": gettext_lazy("An entry has at least 2 lines."),
     "entry_balance": gettext_lazy("An entry's debit equals its credit."),
@@ -227,6 +228,11 @@ _HEAD = re.compile(rb"H\t" + _V + rb"\t(" + _DATE + rb")\t" + _V + rb"\t" + _F +
                    + rb"\t" + _COUNTER + rb"\t?").fullmatch
 _FRACTION = {None: 0, **{str(d).encode(): d * 10 for d in range(10)}, **{f"{d:02d}".encode(): d for d in range(100)}}
 _LINE_NUMBER = {b"%d" % i: i for i in range(1, 10_000)}  # lineNumber text -> value, without int()'s cost
+# How the file numbers its lines (lineNumber; the facts file): both ways agree on the first entry, so the first
+# line of the second entry decides (or a first line other than 1: running on from there); after the first line
+# that breaks the file's way, lineNumber is no longer judged (a mix would otherwise be a finding on every entry).
+_UNDECIDED, _WITHIN, _RUNNING, _BROKEN = range(4)
+_UNREAD = -1  # (the fast path only) no lineNumber read yet: every entry line goes to the diagnosis
 
 
 # --- the diagnosis ---------------------------------------------------------------------------------------------
@@ -286,7 +292,7 @@ class _State:
 
     __slots__ = ("in_entry", "lnum", "lcx", "edate", "lastd", "debit", "credit", "ebytes", "e_td", "e_tc",
                  "ecounter", "elc", "hline", "maxd", "mind", "tainted", "cur", "seen_first", "pre_bytes", "blanks",
-                 "blank_first", "offset")
+                 "blank_first", "offset", "lmode", "lrun")
 
     def __init__(self):
         self.in_entry = False
@@ -309,6 +315,8 @@ class _State:
         self.blanks = 0  # blank lines waiting: in the middle (a finding) or at the end (fine)
         self.blank_first = 0
         self.offset = 0  # bytes planned into parts so far
+        self.lmode = _UNDECIDED  # how the file numbers its lines
+        self.lrun = None  # the lineNumber expected next when running on (None: no line read yet)
 
 
 class JournalCheck:
@@ -424,13 +432,21 @@ class JournalCheck:
         start_b, end_b = self._start.encode(), self._end.encode()
         (go, lnum, lcx, edate, lastd, debit, credit, ebytes, e_td, e_tc, ecounter, elc, hline, maxd, tainted,
          cur) = self._load()
+        lmode, ldelta = self._line_numbering(go)
         opened = closed_lines = closed_debit = closed_credit = 0  # what the fast path did, told to summary at the end
         for n, line in enumerate(lines, n + 1):
             if go:
                 m = line_match(line)
                 if m is not None:
                     ln, lc, _main, sub, whole, part, dc, post = m.groups()
-                    if (post == edate and numbers.get(ln) == lnum and lc == b"%d" % lcx
+                    # lineNumber runs on with lineNumberCounter (ldelta apart), or restarts in each entry.
+                    if lmode == _WITHIN:
+                        numbered = numbers.get(ln) == lnum
+                    elif lmode == _RUNNING:
+                        numbered = ln == lc if not ldelta else ln == b"%d" % (lcx + ldelta)
+                    else:  # broken: not judged; undecided: the first entry, where both ways agree
+                        numbered = lmode == _BROKEN or (lmode == _UNDECIDED and numbers.get(ln) == lnum == lcx + ldelta)
+                    if (numbered and post == edate and lc == b"%d" % lcx
                             and (accounts is None or not sub or sub in accounts)):
                         cents = int(whole) * 100 + fraction[part]
                         if cents:  # 0 is for the diagnosis to name
@@ -470,15 +486,28 @@ class JournalCheck:
                 opened = closed_lines = closed_debit = closed_credit = 0
             self._store(lnum, lcx, edate, lastd, debit, credit, ebytes, e_td, e_tc, ecounter, elc, hline,
                         maxd, tainted, cur)
+            if lmode == _RUNNING or lmode == _UNDECIDED:
+                self._s.lrun = lcx + ldelta
             found = self._slow(line, n, len(line) + newline, len(line) + newline - 1)
             (go, lnum, lcx, edate, lastd, debit, credit, ebytes, e_td, e_tc, ecounter, elc, hline, maxd, tainted,
              cur) = self._load()
+            lmode, ldelta = self._line_numbering(go)
             if found:
                 yield from note(found)
         if opened:
             self._closed_fast(opened, closed_lines, closed_debit, closed_credit, ecounter, elc, cur)
         self._store(lnum, lcx, edate, lastd, debit, credit, ebytes, e_td, e_tc, ecounter, elc, hline, maxd,
                     tainted, cur)
+        if lmode == _RUNNING or lmode == _UNDECIDED:
+            self._s.lrun = lcx + ldelta
+
+    def _line_numbering(self, go):
+        """(lmode, ldelta) as _fast_lines keeps them: lineNumber running on moves with lineNumberCounter, so the
+        fast path keeps their difference and gives lrun back as lcx + ldelta."""
+        s = self._s
+        if not go or s.lrun is None:
+            return _UNREAD, 0
+        return s.lmode, s.lrun - s.lcx
 
     def _closed_fast(self, opened, lines, debit, credit, ecounter, elc, cur):
         """What the fast path's H lines did, in the summary and the part: entries opened, and the ones before them
@@ -569,13 +598,20 @@ class JournalCheck:
             self._open_entry(n, size, None, None, None, None)
             s.tainted = True
         elif s.in_entry and head[:2] not in (b"Y\t", b"Y"):
-            s.lnum += 1
-            if s.lcx is not None:
-                s.lcx += 1
+            self._unread_line()
             s.tainted = True
             s.ebytes += size
         else:
             self._add_bytes(size)
+
+    def _unread_line(self):
+        """An entry line that cannot be read still takes its place: its numbers are taken to be the expected ones."""
+        s = self._s
+        s.lnum += 1
+        if s.lcx is not None:
+            s.lcx += 1
+        if s.lrun is not None:
+            s.lrun += 1
 
     def _add_bytes(self, size):
         s = self._s
@@ -788,9 +824,7 @@ class JournalCheck:
             name, column = ("detailComment", 16) if tabs == 15 else ("line", 0)
             out.append(Finding(n, name, "field_count", _("tabs: %(count)s") % {"count": tabs},
                                _("16 fields, each followed by a tab"), column))
-            s.lnum += 1
-            if s.lcx is not None:
-                s.lcx += 1
+            self._unread_line()
             s.tainted = True
             return
         fields = text.split("\t", 16)
@@ -798,11 +832,9 @@ class JournalCheck:
         extra = rest.split("\t") if rest else []
         if len(extra) in (8, 14) and extra[-1] == "":
             extra.pop()
-        # lineNumber is the line's place in its entry; lineNumberCounter runs over the journal: a wrong one is
-        # named, then counting goes on from it, so that one gap is one finding.
-        value = self._counter(fields[0], n, "lineNumber", 1, out)
-        if value is not None and value != s.lnum:
-            out.append(Finding(n, "lineNumber", "line_number", fields[0], str(s.lnum), 1))
+        # lineNumber keeps the file's way (_line_number); lineNumberCounter runs over the journal: a wrong one is
+        # named, then counting goes on from it, so that one gap is one finding. s.lnum counts the entry's lines.
+        self._line_number(self._counter(fields[0], n, "lineNumber", 1, out), fields[0], n, out)
         s.lnum += 1
         value = self._counter(fields[1], n, "lineNumberCounter", 2, out)
         expected = self.options.first_line_counter if s.lcx is None else s.lcx
@@ -853,6 +885,44 @@ class JournalCheck:
                                _("fields after field 16: %(count)s") % {"count": len(extra)}, _("0, 7 or 13")))
         else:
             self._optional(extra, n, out)
+
+    def _line_number(self, value, text, n, out):
+        """lineNumber (None: unreadable, taken to be the expected one) in the way the file numbers its lines."""
+        s = self._s
+        mode, within, running = s.lmode, s.lnum, s.lrun
+        if mode == _BROKEN:
+            return
+        if value is None:
+            if running is not None:
+                s.lrun = running + 1
+            return
+        if running is None:  # the file's first: running on may start anywhere (the year's numbering continued)
+            s.lmode, s.lrun = (_UNDECIDED if value == within else _RUNNING), value + 1
+            return
+        if mode == _UNDECIDED:
+            if value == within == running:  # the first entry
+                s.lrun = running + 1
+                return
+            if value == within:
+                s.lmode = _WITHIN
+                return
+            if value == running:
+                s.lmode, s.lrun = _RUNNING, running + 1
+                return
+            expected = str(within) if within == running else _(
+                "%(within)s (within each entry) or %(running)s (running on through the period)") % {
+                "within": within, "running": running}
+        elif mode == _WITHIN:
+            if value == within:
+                return
+            expected = _("%(number)s (within each entry)") % {"number": within}
+        else:
+            if value == running:
+                s.lrun = running + 1
+                return
+            expected = _("%(number)s (running on through the period)") % {"number": running}
+        out.append(Finding(n, "lineNumber", "line_number", text, expected, 1))
+        s.lmode = _BROKEN
 
     def _documents(self, fields, n, out):
         kind, description, number, when = fields[9], fields[10], fields[11], fields[13]

@@ -17,6 +17,7 @@ from django.views.decorators.http import require_POST
 from django.utils.decorators import method_decorator
 
 from backoffice.core import actions
+from backoffice.core.generic.documents import document_response
 from backoffice.core.generic.families import active_company
 from backoffice.core.generic.registry import model_url, register_model_view, register_model_views
 from backoffice.core.generic.sections import SectionMixin
@@ -158,13 +159,10 @@ class PartPreviewView(PeriodsSection, BaseObjectView):
         if request.GET.get("download") or not is_html and "pdf" not in content_type.lower():
             extension = "html" if is_html else "pdf" if "pdf" in content_type.lower() else "xml" \
                 if "xml" in content_type.lower() else "bin"
-            response = HttpResponse(content, content_type=content_type or "application/octet-stream")
-            response["Content-Disposition"] = f'attachment; filename="{name}.{extension}"'
-            return response
-        if not is_html:  # a PDF: the browser shows it
-            response = HttpResponse(content, content_type=content_type)
-            response["Content-Disposition"] = f'inline; filename="{name}.pdf"'
-            return response
+            return document_response(content, filename=f"{name}.{extension}", content_type=content_type,
+                                     download=True)
+        if not is_html:  # a PDF: the browser shows it (sandboxed unless its bytes are a PDF)
+            return document_response(content, filename=f"{name}.pdf", content_type=content_type, download=False)
         response = self.render({**context, "html": content.decode("utf-8", errors="replace")})
         response._csp_update = {"style-src": ["'unsafe-inline'"]}  # the frame's own styles; still no script
         return response

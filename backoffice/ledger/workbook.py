@@ -2,31 +2,32 @@
 fields repeated on each of its rows), its conversion into the tax authority's text (document 3, 2.8), and the
 checker's findings as an Excel report.
 
-The conversion streams (openpyxl read-only, one entry's lines held at a time and spilled to disk when an entry
-is very large) and writes the cells as Excel holds them, without rounding or guessing: 12.345 stays 12.345 and
-a date typed as text stays that text, so that the checker (journal.py) names the row and the problem.
+The conversion streams (core.workbooks: the ZIP checked first, then one row at a time; one entry's lines held at
+a time and spilled to disk when an entry is very large) and writes the cells as Excel holds them, without
+rounding or guessing: 12.345 stays 12.345 and a date typed as text stays that text, so that the checker
+(journal.py) names the row and the problem.
 
 Pure: no Django model is imported.
 """
 
 import array
-import zipfile
 import io
 import tempfile
 from dataclasses import dataclass
 from datetime import date, datetime, time
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 
-from django.conf import settings
 from django.utils.encoding import force_str
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
-from openpyxl import Workbook, load_workbook
-from openpyxl.cell import WriteOnlyCell
+from openpyxl import Workbook
 from openpyxl.styles import Font, PatternFill
 from openpyxl.utils import get_column_letter
 
+from backoffice.core import workbooks
+from backoffice.core.conf import tunable
 from backoffice.core.imports import Column, Sheet, normal_header
+from backoffice.core.workbooks import text_cell
 
 from .journal import CURRENCY_FIELDS, MEASURE_FIELDS, RULES
 from .journal import field_label as journal_field_label
@@ -96,6 +97,8 @@ _EXPLANATIONS = (
                  "inside the period uploaded."),
     gettext_lazy("Every entry has at least 2 lines, and its debit (D) lines add up to its credit (C) lines; the "
                  "totals of the entry are computed from them."),
+    gettext_lazy("Line numbers are not typed: the conversion numbers the rows, running on through the period with "
+                 "no gap from where the previous month ended (both the line number and the line counter)."),
     gettext_lazy("Amounts are above 0 with at most 2 decimals; dates exist in the calendar (yyyy-mm-dd)."),
     gettext_lazy("Main accounts have 3 or 4 characters; a sub-account starts with its main account."),
     gettext_lazy("Document types: invoice, check, voucher, other. An invoice or a check needs its number and "
@@ -115,24 +118,30 @@ def field_label(name: str) -> str:
 
 
 def max_xlsx_unpacked() -> int:
-    return int(getattr(settings, "LEDGER_MAX_XLSX_UNPACKED_BYTES", 1024 ** 3))
+    return int(tunable("LEDGER_MAX_XLSX_UNPACKED_BYTES", 64 * 1024 ** 2))
+
+
+def limits() -> workbooks.Limits:
+    """The largest journal workbook: LEDGER_XLSX_MAX_ROWS (30,000) rows of the template's 31 columns, every cell
+    filled, unpack to about 40 MB (LEDGER_MAX_XLSX_UNPACKED_BYTES: 64 MB) and stream in about 7 s on a busy
+    2-core machine (openpyxl parses about 5,000 such rows a second), which is the bound for any upload; the parts
+    read whole (shared strings, styles) stay under LEDGER_XLSX_MAX_PART_BYTES (48 MB), so the worker's memory
+    stays flat. A larger journal is uploaded as the tax authority's text, which is read in 1 MB blocks at about
+    a million lines a second."""
+    unpacked = max_xlsx_unpacked()
+    part = int(tunable("LEDGER_XLSX_MAX_PART_BYTES", 48 * 1024 ** 2))
+    return workbooks.Limits(sheet_bytes=unpacked, part_bytes=part, unpacked_bytes=unpacked,
+                            rows=int(tunable("LEDGER_XLSX_MAX_ROWS", 30_000)),
+                            columns=int(tunable("LEDGER_XLSX_MAX_COLUMNS", 64)))
 
 
 def check_size(source) -> None:
-    """Refuse an xlsx whose parts unpack to more than LEDGER_MAX_XLSX_UNPACKED_BYTES (1 GB), before openpyxl reads
-    it: its shared strings are read whole, so a small file packed tight could take all the worker's memory."""
+    """Refuse an xlsx on its ZIP directory (core.workbooks.inspect), before anything is unpacked: in the upload's
+    request, and again in the worker."""
     try:
-        with zipfile.ZipFile(source) as archive:
-            unpacked = sum(member.file_size for member in archive.infolist())
-    except (zipfile.BadZipFile, OSError, ValueError):
-        raise WorkbookError(_("This is not an Excel (.xlsx) file: save the template as .xlsx and upload it "
-                              "again.")) from None
-    finally:
-        source.seek(0)
-    if unpacked > max_xlsx_unpacked():
-        raise WorkbookError(_("The Excel file unpacks to %(size)s MB, more than %(max)s MB: upload the text journal, "
-                              "or the months apart.") % {"size": unpacked // 1024 ** 2,
-                                                         "max": max_xlsx_unpacked() // 1024 ** 2})
+        workbooks.inspect(source, limits())
+    except workbooks.WorkbookRefused as exc:
+        raise WorkbookError(str(exc)) from None
 
 
 # --- the template --------------------------------------------------------------------------------------------------
@@ -259,15 +268,11 @@ def xlsx_to_text(source, out, y: YLine, first_line_counter: int = 1) -> array.ar
     C rows. Returns the sheet row of each text line: item k is the row of line k+1 (the Y line 0, an H line the
     row of its entry's first line)."""
     try:
-        workbook = load_workbook(source, read_only=True, data_only=True)
-    except Exception:  # openpyxl raises many kinds for a file that is no xlsx
-        raise WorkbookError(_("This is not an Excel (.xlsx) file. Save it as “Excel Workbook (.xlsx)” and try "
-                              "again.")) from None
+        rows = workbooks.read_sheet(source, limits())  # raises WorkbookRefused while reading too
+    except workbooks.WorkbookRefused as exc:
+        raise WorkbookError(str(exc)) from None
     rows_of = array.array("I", [0])
     try:
-        if not workbook.worksheets:
-            raise WorkbookError(_("The file is empty: fill in the template's first sheet."))
-        rows = workbook.worksheets[0].iter_rows(values_only=True)
         number, header = 0, None
         for number, values in enumerate(rows, start=1):
             if any(_cell(value) for value in values):
@@ -289,8 +294,7 @@ def xlsx_to_text(source, out, y: YLine, first_line_counter: int = 1) -> array.ar
                 if entry is not None:
                     _write_entry(out, entry, rows_of)
                 entry = [key, number, cells, _Lines(), array.array("I"), Decimal(0), Decimal(0)]
-            line_number = len(entry[4]) + 1
-            entry[3].add(_entry_line(cells, line_number, counter))
+            entry[3].add(_entry_line(cells, counter))
             entry[4].append(number)
             amount = _decimal(cells.get("amount", ""))
             code = cells.get("debitCreditCode", "")
@@ -301,8 +305,10 @@ def xlsx_to_text(source, out, y: YLine, first_line_counter: int = 1) -> array.ar
             counter += 1
         if entry is not None:
             _write_entry(out, entry, rows_of)
+    except workbooks.WorkbookRefused as exc:  # found while reading (the rows' ceiling, a damaged part)
+        raise WorkbookError(str(exc)) from None
     finally:
-        workbook.close()
+        rows.close()
     return rows_of
 
 
@@ -329,10 +335,12 @@ def _header_keys(header) -> dict:
     return keys
 
 
-def _entry_line(cells, line_number, counter) -> bytes:
-    """The row's own entry date is its postingDate: a row whose date differs from its entry's first row is named."""
+def _entry_line(cells, counter) -> bytes:
+    """The row's own entry date is its postingDate: a row whose date differs from its entry's first row is named.
+    lineNumber runs on through the period like lineNumberCounter (the tax authority's way; the checker also
+    accepts 1, 2, 3... within each entry, which some programs write)."""
     get = cells.get
-    fields = [str(line_number), str(counter), *(get(name, "") for name in _LINE_FIELDS), get("enteredDate", ""),
+    fields = [str(counter), str(counter), *(get(name, "") for name in _LINE_FIELDS), get("enteredDate", ""),
               *(get(name, "") for name in _DOCUMENT_FIELDS)]
     text = "".join(value + "\t" for value in fields)
     currency = [get(name, "") for name in CURRENCY_FIELDS]
@@ -364,12 +372,7 @@ def findings_report(out, findings, by_rule, source_rows=None) -> None:
     bold = Font(bold=True)
 
     def header(sheet, titles):
-        cells = []
-        for title in titles:
-            cell = WriteOnlyCell(sheet, value=title)
-            cell.font = bold
-            cells.append(cell)
-        sheet.append(cells)
+        sheet.append([text_cell(sheet, title, bold) for title in titles])
 
     summary = workbook.create_sheet(_("Summary")[:31])
     summary.column_dimensions["A"].width = 90
@@ -396,6 +399,8 @@ def findings_report(out, findings, by_rule, source_rows=None) -> None:
         if name not in labels:
             label = field_label(name)
             labels[name] = f"{label} ({name})" if label != name else name
-        sheet.append([where, labels[name], sentences.get(finding.rule, finding.rule), finding.found,
-                      force_str(finding.expected)])
+        # found: the file's own text, written as text even when it reads "=..." (core.workbooks)
+        sheet.append([text_cell(sheet, value) for value in (
+            where, labels[name], sentences.get(finding.rule, finding.rule), finding.found,
+            force_str(finding.expected))])
     workbook.save(out)

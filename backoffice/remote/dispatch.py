@@ -103,6 +103,11 @@ class DispatchClient:
         page = self.list(1, 10, localReferenceId=local_reference_id)
         return next((item for item in page["items"] if item["localReferenceId"] == local_reference_id), None)
 
+    def find_number(self, number: str) -> dict | None:
+        """The note with this despatchAdviceNumber, or None (exact match only, as find())."""
+        page = self.list(1, 10, despatchNumber=number)
+        return next((item for item in page["items"] if item["despatchAdviceNumber"] == number), None)
+
     def mark_read(self, note_ids) -> None:
         """isNew false: later listings of new notes no longer return these (document 3, 2.9)."""
         self._call("outbox_update_is_new", json={"ids": ids(note_ids, "note id"), "isNew": False})
@@ -120,8 +125,9 @@ class DispatchClient:
     def ubl(self, note_id) -> tuple[bytes, str]:
         return self._document("outbox_ubl", path_params={"id": str(note_id)})
 
-    def zip(self, note_id) -> tuple[bytes, str]:
-        return self._document("outbox_zip", path_params={"id": str(note_id)})
+    def zip(self, note_id, *, standard: bool = True) -> tuple[bytes, str]:
+        """Document 3, 4.5: Get ZIP takes isStandartXslt as PDF and HTML do."""
+        return self._document("outbox_zip", path_params={"id": str(note_id), "isStandartXslt": bool(standard)})
 
     # --- the dispatch taxpayer list ------------------------------------------------------------------------
     def taxpayer_list(self) -> bytes:

@@ -191,8 +191,9 @@ class DispatchInboxClient:
     def reply_html(self, reply_id, *, standard: bool = True) -> tuple[bytes, str]:
         return self._document("reply_html", path_params=self._drawn(reply_id, standard))
 
-    def reply_zip(self, reply_id) -> tuple[bytes, str]:
-        return self._document("reply_zip", path_params={"id": str(reply_id)})
+    def reply_zip(self, reply_id, *, standard: bool = True) -> tuple[bytes, str]:
+        """Document 3, 4.5: Get ZIP takes isStandartXslt as PDF and HTML do."""
+        return self._document("reply_zip", path_params=self._drawn(reply_id, standard))
 
     # --- replies received to our outgoing notes ----------------------------------------------------------------
     def receipt_list(self, page_index: int = 1, page_size: int = 100, **query) -> dict:

@@ -166,7 +166,9 @@ _add("dispatch.outbox_status", "dispatch", "GET", "/v2/outboxdespatch/{id}/statu
 _add("dispatch.outbox_ubl", "dispatch", "GET", "/v2/outboxdespatch/{id}/ubl", P)
 _add("dispatch.outbox_pdf", "dispatch", "GET", "/v2/outboxdespatch/{id}/pdf/{isStandartXslt}", P)
 _add("dispatch.outbox_html", "dispatch", "GET", "/v2/outboxdespatch/{id}/html/{isStandartXslt}", P)
-_add("dispatch.outbox_zip", "dispatch", "GET", "/v2/outboxdespatch/{id}/zip", P)
+# Document 3 (4.5): Get ZIP takes isStandartXslt, as PDF and HTML do (the invoice service's .../zip/{bool} of the
+# facts file; its dispatch row shows .../zip, which the document overrules).
+_add("dispatch.outbox_zip", "dispatch", "GET", "/v2/outboxdespatch/{id}/zip/{isStandartXslt}", P)
 # Document 3 names a listing (isNew: "after listing, setting it to false stops the note from being returned
 # again") but shows no path: ours, after the incoming list and the invoice service's updateisnew.
 _add("dispatch.outbox_list", "dispatch", "GET", "/v1/outboxdespatch/list", X)
@@ -199,7 +201,7 @@ _add("dispatch.reply_ubl", "dispatch", "GET", "/v2/outboxreceiptadvice/{id}/ubl"
 _add("dispatch.reply_ubl_by_inbox", "dispatch", "GET", "/v2/inboxdespatch/{id}/receiptadvice/ubl", X)
 _add("dispatch.reply_pdf", "dispatch", "GET", "/v2/outboxreceiptadvice/{id}/pdf/{isStandartXslt}", X)
 _add("dispatch.reply_html", "dispatch", "GET", "/v2/outboxreceiptadvice/{id}/html/{isStandartXslt}", X)
-_add("dispatch.reply_zip", "dispatch", "GET", "/v2/outboxreceiptadvice/{id}/zip", X)
+_add("dispatch.reply_zip", "dispatch", "GET", "/v2/outboxreceiptadvice/{id}/zip/{isStandartXslt}", X)
 _add("dispatch.taxpayer_list", "dispatch", "GET", "/v1/gibuser/recipient/zip", P)
 
 del D, P, X

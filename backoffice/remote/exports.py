@@ -46,7 +46,9 @@ class ExportsAndReports:
                  "fileName": field(item, "fileName") or ""} for item in items_of(self._call("export_history"))]
 
     def export_download(self, export_id) -> bytes:
-        """The export's ZIP (the platform refuses once its 24 hours are over: RemoteError, status 410/404)."""
+        """The export's ZIP (the platform refuses once its 24 hours are over: RemoteError, status 410/404). An
+        Error in a 200 answer where the ZIP was expected is a refusal too (the transport raises it, with the
+        platform's text), never kept as the file."""
         content, _content_type = unwrap(*self._call("export_download", path_params={"exportId": str(export_id)},
                                                     raw=True))
         return content

@@ -8,6 +8,7 @@ A Transport is shared by the threads of a process: nothing of one call is kept o
 import collections
 import json as jsonlib
 import logging
+import re
 import time
 from dataclasses import dataclass, field
 from email.utils import parsedate_to_datetime
@@ -41,6 +42,8 @@ SERVICE_USER = "service_user"
 CLIENT_ID = "serviceApi"  # document 1, section 5
 # Retry-After missing on a 429: wait this long rather than hammer the platform.
 DEFAULT_RETRY_AFTER = 60.0
+# A member named Error in any letter case, as a JSON body writes it: what a refusal in a 2xx answer needs.
+ERROR_KEY = re.compile(rb'"[Ee][Rr][Rr][Oo][Rr]"\s*:')
 
 
 @dataclass
@@ -107,12 +110,42 @@ def parse_error(body: bytes | str | None) -> tuple[str, str, object]:
     """
     if body is None or body == b"" or body == "":
         return "", "", None
-    text = body.decode("utf-8", errors="replace") if isinstance(body, bytes) else str(body)
+    text = (body.decode("utf-8", errors="replace") if isinstance(body, bytes) else str(body)).lstrip("\ufeff")
     try:
         data = jsonlib.loads(text)
     except ValueError:
         return "", _plain_text(text), None
     return (*_error_parts(data), data)
+
+
+def refusal_in(content: bytes | None):
+    """The JSON object of a 2xx answer that is a refusal all the same, else None: the platform answers some
+    failures with a success status and a body whose Error is set (document 1, section 7: ticket cancel and
+    status change {"Error": {"title", "detail"}}, accounting {"Error": "text"}, dispatch status change and Excel
+    download an Error object). "Error": null or empty is a success. Judged by the first bytes, not the
+    Content-Type: a download labelled as a file may carry the refusal (a ZIP starts "PK", a PDF "%PDF")."""
+    head = (content or b"")[:64].lstrip(b"\xef\xbb\xbf \t\r\n")
+    if not head.startswith(b"{") or not ERROR_KEY.search(content):  # most answers are read no further
+        return None
+    try:
+        data = jsonlib.loads(content.decode("utf-8-sig"))
+    except ValueError:  # UnicodeDecodeError is one
+        return None
+    if not isinstance(data, dict):
+        return None
+    error = next((value for key, value in data.items() if str(key).lower() == "error"), None)
+    return data if _filled(error) else None
+
+
+def _filled(value) -> bool:
+    """Whether an Error value says something: text that is not blank, an object with a filled member."""
+    if isinstance(value, str):
+        return bool(value.strip())
+    if isinstance(value, dict):
+        return any(_filled(item) for item in value.values())
+    if isinstance(value, list):
+        return any(_filled(item) for item in value)
+    return bool(value)  # a number or flag: 0 and false say nothing
 
 
 def _error_parts(data) -> tuple[str, str]:
@@ -137,13 +170,19 @@ def _error_parts(data) -> tuple[str, str]:
             inner_lower = {str(k).lower(): v for k, v in inner.items()}
             if "title" in inner_lower or "detail" in inner_lower:
                 return str(inner_lower.get("title") or ""), str(inner_lower.get("detail") or "")
-            return "", str(inner)
+            return "", _members(inner)
         return "", "" if inner is None else str(inner)
     if "message" in lowered:
         return "", str(lowered["message"])
     if data and all(isinstance(v, (list, str)) for v in data.values()):
         return "", _field_messages(data)
     return "", str(data)
+
+
+def _members(error: dict) -> str:
+    """An Error object of fields the documents do not give (the dispatch service's), as people can read it: its
+    filled members, "name: value"."""
+    return "; ".join(f"{name}: {value}" for name, value in error.items() if _filled(value)) or str(error)
 
 
 def _is_json(content: bytes) -> bool:
@@ -212,7 +251,8 @@ class Transport:
 
         Returns the parsed JSON (None for an empty body), or (bytes, content_type) with raw=True.
         Raises RateLimited (our limiter or a 429), AuthenticationFailed, MaybeSent (a POST that may
-        have arrived), RemoteError (permanent for 4xx, transient for 5xx and network trouble).
+        have arrived), RemoteError (permanent for 4xx and for a 2xx whose body carries an Error, raw
+        downloads included; transient for 5xx and network trouble).
         """
         endpoint = endpoint_table.resolve(operation, self.config.endpoints)
         path = endpoint_table.fill_path(endpoint.path, path_params)
@@ -258,6 +298,8 @@ class Transport:
                 raise RemoteError(f"{operation}: the platform answered with a redirect (HTTP {status}), which is "
                                   "not followed; check the service URL", status=status, permanent=True,
                                   operation=operation, source=LOCAL)
+            if refusal_in(response.content) is not None:  # "null, or Error": a refusal though the status says 2xx
+                raise self._error(RemoteError, response, operation, permanent=True, source=PLATFORM)
             if raw:
                 return response.content, response.headers.get("Content-Type", "")
             return self._parse(response)
@@ -453,7 +495,7 @@ class Transport:
 
     @staticmethod
     def _response_error(response) -> str:
-        if response is None or response.status_code < 400:
+        if response is None or (response.status_code < 400 and refusal_in(response.content) is None):
             return ""
         title, detail, _ = parse_error(response.content)
         return ": ".join(p for p in (f"HTTP {response.status_code}", title, detail) if p)

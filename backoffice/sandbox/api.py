@@ -238,6 +238,8 @@ def handle(call: Call):
     if delay and not faults.sleep(delay):
         raise Dropped
     error_status = plan.error_status()
+    if faults.success(error_status):  # the platform's refusal inside a success answer (document 1, section 7)
+        raise ApiError(error_status, faults.refusal(call.service, "The sandbox was told to refuse this request."))
     if error_status:
         raise problem(error_status, "Injected fault", "The sandbox was told to fail this request.")
     found = resolve(call.service, method, call.path)
@@ -249,15 +251,15 @@ def handle(call: Call):
     try:
         result = handler(call, **call.kwargs)
     except ApiError:
-        _after_apply(plan)
+        _after_apply(plan, call.service)
         raise
-    _after_apply(plan)
+    _after_apply(plan, call.service)
     if isinstance(result, HttpResponse):
         return result
     return JsonResponse(result, safe=False)
 
 
-def _after_apply(plan) -> None:
+def _after_apply(plan, service: str) -> None:
     """Faults after the operation has run (and committed, each operation commits its own transaction): a
     timeout_after rule keeps the caller waiting; an after_apply rule answers its error status instead of the
     outcome, or no answer at all."""
@@ -270,6 +272,9 @@ def _after_apply(plan) -> None:
     mode, status = fault
     if mode == "drop":
         raise NoAnswer
+    if faults.success(status):
+        raise ApiError(status, faults.refusal(service, "The sandbox was told to refuse this request after applying "
+                                                       "it."))
     raise problem(status, "Injected fault", "The sandbox was told to fail this request after applying it.")
 
 

@@ -3,6 +3,10 @@
 A rule is claimed (one of its `remaining` uses taken) the first time one of its effects actually
 fires on a request: an expire_tokens rule does nothing to an API-key request, and an error_rate rule
 whose dice say "no" does nothing either, so neither uses up a try.
+
+An error rule of a 2xx error_status answers the platform's refusal inside a success answer (document 1,
+section 7: "null, or Error"): that status with a body whose Error is set, in the shape of the path's
+service (see refusal); the API answers it.
 """
 
 import random
@@ -10,6 +14,25 @@ import threading
 from fnmatch import fnmatchcase
 
 from .models import FaultRule
+
+
+# The Error of a refusal in a 2xx answer, per service (document 1, section 7): the ticket service's object
+# with string fields title and detail, the accounting service's text; the dispatch service's object has inner
+# fields the documents do not give (one member here), and so has any other service's.
+ERROR_SHAPES = {
+    "ticket": lambda detail: {"title": "Injected refusal", "detail": detail},
+    "accounting": lambda detail: detail,
+}
+
+
+def refusal(service: str, detail: str) -> dict:
+    """The body of a refusal answered with a 2xx status: {"Error": ...} in the shape of the service's."""
+    shape = ERROR_SHAPES.get(service, lambda text: {"Message": text})
+    return {"Error": shape(detail)}
+
+
+def success(status: int) -> bool:
+    return 200 <= status < 300
 
 
 class Plan:

@@ -4,7 +4,7 @@ from django import forms
 from django.utils.translation import gettext_lazy as _
 
 from backoffice.core.fields import LocalizedIntegerField, PhoneField
-from backoffice.core.validators import validate_vkn_or_tckn
+from backoffice.core.validators import validate_platform_email, validate_vkn_or_tckn
 
 from .choices import ProductType
 from .models import SubCompany
@@ -12,6 +12,13 @@ from .models import SubCompany
 SHOW_OVER_USAGE_HELP = _(
     "Tick to deduct the over-usage the company has already run up (credit used beyond its earlier offers) from "
     "this new offer: the offer then starts net of that debt. Leave unticked to add the full quantity.")
+
+
+class PlatformEmailField(forms.EmailField):
+    """An e-mail address as the platform checks it (core.validators.validate_platform_email), in place of
+    Django's check: one message, not two, for an address both refuse."""
+
+    default_validators = [validate_platform_email]
 
 
 def quantity_field(**kwargs):
@@ -28,7 +35,7 @@ class SubCompanyForm(forms.ModelForm):
         label=_("Tax number / national id"), validators=[validate_vkn_or_tckn],
         help_text=_("VKN (10 digits) or TCKN (11 digits), with its check digits."))
     quantity = quantity_field()
-    contact_email = forms.EmailField(label=_("Contact e-mail"))
+    contact_email = PlatformEmailField(label=_("Contact e-mail"))
     contact_phone = PhoneField(
         label=_("Contact phone"),
         help_text=_("Mobile number, e.g. 0532 123 45 67; kept as the platform wants it (5321234567)."))

@@ -14,6 +14,7 @@ from django.utils.translation import gettext_lazy as _
 
 from backoffice.core.choices import SyncState
 from backoffice.core.models import Company, RemoteRecord
+from backoffice.core.validators import validate_platform_email
 
 from .choices import OperationKind, Origin, ProductType, SubCompanyState
 
@@ -125,7 +126,8 @@ class SubCompany(RemoteRecord):
     name = models.CharField(_("company title"), max_length=200, blank=True)
     quantity = models.PositiveBigIntegerField(_("credit quantity"), null=True, blank=True)
     contact_full_name = models.CharField(_("contact person"), max_length=200, blank=True)
-    contact_email = models.EmailField(_("contact e-mail"), blank=True)
+    # As the platform checks it (document 1, 2.2), here too: the admin's form edits it.
+    contact_email = models.EmailField(_("contact e-mail"), blank=True, validators=[validate_platform_email])
     contact_phone = models.CharField(_("contact phone"), max_length=10, blank=True)
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True,
                                    related_name="+", verbose_name=_("created by"))

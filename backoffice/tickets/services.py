@@ -13,6 +13,7 @@ from decimal import Decimal
 from django.db import transaction
 from django.db.models import Q, prefetch_related_objects
 from django.utils import timezone
+from django.utils.dateparse import parse_date, parse_datetime
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, ngettext
 
@@ -21,6 +22,7 @@ from backoffice.core.choices import SyncState
 from backoffice.core.models import DocumentSeries
 from backoffice.core.payloads import camel_names, money, num, when
 from backoffice.core.platform import client_for
+from backoffice.remote.errors import PLATFORM, RemoteError
 from backoffice.remote.tickets import EventTicketClient, PassengerTicketClient
 
 from . import conf
@@ -226,34 +228,125 @@ def ticket_payload(ticket, *, update=False) -> dict:
 
 
 def ticket_send(ticket, *, client=None, payload=None) -> dict:
-    """Create the ticket on the platform, or update it when it is there already (its ettn is known)."""
+    """Create the ticket on the platform, or update it when it is there already (its ettn is known).
+
+    A refused create may be a number the platform holds already: looked up by number, it is ours when its
+    content is (an earlier create did arrive: success, not sent again), else NumberTaken says what to do."""
     client = client or ticket_client(ticket.company, ticket.kind)
     if ticket.remote_id:
         result = client.update(ticket.remote_id, payload or ticket_payload(ticket, update=True))
     else:
-        result = client.create(payload or ticket_payload(ticket))
+        try:
+            result = client.create(payload or ticket_payload(ticket))
+        except RemoteError as exc:
+            if not exc.permanent or exc.source != PLATFORM or exc.status not in (400, 409, 422):
+                raise
+            found = ticket_reconcile(ticket, client=client)
+            if found is None:
+                raise
+            return found
     ettn = (result or {}).get("ettn") or ticket.remote_id
     return {"remote_id": str(ettn), "remote_status": int(ticket.requested_status), "status_message": ""}
 
 
 def ticket_reconcile(ticket, *, client=None) -> dict | None:
     """Before sending again, ask whether an earlier create arrived (looked up by ticketNumber): a ticket
-    must never be created twice. An update is a PUT of the whole body: sending it again is harmless."""
+    must never be created twice. An update is a PUT of the whole body: sending it again is harmless.
+    The ticket found is ours only when its content is (ticket_differences); another ticket holding our number
+    (a series started elsewhere, a database restored from an older backup) refuses ours: NumberTaken."""
     if ticket.remote_id:
         return None
     client = client or ticket_client(ticket.company, ticket.kind)
     found = client.find_by_number(ticket.ticket_number)
     if not found:
         return None
-    ettn = found.get("ettn") or found.get("id")
+    ettn = str(found.get("ettn") or found.get("id"))
+    if not IDENTITY.keys() & {key for key, value in found.items() if value not in (None, "")}:
+        found = {**found, **client.get(ettn)}  # a list item too thin to tell: the ticket in full
+    differ = ticket_differences(ticket, found)
+    if differ:
+        raise NumberTaken(ticket, ettn, differ)
     status = found.get("status")
-    return {"remote_id": str(ettn), "remote_status": int(status) if status is not None else ticket.requested_status,
+    return {"remote_id": ettn, "remote_status": int(status) if status is not None else ticket.requested_status,
             "status_message": found.get("message") or ""}
 
 
+# What identifies a ticket besides its number (document 2, 2.1 to 2.3), {platform name: model field}: a ticket
+# the platform holds under our number is ours only when these agree (those its answer carries), with its date
+# (to the minute) and payable amount (to the cent).
+IDENTITY = camel_names("identifier", "customer_first_name", "customer_last_name", "seat_number", "event_name",
+                       "expedition_number", "vehicle_plate")
+
+
+def ticket_differences(ticket, found: dict) -> list[str]:
+    """The platform names of the identifying fields where the platform's ticket differs from ours."""
+    differ = [key for key, name in IDENTITY.items() if hasattr(ticket, name) and key in found
+              and str(found[key] or "").strip() != str(getattr(ticket, name) or "").strip()]
+    if found.get("ticketDate") and ticket.ticket_date and not _same_moment(str(found["ticketDate"]),
+                                                                          ticket.ticket_date):
+        differ.append("ticketDate")
+    if found.get("payableAmount") is not None and money(found["payableAmount"]) != money(ticket.payable_amount):
+        differ.append("payableAmount")
+    return differ
+
+
+def _same_moment(text: str, ours) -> bool:
+    """The platform's ticketDate against ours: to the minute (naive means Istanbul time), or by the day when it
+    gives a date only; a date it writes some other way is not held against the ticket."""
+    try:
+        moment = parse_datetime(text) if len(text.strip()) > 10 else None
+        if moment is None:
+            day = parse_date(text[:10])
+            return day is None or day == timezone.localtime(ours).date()
+    except ValueError:
+        return True
+    if timezone.is_naive(moment):
+        moment = timezone.make_aware(moment)
+    return moment.replace(second=0, microsecond=0) == ours.replace(second=0, microsecond=0)
+
+
+class NumberTaken(RemoteError):
+    """The platform holds another ticket under our ticket's number: ours is refused, on its number, never
+    taken for the other one (issue 28)."""
+
+    def __init__(self, ticket, ettn, differ):
+        series = ticket.ticket_number[:7]
+        super().__init__(
+            _("Ticket number %(number)s is taken: the platform already holds another ticket with this number "
+              "(ettn %(ettn)s; %(fields)s differ), so this ticket was not sent. An administrator can start the "
+              "series %(series)s above the platform's last number (Document series); then enter this ticket again "
+              "as a new one, which takes the next free number.")
+            % {"number": ticket.ticket_number, "ettn": ettn, "fields": ", ".join(differ), "series": series},
+            permanent=True, source=PLATFORM)
+
+
+def previous_number(number: str) -> str:
+    """The number before this one in its series (prefix + year + counter), or "" for the first."""
+    counter = int(number[7:]) if number[7:].isdigit() else 0
+    return f"{number[:7]}{counter - 1:09d}" if counter > 1 else ""
+
+
+def ticket_waits_for(ticket) -> str:
+    """One lane per prefix across jobs (document 2, 2.1: a prefix's numbers continue consecutively, and the
+    platform refuses N+1 before it has N): a create waits while the number before it (same prefix and year) is
+    still on its way here, QUEUED or SENDING without an ettn (e.g. its push answered 503 and waits for its retry).
+    Checking only the one before is enough: that one waited for its own predecessor in the same way. A number
+    refused for good (FAILED) or never queued (LOCAL) holds nothing back: the platform then decides, so nothing
+    waits forever on a ticket nobody fixes. An update (the ettn known) waits for nothing."""
+    previous = previous_number(ticket.ticket_number)
+    if ticket.remote_id or not previous:
+        return ""
+    if type(ticket).objects.filter(company_id=ticket.company_id, ticket_number=previous, remote_id="",
+                                   sync_state__in=[SyncState.QUEUED, SyncState.SENDING]).exists():
+        return _("Waiting for ticket %(previous)s to reach the platform first (its numbers go in order).") % {
+            "previous": previous}
+    return ""
+
+
 def ticket_push(model, pk):
-    """Body of the push job of one ticket (sync.record_push: claimed, reconciled before any resend)."""
-    message = sync.record_push(model, pk, send=ticket_send, reconcile=ticket_reconcile)
+    """Body of the push job of one ticket (sync.record_push: claimed, reconciled before any resend; it waits
+    for the number before it: ticket_waits_for)."""
+    message = sync.record_push(model, pk, send=ticket_send, reconcile=ticket_reconcile, waits_for=ticket_waits_for)
     ticket = model.objects.filter(pk=pk).only("company_id", "remote_status", "sync_state").first()
     if ticket and ticket.sync_state == SyncState.SYNCED and ticket.remote_status in WORKING_STATUSES:
         poll_soon(company_id=ticket.company_id)
@@ -290,8 +383,14 @@ def tickets_push_batch(*, model, pks) -> str:
 
     # One prefix through one lane in number order (document 2: a prefix's numbers continue consecutively).
     in_number_order = sorted((pk for pk in pks if pk in queued), key=lambda pk: queued[pk].ticket_number)
+    numbers = {t.ticket_number for t in queued.values()}
+
+    def waits_for(record):
+        # The number before it is in this batch: its lane pushed it just before (or stopped before this one).
+        return "" if previous_number(record.ticket_number) in numbers else ticket_waits_for(record)
+
     counts = batch.push_batch(batch.Pusher(model, lane, int(conf.get("TICKET_PUSH_CONCURRENCY")),
-                                           key=lambda pk: queued[pk].prefix), in_number_order)
+                                           key=lambda pk: queued[pk].prefix, waits_for=waits_for), in_number_order)
     if model.objects.filter(pk__in=pks, sync_state=SyncState.SYNCED, remote_status__in=WORKING_STATUSES).exists():
         poll_soon(company_id=company.pk)
     return ngettext("%(sent)s ticket sent, %(refused)s refused.", "%(sent)s tickets sent, %(refused)s refused.",

@@ -21,6 +21,7 @@ from backoffice.invoices.choices import InvoiceStatus, PostingStatus, RecordType
 from backoffice.invoices.models import Invoice
 from tests.browser.conftest import CHROMIUM, screenshot, sign_in
 from tests.conftest import make_user
+from tests.invoices.test_posting_mapping import map_customer
 from tests.testapp.testing import output, running_worker
 
 pytestmark = [
@@ -65,6 +66,7 @@ def test_earchive_invoice_issued_approved_posted_and_reversed(live_server, brows
     Address.objects.create(company=company, current_account=account, address_name="Merkez", city="İstanbul",
                            sub_division_name="Kadıköy", country="Türkiye", is_default=True, remote_id="21",
                            sync_state=SyncState.SYNCED)
+    map_customer(account)  # posting needs the customer's mapping (document 3, 2.6)
     # The registered users, read from the platform as the daily job does (an administrator's button).
     taxpayers.taxpayers_refresh()
     assert taxpayers.directory_loaded() and not taxpayers.mailboxes(EARCHIVE_VKN)

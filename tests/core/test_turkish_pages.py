@@ -12,6 +12,7 @@ from django.utils import timezone
 
 from backoffice.core.choices import Role
 from backoffice.core.middleware import SESSION_KEY
+from backoffice.invoices import codes
 from backoffice.invoices.models import Taxpayer
 from tests.conftest import form_post, make_user
 from tests.core.test_views_i18n import CATALOGUE, parse_po
@@ -237,7 +238,9 @@ def test_every_page_reads_as_turkish(client, working_company, role):
     english, turkish = vocabulary()
     data_words = {lower_tr(w) for w in WORD.findall(" ".join(
         [working_company.name, user.username, *event_data().values(), *passenger_data().values(),
-         *Taxpayer.objects.values_list("alias", flat=True)]))}
+         *Taxpayer.objects.values_list("alias", flat=True),
+         # The code lists' names are data in their own languages (COU: "Unidad de Valor Real").
+         *(label for name in (codes.CURRENCIES, codes.COUNTRIES) for _code, label in codes.choices(name))]))}
 
     pages = crawl(client)
 

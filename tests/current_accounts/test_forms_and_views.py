@@ -404,3 +404,50 @@ def test_forms_opened_for_one_company_refuse_when_another_was_chosen_in_another_
     # The account itself now belongs to the other company's view: its tab is not there (404), nothing saved.
     response = web.post(child_url(account, "contact"), {**guard_fields(child_page), "contact-full_name": "X"})
     assert response.status_code == 404 and not Contact.objects.exists()
+
+
+# --- branch ids (2.2 to 2.5: "the account must belong to that branch") -----------------------------------------
+
+def _child_fields(company, part):
+    if part == "mapping":
+        sub = Account.objects.create(company=company, type=2, base_code="120", code="120", unit_code="001",
+                                     name="Alıcılar", currency_code_id=1)
+        return {"mapping-account": sub.pk}
+    return {"address": {"address-address_name": "Merkez", "address-sub_division_name": "Kadıköy",
+                        "address-city": "İstanbul", "address-country": "Türkiye"},
+            "bank": {"bank-name": "Ana hesap"}, "contact": {"contact-full_name": "Ayşe Yılmaz"}}[part]
+
+
+PART_MODELS = {"address": Address, "bank": Bank, "contact": Contact, "mapping": Mapping}
+
+
+@pytest.mark.parametrize("part", ["address", "bank", "contact", "mapping"])
+@pytest.mark.parametrize("account_branch, given, message", [
+    (7, "8", "belongs to branch 7: give that branch id or leave it empty"),
+    (None, "3", "belongs to no branch: leave the branch id empty"),
+])
+def test_a_branch_id_other_than_the_accounts_is_refused_on_its_field(web, company, account, part, account_branch,
+                                                                      given, message):
+    CurrentAccount.objects.filter(pk=account.pk).update(branch_id=account_branch)
+    response = child_post(web, account, part, {**_child_fields(company, part), f"{part}-branch_id": given})
+    assert response.status_code == 200
+    assert message in " ".join(str(m) for m in detail_form(response, part).errors["branch_id"])
+    assert not PART_MODELS[part].objects.exists()
+
+
+@pytest.mark.parametrize("part", ["address", "bank", "contact", "mapping"])
+def test_the_accounts_own_branch_id_or_none_is_taken(web, company, account, part):
+    CurrentAccount.objects.filter(pk=account.pk).update(branch_id=7)
+    fields = _child_fields(company, part)
+    assert child_post(web, account, part, {**fields, f"{part}-branch_id": "7"}).status_code == 302
+    assert PART_MODELS[part].objects.get().branch_id == 7
+
+
+def test_a_branch_id_changed_on_an_edit_is_refused_too_in_turkish(client, accountant, company, account):
+    web = login(client, accountant, company, language="tr")
+    CurrentAccount.objects.filter(pk=account.pk).update(branch_id=7)
+    contact = Contact.objects.create(company=company, current_account=account, full_name="Ayşe", branch_id=7)
+    response = web.post(edit_url(account, "contact", contact), {"contact-full_name": "Ayşe", "contact-branch_id": "9"})
+    assert "Cari hesap 7 numaralı şubeye bağlı" in " ".join(detail_form(response, "contact").errors["branch_id"])
+    contact.refresh_from_db()
+    assert contact.branch_id == 7

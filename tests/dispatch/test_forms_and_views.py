@@ -2,6 +2,7 @@
 server error), the UBL upload refused before any call, the pages, roles and tenant scoping (another company's note
 is a 404), Back-and-resubmit and a company switched in another tab."""
 
+import json
 from datetime import timedelta
 
 import pytest
@@ -12,6 +13,7 @@ from hypothesis import strategies as st
 
 from backoffice.core.choices import SyncState
 from backoffice.core.models import RemoteCall
+from backoffice.current_accounts.models import CurrentAccount
 from backoffice.dispatch import services, taxpayers
 from backoffice.dispatch.choices import DispatchStatus, Numbering
 from backoffice.dispatch.models import DispatchDriver, DispatchNote
@@ -429,3 +431,20 @@ def test_ids_of_four_digits_and_more_are_never_written_the_turkish_way(client, a
     assert "1.017" not in page and 'value="1.234"' not in page
     confirm = client.post(reverse("dispatch:dispatchnote_bulk", args=["send"]), {"pk": ["1234"]})
     assert 'value="1234"' in confirm.content.decode()
+
+
+def test_the_account_code_goes_with_the_note_and_never_into_the_receivers_title(web, company):
+    """Document 3, 2.1: a code tells accounts sharing an id apart and goes with the account; issue 28: the JSON model
+    has no member for it, so it is kept on the note and shown, and the legal title is sent as it is."""
+    CurrentAccount.objects.create(company=company, identifier=SINGLE_VKN, code="DEPO-2", name="Tek Kutu Lojistik A.Ş.",
+                                  sync_state=SyncState.SYNCED, remote_id="ca-depo-2")
+    response = form_post(web, ADD, note_data(account=f"{SINGLE_VKN} · DEPO-2", delivery_city="İstanbul",
+                                             delivery_district="Kadıköy", delivery_zip_code="34710"))
+    assert response.status_code == 302, errors_of(response)
+    note = DispatchNote.objects.get(company=company)
+    assert note.current_account.code == "DEPO-2"
+    assert (note.receiver_name, note.receiver_code) == ("Tek Kutu Lojistik A.Ş.", "DEPO-2")
+    body = services.note_body(note)
+    assert body["addressBook"]["name"] == "Tek Kutu Lojistik A.Ş." and "DEPO-2" not in json.dumps(body, default=str)
+    page = web.get(reverse("dispatch:dispatchnote_detail", args=[note.pk])).content.decode()
+    assert "DEPO-2" in page and "Tek Kutu Lojistik A.Ş. (DEPO-2)" not in page

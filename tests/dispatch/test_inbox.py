@@ -359,6 +359,10 @@ def test_documents_of_a_note_and_of_its_reply_are_fetched_once(note):
     reply.refresh_from_db()
     for kind in DocumentKind.values:
         assert inbox.reply_document(reply, kind).file.size > 0
+    # Document 3, 4.5: Get ZIP takes isStandartXslt (issue 28), the company's layout too.
+    assert inbox.reply_document(reply, DocumentKind.ZIP, standard=False).file.size > 0
+    assert sorted(path.rsplit("/", 1)[1] for path in RemoteCall.objects.filter(
+        operation="dispatch.reply_zip").values_list("path", flat=True)) == ["false", "true"]
     assert reply.receipt_number.encode() in inbox.reply_document(reply, DocumentKind.UBL).file.open("rb").read()
 
 

@@ -10,6 +10,7 @@ import zipfile
 from datetime import timedelta
 
 import pytest
+from django.urls import reverse
 from django.utils import timezone, translation
 
 from backoffice.core import actions
@@ -20,6 +21,7 @@ from backoffice.dispatch.choices import DispatchStatus, DocumentKind, Numbering,
 from backoffice.dispatch.families import DISPATCH_EXPORTS
 from backoffice.dispatch.models import DispatchDriver, DispatchLine, DispatchNote, DispatchTaxpayer
 from backoffice.remote.errors import RemoteError
+from tests.tickets.conftest import login
 
 from .builders import SINGLE_VKN, receiver
 from .ubl_samples import despatch_xml
@@ -414,4 +416,80 @@ def test_a_ubl_note_in_error_is_corrected_by_its_file(quick, sandbox, sandbox_co
     note.refresh_from_db()
     assert note.remote_status not in (DispatchStatus.ERROR, DispatchStatus.DRAFT) and note.plate_number == "06DEF456"
     assert b"06DEF456" in services.dispatch_client(sandbox_company).ubl(note.remote_id)[0]
+    assert len(on_platform(sandbox_company)) == 1
+
+
+# --- issue 28: the rules left partial or wrong ---------------------------------------------------------------
+def test_a_note_with_an_undefined_prefix_keeps_the_platforms_warning_and_shows_it(quick, sandbox, sandbox_company,
+                                                                                   listed, client, accountant):
+    """Document 3, 2.9: an undefined prefix gives a no-prefix-found warning; the note keeps it, its page shows it."""
+    sandbox.control("POST", "dispatch/settings", {**customer(sandbox_company), "prefixes": ["IRS"]})
+    today = timezone.localdate().isoformat()
+    [note] = services.ubl_upload(company=sandbox_company, user=None, name="irsaliye.xml", requested_status=0,
+                                 numbering=Numbering.PLATFORM, prefix="ERP",
+                                 data=despatch_xml(number="", issue_date=today, despatch_date=today))
+    note = pushed(note)
+    assert note.sync_state == SyncState.SYNCED
+    assert note.despatch_number.startswith(f"EIR{timezone.localdate().year}")  # the default series
+    assert note.platform_warning.startswith("No prefix found: 'ERP'")
+    for language, heading in (("tr", "Platformun irsaliyeyi alırken verdiği uyarı"),
+                              ("en", "The platform's warning when it took the note")):
+        page = login(client, accountant, sandbox_company, language=language).get(
+            reverse("dispatch:dispatchnote_detail", args=[note.pk])).content.decode()
+        assert heading in page and "No prefix found: &#x27;ERP&#x27;" in page
+    [defined] = services.ubl_upload(company=sandbox_company, user=None, name="b.xml", requested_status=0,
+                                    numbering=Numbering.PLATFORM, prefix="IRS", data=despatch_xml(
+                                        number="", issue_date=today, despatch_date=today,
+                                        uuid="1d6e9a7b-2222-4c1e-9a4b-2f1e0c9d8b77"))
+    defined = pushed(defined)
+    assert defined.despatch_number.startswith("IRS") and defined.platform_warning == ""
+
+
+def test_a_zip_is_fetched_with_is_standart_xslt(quick, sandbox_company, listed):
+    """Document 3, 4.5: Get ZIP takes isStandartXslt; the company's layout is asked with false."""
+    note = pushed(new_note(sandbox_company, xslt_code="FIRMA"))
+    standard = mirror.document_fetch(note, DocumentKind.ZIP).file.open("rb").read()
+    ours = mirror.document_fetch(note, DocumentKind.ZIP, standard=False).file.open("rb").read()
+    paths = list(RemoteCall.objects.filter(operation="dispatch.outbox_zip").values_list("path", flat=True))
+    assert sorted(path.rsplit("/", 2)[1:] for path in paths) == [["zip", "false"], ["zip", "true"]]
+    with zipfile.ZipFile(io.BytesIO(ours)) as archive:
+        page = next(archive.read(name) for name in archive.namelist() if name.endswith(".html")).decode()
+    assert "FIRMA" in page and standard != ours
+
+
+def test_a_retried_create_does_not_take_over_a_note_of_another_date_under_its_reference(sandbox_company, listed):
+    """Issue 28: the note found by our localReferenceId is ours only when its content matches (here its date)."""
+    other = new_note(sandbox_company, local_reference_id="ERP-11")
+    yesterday = timezone.localdate() - timedelta(days=1)
+    DispatchNote.objects.filter(pk=other.pk).update(numbering=Numbering.PLATFORM, despatch_number="", prefix="",
+                                                    issue_date=yesterday)
+    pushed(DispatchNote.objects.get(pk=other.pk))
+    DispatchNote.objects.filter(pk=other.pk).delete()  # written elsewhere: same ERP reference, same receiver
+    mine = new_note(sandbox_company, local_reference_id="ERP-11")
+    DispatchNote.objects.filter(pk=mine.pk).update(numbering=Numbering.PLATFORM, despatch_number="", prefix="",
+                                                   attempts=1)  # an earlier attempt may have gone: it reconciles
+    with pytest.raises(RemoteError):
+        services.note_push(mine.pk)
+    mine.refresh_from_db()
+    assert mine.sync_state == SyncState.FAILED and not mine.remote_id
+    assert f"dated {yesterday.isoformat()}" in mine.last_error and "already has the ERP reference ERP-11" in \
+        mine.last_error and "Give this note another ERP reference" in mine.last_error
+    assert len(on_platform(sandbox_company)) == 1
+
+
+def test_a_retried_create_whose_number_another_note_has_is_refused_on_the_number(sandbox_company, listed):
+    """Issue 28: found by our number under another reference, the platform's note is not ours: refused as taken,
+    saying what to do (not sent again to be refused by the platform in its own words)."""
+    other = pushed(new_note(sandbox_company, local_reference_id="ERP-12"))
+    number = other.despatch_number
+    DispatchNote.objects.filter(pk=other.pk).delete()
+    mine = new_note(sandbox_company, local_reference_id="ERP-13")
+    DispatchNote.objects.filter(pk=mine.pk).update(despatch_number=number, attempts=1)
+    with pytest.raises(RemoteError):
+        services.note_push(mine.pk)
+    mine.refresh_from_db()
+    assert mine.sync_state == SyncState.FAILED and not mine.remote_id
+    assert f"The number {number} is taken on the platform by another note" in mine.last_error
+    assert "Write it as a new note with another number or prefix." in mine.last_error
+    assert RemoteCall.objects.filter(operation="dispatch.outbox_post_json").count() == 1  # the other's only
     assert len(on_platform(sandbox_company)) == 1

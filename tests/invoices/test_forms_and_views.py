@@ -76,7 +76,8 @@ def test_an_earchive_invoice_in_a_foreign_currency_is_saved_with_our_ettn_and_to
     data = invoice_data(lines=[line(0, quantity="3", unit_price="1.250,50", discount_rate="10"),
                                line(1, unit_price="99,99", vat_rate="10", withholding_code="602")],
                         currency_code="USD", exchange_rate="32,1234", exchange_rate_source="TCMB",
-                        exchange_rate_comment="24.11.2026 döviz satış", notes="Teşekkürler\nİyi çalışmalar")
+                        exchange_rate_comment="24.11.2026 döviz satış", notes="Teşekkürler\nİyi çalışmalar",
+                        invoice_type="TEVKIFAT")  # a line withholds
     response = form_post(web, ADD, data)
     invoice = Invoice.objects.get()
     assert response.status_code == 302 and response["Location"] == reverse("invoices:invoice_detail", args=[invoice.pk])
@@ -176,11 +177,26 @@ def test_accounts_sharing_an_id_are_told_apart_by_their_code(web, customers, com
     ({"other_tax_code": "0071"}, "other_tax_rate", "rate of the other tax"),
     ({"other_tax_rate": "5"}, "other_tax_code", "Choose which tax"),
     ({"quantity": "999999999999", "unit_price": "999999999999"}, "quantity", "too large"),
+    # What the tax authority ties to the invoice type (a sale here): on the line's field.
+    ({"withholding_code": "602"}, "withholding_code", "withholding (TEVKIFAT) invoice"),
+    ({"vat_exemption_reason_code": "801"}, "vat_exemption_reason_code", "special-base (OZELMATRAH) invoice"),
+    ({"vat_rate": "0", "vat_exemption_reason_code": "301"}, "vat_exemption_reason_code", "exemption (ISTISNA)"),
+    ({"unit_price": "0"}, "vat_rate", "comes to 0.00"),
 ])
 def test_line_rules_on_their_field(web, customers, fields, field, message):
     response = form_post(web, ADD, invoice_data(lines=[line(0, **fields)]))
     assert response.status_code == 400 and message in line_errors(response, 0, field), line_errors(response, 0, field)
     assert not Invoice.objects.exists()
+
+
+@pytest.mark.parametrize("invoice_type, reason", [("IHRACKAYITLI", "701"), ("OZELMATRAH", "801")])
+def test_export_registered_and_special_base_lines_carry_their_reason_with_vat(web, customers, invoice_type, reason):
+    response = form_post(web, ADD, invoice_data(lines=[line(0, vat_exemption_reason_code=reason)],
+                                                invoice_type=invoice_type))
+    assert response.status_code == 302
+    saved = InvoiceLine.objects.get()
+    assert (saved.invoice.invoice_type, saved.vat_exemption_reason_code, saved.vat_amount) == (
+        invoice_type, reason, Decimal("40.00"))
 
 
 def test_an_invoice_needs_a_line(web, customers):
@@ -271,8 +287,10 @@ def test_list_totals_are_per_currency_and_follow_the_filters(web, company, other
     st.sampled_from(["account", "kind", "prefix", "invoice_type", "issue_date", "description", "currency_code",
                      "exchange_rate", "target_alias", "profile", "lines-0-quantity", "lines-0-unit_price",
                      "lines-0-vat_rate", "lines-0-discount_rate", "lines-0-discount_amount", "lines-0-unit_code",
-                     "lines-0-withholding_code", "lines-0-other_tax_rate", "lines-TOTAL_FORMS", "payment_due_date"]),
-    st.one_of(st.text(max_size=30), st.sampled_from(["999999999999", "0,000001", "1e400", "NaN", "-0"])),
+                     "lines-0-withholding_code", "lines-0-other_tax_rate", "lines-TOTAL_FORMS", "payment_due_date",
+                     "lines-0-vat_exemption_reason_code", "lines-0-other_tax_code", "return_invoice_date"]),
+    st.one_of(st.text(max_size=30), st.sampled_from(["999999999999", "0,000001", "1e400", "NaN", "-0", "0", "602",
+                                                     "701", "555", "4171", "IADE", "IHRACKAYITLI", "2004-12-31"])),
     max_size=6))
 def test_no_input_gives_a_server_error(web, customers, fields):
     response = form_post(web, ADD, invoice_data(**fields))

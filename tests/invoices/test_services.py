@@ -45,7 +45,8 @@ def new_invoice(company, *, einvoice=False, lines=None, **fields):
     values = {"company": company, "current_account": account, "target_vkn_tckn": account.identifier,
               "target_title": account.name, "record_type": RecordType.EINVOICE if einvoice else RecordType.EARCHIVE,
               "profile": "TEMELFATURA" if einvoice else "", "target_alias": EINVOICE_ALIAS if einvoice else "",
-              "prefix": "ABC", "issue_date": timezone.localdate(), "description": "Danışmanlık", **fields}
+              "prefix": "ABC", "issue_date": timezone.localdate(), "description": "Danışmanlık",
+              "invoice_type": "TEVKIFAT", **fields}  # the default lines withhold: a TEVKIFAT invoice
     lines = lines or [InvoiceLine(inventory_service_code="HZM-01", quantity=Decimal(3), unit_price=Decimal("1250.50"),
                                   discount_rate=Decimal(10), vat_rate=Decimal(20)),
                       InvoiceLine(inventory_service_code="URN-02", quantity=Decimal(2), unit_price=Decimal("99.99"),
@@ -119,6 +120,9 @@ def test_update_sends_the_same_ettn_and_changes_that_invoice(sandbox, sandbox_co
 
 
 def _post(invoice, name="post"):
+    from .test_posting_mapping import map_customer
+
+    map_customer(invoice.current_account)  # posting needs the customer's mapping (document 3, 2.6)
     services.posting_request(name, [invoice])
     return actions.action_run(Invoice, name, [invoice.pk])
 
@@ -182,6 +186,9 @@ def test_delete_an_earchive_and_a_delete_the_platform_refuses(sandbox, sandbox_c
     other = new_invoice(sandbox_company)
     services.invoice_push(other.pk)
     other.refresh_from_db()
+    from .test_posting_mapping import map_customer
+
+    map_customer(other.current_account, locally=False)  # posting needs the customer's mapping (document 3, 2.6)
     services.accounting(sandbox_company).post([{"ettn": other.remote_id, "isSend": True}])  # posted elsewhere
     assert services.invoice_delete(other) is False
     with pytest.raises(RemoteError):

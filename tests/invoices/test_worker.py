@@ -13,6 +13,7 @@ from backoffice.invoices.choices import InvoiceStatus
 from backoffice.invoices.models import Invoice, PdfBundle
 from tests.testapp.testing import output, wait_for
 
+from .test_posting_mapping import map_customer
 from .test_services import SAVE_PATH, new_invoice
 
 pytestmark = [pytest.mark.worker, pytest.mark.django_db(transaction=True)]
@@ -40,6 +41,7 @@ def test_an_invoice_is_issued_followed_until_approved_and_posted(worker, sandbox
     wait(worker, lambda: Invoice.objects.filter(pk=invoice.pk, remote_status=InvoiceStatus.APPROVED).exists(),
          "the status polled until approved")
     invoice.refresh_from_db()
+    map_customer(invoice.current_account)  # posting needs the customer's mapping (document 3, 2.6)
     services.posting_request("post", [invoice])
     wait(worker, lambda: Invoice.objects.filter(pk=invoice.pk, record_status=1, pending_action="").exists(),
          "the posting")

@@ -169,7 +169,8 @@ RULE_CASES = [
     (3, {"accountMainDescription": ""}, (4, "accountMainDescription", "required", "", "a value", 4)),
     (3, {"debitCreditCode": ""}, (4, "debitCreditCode", "required", "", "D or C", 8)),
     # rule 9: counters
-    (6, {"lineNumber": "2"}, (7, "lineNumber", "line_number", "2", "1", 1)),
+    (6, {"lineNumber": "2"}, (7, "lineNumber", "line_number", "2",
+                              "1 (within each entry) or 4 (running on through the period)", 1)),
     (6, {"lineNumber": "01"}, (7, "lineNumber", "counter_format", "01", "1", 1)),
     (6, {"lineNumberCounter": "0"}, (7, "lineNumberCounter", "counter_format", "0", "a whole number above 0", 2)),
     # rule 11: accounts
@@ -585,3 +586,110 @@ def test_io_streams_are_blocks_too():
     checker = JournalCheck(Options(START, END))
     assert list(checker.run(iter(lambda: stream.read(10), b""))) == []
     assert checker.summary.entries == 3
+
+
+# --- line numbers: running on through the period, or 1, 2, 3... within each entry (issue 28) ---------------------
+def running(records, first=1):
+    """The journal with its lineNumbers running on through the period, from `first` (the documented way)."""
+    number = first
+    for record in records:
+        if record[0] == "L":
+            record[1]["lineNumber"] = str(number)
+            number += 1
+    return records
+
+
+WITHIN = "within each entry"
+RUNNING = "running on through the period"
+
+
+@pytest.mark.parametrize("first", [1, 101])
+def test_line_numbers_running_on_through_the_period_pass(first):
+    data = text(running(journal(), first))
+    assert check(data) == slow_check(data)
+    findings, summary = check(data)
+    assert findings == [] and summary.entry_lines == 7
+    # The counters are what they were: lineNumberCounter continues the month before whatever lineNumber does.
+    assert shape(one(data, first_line_counter=5)) == (3, "lineNumberCounter", "line_counter", "1", "5", 2)
+
+
+@pytest.mark.parametrize("edit, expected", [
+    ({7: "7"}, (8, "lineNumber", "line_number", "7", f"6 ({RUNNING})", 1)),  # a gap
+    ({7: "5"}, (8, "lineNumber", "line_number", "5", f"6 ({RUNNING})", 1)),  # a repeat
+    ({9: "8", 10: "9"}, (10, "lineNumber", "line_number", "8", f"7 ({RUNNING})", 1)),  # a gap in the last entry
+])
+def test_a_gap_or_a_repeat_in_running_line_numbers_is_one_finding(edit, expected):
+    records = running(journal(), first=2)
+    for index, value in edit.items():
+        records[index][1]["lineNumber"] = value
+    data = text(records)
+    assert shape(one(data)) == expected
+    assert check(data) == slow_check(data)
+
+
+def test_a_mix_is_found_on_its_first_line_and_only_there():
+    # Running on in the first two entries, then restarting at 1: the third entry's first line.
+    records = running(journal())
+    records[9][1]["lineNumber"], records[10][1]["lineNumber"] = "1", "2"
+    assert shape(one(text(records))) == (10, "lineNumber", "line_number", "1", f"6 ({RUNNING})", 1)
+    # Within each entry, then running on: one finding however many entries follow.
+    records = journal()
+    records[9][1]["lineNumber"], records[10][1]["lineNumber"] = "6", "7"
+    records += [h(4, "2025-01-06", "1.00"), line(8, 8, "100", "", "1.00", "D", "2025-01-06"),
+                line(9, 9, "600", "", "1.00", "C", "2025-01-06")]
+    data = text(records)
+    assert shape(one(data)) == (10, "lineNumber", "line_number", "6", f"1 ({WITHIN})", 1)
+    assert check(data) == slow_check(data)
+
+
+def test_a_file_that_follows_neither_names_both_conventions():
+    # The second entry decides; 2 is neither 1 (within the entry) nor 4 (running on).
+    finding = one(replaced(6, lineNumber="2"))
+    assert shape(finding) == (7, "lineNumber", "line_number", "2", f"1 ({WITHIN}) or 4 ({RUNNING})", 1)
+    assert "run on through the period" in finding.message and "1, 2, 3... within each entry" in finding.message
+    with translation.override("tr"):
+        message = finding.message
+    assert "dönem boyunca" in message and "her maddede 1, 2, 3" in message
+    # Both conventions agree on the first entry (1, 2, 3...): what is expected there is one number.
+    assert shape(one(replaced(3, lineNumber="3"))) == (4, "lineNumber", "line_number", "3", "2", 1)
+
+
+def test_at_least_2_lines_per_entry_whatever_the_numbering():
+    records = running(journal())
+    del records[10]
+    findings, _ = check(text(records))
+    assert (9, "line", "entry_min_lines", "1", "at least 2", 0) in [shape(f) for f in findings]
+    assert "line_number" not in {f.rule for f in findings}
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.tuples(st.integers(0, 10_000), st.integers(0, 12), SIGNIFICANT), max_size=6),
+       st.sampled_from([1, 2, 9, 10_001]), st.sampled_from(["\n", "\r\n"]), st.integers(1, 400))
+def test_the_fast_path_and_the_diagnosis_agree_on_running_line_numbers(edits, first, newline, size):
+    assert check(text(running(journal(), first), newline=newline))[0] == []
+    data = text(running(journal(), first), newline=newline).decode()
+    for position, length, value in edits:
+        position %= len(data) + 1
+        data = data[:position] + value + data[position + length:]
+    data = data.encode()
+    expected = slow_check(data)
+    assert check(data) == expected
+    checker = JournalCheck(Options(START, END))
+    assert (list(checker.run(data[i:i + size] for i in range(0, len(data), size))), checker.summary) == expected
+
+
+def test_a_long_journal_numbered_either_way_passes_by_the_fast_path():
+    for first in (None, 1, 123_456):
+        records, counter = [y()], 0
+        for entry in range(1, 2_001):
+            records.append(h(entry, "2025-01-10", "5.00"))
+            for number, code in ((1, "D"), (2, "C"), (3, "C")):
+                counter += 1
+                amount = "5.00" if code == "D" else "2.50"
+                records.append(line(number if first is None else first + counter - 1, counter, "120", "", amount,
+                                    code, "2025-01-10"))
+        data = text(records)
+        findings, summary = check(data)
+        assert findings == [] and summary.entry_lines == 6_000
+        records[-1][1]["lineNumber"] = "1" if first is not None else "4"
+        assert check(text(records))[0][0].line == len(records)

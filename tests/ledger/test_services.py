@@ -355,3 +355,20 @@ def test_a_period_the_platform_leaves_working_is_followed_for_a_week_only(sandbo
     Period.objects.filter(remote_id=str(ids[0])).update(synced_at=timezone.now() - timedelta(days=8))
     mirror.periods_mirror(sandbox_company)  # listed again, unchanged: not a change of the platform's
     assert not services.unsettled_periods().filter(remote_id=str(ids[0])).exists()
+
+
+def test_a_journal_with_line_numbers_running_on_passes_both_checks(sandbox, sandbox_company, clock):
+    """lineNumber running on through the period (the documented way) is checked with no finding here and accepted
+    by the platform; 1, 2, 3... within each entry is the builders' own way, taken by the tests above."""
+    rows = journal_text(MARCH, entries=4, first_line=11).splitlines()
+    for index, row in enumerate(rows):
+        if not row.startswith(("Y\t", "H\t")):
+            _number, counter, rest = row.split("\t", 2)
+            rows[index] = f"{counter}\t{counter}\t{rest}"
+    journal = checked(sandbox_company, text="\n".join(rows) + "\n")
+    assert journal.check_state == CheckState.PASSED and journal.findings_count == 0
+    services.journal_upload_request(journal)
+    services.journal_push(journal.pk)
+    period = follow_to_end(sandbox_company, clock)
+    assert period.remote_status == PeriodStatus.READY, period.task_message
+    assert (period.parts.get().line_number_start, period.parts.get().line_number_end) == (11, 18)

@@ -145,7 +145,19 @@ def test_empty_rows_are_skipped_and_cells_cannot_break_a_line():
 
 def test_counters_start_where_asked():
     text, _rows = convert(sheet(HEADER, entries()), first_line_counter=41)
-    assert text.split(b"\n")[2].startswith(b"1\t41\t")
+    assert text.split(b"\n")[2].startswith(b"41\t41\t")
+
+
+@pytest.mark.parametrize("first", [1, 41])
+def test_line_numbers_run_on_through_the_period_as_documented(first):
+    """The converter writes lineNumber running on (the documented way), as the template's explanation says."""
+    text, _rows = convert(sheet(HEADER, entries()), first_line_counter=first)
+    numbers = [line.split("\t")[:2] for line in text.decode().split("\n")[1:] if line and not line.startswith("H\t")]
+    assert numbers == [[str(n), str(n)] for n in range(first, first + 7)]
+    checker = JournalCheck(Options(START, END, derived_totals=True, first_line_counter=first))
+    assert list(checker.run([text])) == []
+    notes = [row[0] for row in load_workbook(io.BytesIO(template()))["Explanation"].iter_rows(values_only=True)]
+    assert any(note and "Line numbers" in note and "running on through the period" in note for note in notes)
 
 
 def test_a_large_entry_goes_through_a_temporary_file(monkeypatch):

@@ -16,7 +16,7 @@ from backoffice.remote.transport import _retry_after, _token_lifetime, parse_err
     ("Kayıt bulunamadı.", "", "Kayıt bulunamadı."),
     ({"pageSize": ["must be at most 500."], "ettn": ["is required.", "is not a Guid."]}, "",
      "pageSize: must be at most 500.; ettn: is required.; ettn: is not a Guid."),
-    ({"Error": {"Code": 12, "Message": "Excel hazır değil"}}, "", "{'Code': 12, 'Message': 'Excel hazır değil'}"),
+    ({"Error": {"Code": 12, "Message": "Excel hazır değil"}}, "", "Code: 12; Message: Excel hazır değil"),
     ({"title": "One or more validation errors occurred.", "errors": {"Name": ["required"]}},
      "One or more validation errors occurred.", "Name: required"),
 ])

@@ -467,7 +467,7 @@ def test_chart_list_filters_and_sorts(sandbox, api):
     assert ids([{"category": "ParentId", "operator": "eşittir", "value": group["id"]}]) == [s["id"] for s in subs]
     assert ids([{"category": "BaseCode", "operator": "eşittir", "value": "100"}]) == [kasa["id"]]
     assert ids([{"category": "Code", "operator": "ile başlayan", "value": "120.0"}]) == [s["id"] for s in subs]
-    assert ids([{"category": "name", "operator": "içeren", "value": "ALICI"}, {"category": "Type", "operator":
+    assert ids([{"category": "Name", "operator": "içeren", "value": "ALICI"}, {"category": "Type", "operator":
                 "küçüktür", "value": 2}]) == [main["id"], group["id"]]
     assert ids(None, sortedColumn="Code", isDesc="true")[:1] == [subs[-1]["id"]]
     assert ids(None, sortedColumn="Type") == [main["id"], kasa["id"], group["id"], *[s["id"] for s in subs]]
@@ -572,7 +572,7 @@ def matching(api, *conditions, **params):
     ("Name", "ile başlayan", "de", ["Delta"]),
     ("Name", "ile başlamayan", "A", ["Beta", "Gama", "Delta", "Epsilon"]),
     ("Name", "küçüktür", "C", ["Alfa", "Beta"]),
-    ("name", "Büyük  ve eşittir", "E", ["Gama", "Epsilon"]),
+    ("Name", "Büyük  ve eşittir", "E", ["Gama", "Epsilon"]),
     ("Code", "eşittir", "d1", ["Delta"]),
     ("Surname", "içeren", "yıl", ["Delta"]),
 ])
@@ -588,7 +588,7 @@ def test_identifier_filter_and_conditions_together(five):
     assert matching(api, {"category": "Identifier", "operator": "ile başlayan", "value": identifier[:9]},
                     {"category": "Id", "operator": "büyüktür", "value": 1}) == ["Gama"]
     # One object is taken as a list of one.
-    query = json.dumps({"Category": "Name", "Operator": "ile başlayan", "Value": "Be"})
+    query = json.dumps({"category": "Name", "operator": "ile başlayan", "value": "Be"})
     assert [item["name"] for item in listing(api, filterQuery=query)["items"]] == ["Beta A.Ş."]
 
 
@@ -617,7 +617,7 @@ def test_sorting(five):
     api, _ = five
     assert matching(api) == ["Alfa", "Beta", "Gama", "Delta", "Epsilon"]
     assert matching(api, isDesc="true") == ["Epsilon", "Delta", "Gama", "Beta", "Alfa"]
-    assert matching(api, sortedColumn="name") == ["Alfa", "Beta", "Delta", "Epsilon", "Gama"]
+    assert matching(api, sortedColumn="Name") == ["Alfa", "Beta", "Delta", "Epsilon", "Gama"]
     assert matching(api, sortedColumn="Name", isDesc="TRUE") == ["Gama", "Epsilon", "Delta", "Beta", "Alfa"]
     identifiers = [item["identifier"] for item in listing(api, sortedColumn="Identifier")["items"]]
     assert identifiers == sorted(identifiers)
@@ -679,3 +679,95 @@ def test_the_use_control_action(sandbox, customer_api):
     with pytest.raises(RuntimeError, match="count must be between"):
         sandbox.control("POST", "accounting/seed-current-accounts",
                         {"customer_unique_id": customer["customer_unique_id"], "count": 0})
+
+
+# --- posting needs the customer's mapping (document 3, 2.6 and 4.2) ------------------------------------------
+
+def map_customer(api, identifier, code=None, name="Müşteri A.Ş."):
+    """The current account of identifier (and code) mapped to a sub-account, made through the API as a customer
+    does in the accounting interface: the account when there is none, a sub-account, the mapping."""
+    items = listing(api, filterQuery=json.dumps([{"category": "Identifier", "operator": "eşittir",
+                                                  "value": identifier}]))["items"]
+    found = [item for item in items if (call(api, "GET", f"{ACCOUNTS}/{item['id']}")["code"] or None) == code]
+    account = found[0] if found else create(api, name=name, identifier=identifier, code=code or ...,
+                                            **({"surname": "Yılmaz"} if len(identifier) == 11 else {}))
+    main = chart(api, {"baseCode": "120", "name": "Alıcılar", "type": 0, "code": f"120-{account['id']}"})
+    sub = sub_account(api, main, f"{account['id']:03d}")
+    return call(api, "POST", f"{ACCOUNTS}/mapping", json={"currentAccountId": account["id"], "accountId": sub["id"]})
+
+
+def test_posting_an_invoice_whose_customer_has_no_mapping_is_refused(sandbox, api):
+    from tests.sandbox.test_invoices import ARCHIVE_VKN, an_archive, get, moved, save
+
+    unknown = save(api, an_archive())["generalInfoModel"]  # the customer is no current account at all
+    refused = error(moved(api, "post", [{"ettn": unknown["ettn"], "isSend": True}]))
+    assert refused == (f"Nothing was posted: invoice {unknown['invoiceNumber']} ({unknown['ettn']}): the current "
+                       f"account {ARCHIVE_VKN} has no account mapping (it is not among the current accounts).")
+    account = create(api, name="Ayşe Yılmaz Ltd.", identifier=ARCHIVE_VKN)  # made, but not mapped yet
+    coded = save(api, an_archive(currentAccountCode="B-2"))["generalInfoModel"]
+    items = [{"ettn": unknown["ettn"], "isSend": True}, {"ettn": coded["ettn"], "isSend": True}]
+    refused = error(moved(api, "post", items))
+    assert (f"the current account Ayşe Yılmaz Ltd. ({ARCHIVE_VKN}, id {account['id']}) has no account mapping: map "
+            "it to a sub-account first") in refused
+    assert f"the current account {ARCHIVE_VKN} / B-2 has no account mapping" in refused  # the code tells them apart
+    map_customer(api, ARCHIVE_VKN)
+    refused = error(moved(api, "post", items))  # all or none: the one with code B-2 holds both back
+    assert unknown["invoiceNumber"] not in refused and coded["invoiceNumber"] in refused
+    assert get(api, unknown["ettn"])["recordStatus"] == 0
+    map_customer(api, ARCHIVE_VKN, code="B-2")
+    assert moved(api, "post", items).json() == {}
+    assert [get(api, item["ettn"])["recordStatus"] for item in items] == [1, 1]
+    assert moved(api, "reverse", items).json() == {}  # reversing asks for nothing of the kind
+
+
+# --- names read only as document 3 spells them ----------------------------------------------------------------
+
+@pytest.mark.parametrize("condition, member", [
+    ({"Category": "Name", "operator": "eşittir", "value": "x"}, "Category"),
+    ({"category": "Name", "OPERATOR": "eşittir", "value": "x"}, "OPERATOR"),
+    ({"category": "Name", "operator": "eşittir", "Value": "x"}, "Value"),
+])
+def test_condition_members_in_another_letter_case_are_refused(sandbox, api, condition, member):
+    for path in (ACCOUNTS, CHART):
+        body = refusal(api.get("accounting", path, params={"pageIndex": 1, "pageSize": 10,
+                                                             "filterQuery": json.dumps([condition])}))
+        assert body["title"] == "Bad Request" and f"filterQuery: unknown member '{member}'" in body["detail"]
+
+
+@pytest.mark.parametrize("path, params, detail", [
+    (ACCOUNTS, {"filterQuery": json.dumps([{"category": "name", "operator": "eşittir", "value": "x"}])},
+     "filterQuery: unknown category 'name'; it is spelled Name (names are case-sensitive)."),
+    (ACCOUNTS, {"filterQuery": json.dumps([{"category": "IDENTIFIER", "operator": "eşittir", "value": "1"}])},
+     "filterQuery: unknown category 'IDENTIFIER'; it is spelled Identifier (names are case-sensitive)."),
+    (ACCOUNTS, {"sortedColumn": "name"}, "sortedColumn: unknown column 'name'; it is spelled Name (names are "
+                                         "case-sensitive)."),
+    (CHART, {"filterQuery": json.dumps([{"category": "code", "operator": "eşittir", "value": "120"}])},
+     "filterQuery: unknown category 'code'; it is spelled Code (names are case-sensitive)."),
+    (CHART, {"sortedColumn": "baseCode"}, "sortedColumn: unknown column 'baseCode'; it is spelled BaseCode (names "
+                                          "are case-sensitive)."),
+])
+def test_list_names_in_another_letter_case_are_refused(sandbox, api, path, params, detail):
+    assert refusal(api.get("accounting", path, params={"pageIndex": 1, "pageSize": 10, **params})) == \
+        {"title": "Bad Request", "detail": detail}
+
+
+def test_the_names_the_back_office_sends_are_the_documents(sandbox, api):
+    account = create(api, code="K-1")
+    found = listing(api, sortedColumn="Id", isDesc="true", filterQuery=json.dumps(
+        [{"category": "Identifier", "operator": "eşittir", "value": account["identifier"]}]))["items"]
+    assert [item["id"] for item in found] == [account["id"]]
+    main = chart(api, {"baseCode": "120", "name": "Alıcılar", "type": 0})
+    found = listing(api, CHART, filterQuery=json.dumps([{"category": "Code", "operator": "eşittir", "value": "120"}]))
+    assert [item["id"] for item in found["items"]] == [main["id"]]
+
+
+def test_a_bank_record_or_mapping_in_another_branch_is_refused(sandbox, api):
+    account = create(api, branchId=7)
+    message = "The current account does not belong to branch 8"
+    assert problems(add_response(api, "bank", account["id"], a_bank(branchId=8))) == {"branchId": message}
+    main = chart(api, {"baseCode": "120", "name": "Alıcılar", "type": 0})
+    sub = sub_account(api, main)
+    mapping = {"currentAccountId": account["id"], "accountId": sub["id"]}
+    assert problems(post(api, f"{ACCOUNTS}/mapping", {**mapping, "branchId": 8})) == {"branchId": message}
+    assert call(api, "POST", f"{ACCOUNTS}/mapping", json={**mapping, "branchId": 7})["currentAccountId"] == \
+        account["id"]

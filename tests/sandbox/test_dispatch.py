@@ -1,5 +1,5 @@
 """The sandbox's dispatch service, outgoing notes (document 3, 2.9, 3.3 and 4.5; the wire contract of issue 15), over
-real HTTP: the JSON and UBL forms with every rule, names in any letter case, updates in draft or error only, the
+real HTTP: the JSON and UBL forms with every rule, names only as document 3 spells them, updates in draft or error only, the
 status change (all or none), the life 20 -> 50 -> 60 or 40 with the envelope, the PDF / HTML / UBL / ZIP, the list
 with isNew, the Excel exports, the taxpayer ZIP, another customer's notes and the control actions."""
 
@@ -225,26 +225,41 @@ def test_create_answers_id_number_status_and_reference_numbering_the_default_ser
     assert "envelopeId" not in item and "envelopeStatus" not in item
 
 
-def test_names_are_read_in_any_letter_case(sandbox, api):
-    def pascal(value):
-        if isinstance(value, dict):
-            return {name[0].upper() + name[1:]: pascal(item) for name, item in value.items()}
-        if isinstance(value, list):
-            return [pascal(item) for item in value]
-        return value
+def pascal(value):
+    if isinstance(value, dict):
+        return {name[0].upper() + name[1:]: pascal(item) for name, item in value.items()}
+    if isinstance(value, list):
+        return [pascal(item) for item in value]
+    return value
 
-    body = pascal(note_body(despatchShipmentInfo={"driverLines": [
-        {"driverName": "Zeynep", "driverSurname": "Demir", "driverTckn": PERSON}]}))
-    assert "AddressBook" in body and "IdentificationNumber" in body["AddressBook"]
-    answer = create(api, body)
-    xml = etree.fromstring(document(api, answer["id"], "ubl"))
-    assert xml.findtext("cac:Shipment/cac:ShipmentStage/cac:DriverPerson/cbc:FirstName", namespaces=UBL_NS) == \
-        "Zeynep"
-    assert xml.findtext("cac:DespatchLine/cac:Item/cbc:Name", namespaces=UBL_NS) == "Çelik boru"
-    # A PascalCase rule failure names the field as the model spells it.
-    body["DespatchShipmentInfo"]["DriverLines"][0]["DriverTckn"] = "123"
-    assert "despatchShipmentInfo.driverLines[0].driverTckn: " in detail_of(
-        api.post("dispatch", f"{BASE}/create", json=body))
+
+def test_names_are_read_only_as_document_3_spells_them(sandbox, api):
+    """Issue 28: a name in another letter case is refused (422 naming it and its spelling), at the top level and
+    inside, in the JSON and the UBL forms; so the tests pin what a client sends."""
+    post = lambda body: api.post("dispatch", f"{BASE}/create", json=body)  # noqa: E731
+    errors = unbound(post(pascal(note_body())))
+    assert "AddressBook" in errors and "GeneralInfo" in errors and "status" not in errors
+    assert "this body spells it addressBook" in errors["AddressBook"][0]
+    body = note_body()
+    body["addressBook"]["Name"] = body["addressBook"].pop("name")
+    body["despatchShipmentInfo"]["driverLines"][0]["DriverTckn"] = PERSON
+    assert sorted(unbound(post(body))) == ["addressBook.Name", "despatchShipmentInfo.driverLines[0].DriverTckn"]
+    errors = unbound(post_ubl(api, pascal(ubl_body())))
+    assert "DespatchAdviceZip" in errors and "this body spells it despatchAdviceZip" in errors["DespatchAdviceZip"][0]
+    assert listing(api)["totalCount"] == 0
+    # The status change: document 3 writes {Ids, Status}, the facts file {ids, status}: those two, no other.
+    note_id = create(api)["id"]
+    assert list(unbound(put(api, f"{DOCS}/updatestatuslist", json={"IDS": [note_id], "Status": 20}))) == ["IDS"]
+    assert list(unbound(put(api, f"{DOCS}/updatestatuslist", json={"ids": [note_id], "STATUS": 20}))) == ["STATUS"]
+    assert list(unbound(put(api, f"{DOCS}/updatestatuslist", json={"Ids": [note_id], "ids": [note_id],
+                                                                    "Status": 20}))) == ["Ids"]
+    assert status_of(api, note_id)["status"] == 0
+    assert put(api, f"{DOCS}/updatestatuslist", json={"ids": [note_id], "Status": 20}).status_code == 200
+    # A query name in another letter case would leave the list unfiltered: refused.
+    response = api.get("dispatch", f"{BASE}/list", params={"pageIndex": 1, "pageSize": 10, "LocalReferenceId": "x"})
+    assert "LocalReferenceId: unknown query parameter; this operation spells it localReferenceId" in detail_of(
+        response)
+    assert listing(api, localReferenceId="x")["totalCount"] == 0
 
 
 def test_a_body_that_does_not_fit_the_model_is_422(sandbox, api):
@@ -255,7 +270,7 @@ def test_a_body_that_does_not_fit_the_model_is_422(sandbox, api):
     body = note_body()
     body["despatchLines"][0]["amount"] = "12"
     assert list(unbound(post(body))) == ["despatchLines[0].amount"]
-    assert list(unbound(post({**note_body(), "Status": 0}))) == ["status"]  # the same name twice
+    assert list(unbound(post({**note_body(), "Status": 0}))) == ["Status"]  # not its spelling
     assert list(unbound(post(note_body(addressBook="1234567890")))) == ["addressBook"]
     assert list(unbound(post([note_body()]))) == ["body"]
     # An unknown member inside an object is kept as given, not refused.
@@ -406,10 +421,8 @@ def test_ubl_create_takes_the_uuid_as_id_numbers_it_and_reads_the_receiver(sandb
     assert xml.findtext("cac:DespatchLine/cac:Item/cbc:Name", namespaces=UBL_NS) == "Un"
     item = listing(api, localReferenceId=body["localReferenceId"])["items"][0]
     assert (item["id"], item["targetVknTckn"], item["targetTitle"]) == (note_id, RECEIVER, "Alıcı Ticaret A.Ş.")
-    # PascalCase names, a prefix of our own, to a receiver that is no user (the generic alias).
-    pascal = {name[0].upper() + name[1:]: value for name, value in ubl_body(
-        despatch_xml(receiver=NON_USER), prefix="IRS", targetAlias=GENERIC).items()}
-    response = post_ubl(api, pascal)
+    # A prefix of our own, to a receiver that is no user (the generic alias).
+    response = post_ubl(api, ubl_body(despatch_xml(receiver=NON_USER), prefix="IRS", targetAlias=GENERIC))
     assert response.status_code == 200, response.text
     assert response.json()["DespatchAdviceNumber"] == f"IRS{year}000000001"
     # The sender's number (useManualDespatchAdviceId), kept as uploaded.
@@ -433,8 +446,6 @@ def test_ubl_create_takes_the_uuid_as_id_numbers_it_and_reads_the_receiver(sandb
     (ubl_body(despatch_xml(note_id="not-a-guid")), "cbc:UUID must be a GUID"),
     (ubl_body(despatch_xml(issue_date="2025-13-40")), "cbc:IssueDate must be a date"),
     (ubl_body(despatch_xml(receiver="1234567891")), "check digit"),
-    (ubl_body(prefix="ab"), "prefix: No prefix found"),
-    (ubl_body(prefix="EIRS"), "prefix: No prefix found"),
     (ubl_body(despatch_xml(number="EIR25-1"), useManualDespatchAdviceId=True), "cbc:ID: 'EIR25-1' is not a dispatch"),
     (ubl_body(despatch_xml(number="EIR2019000000001"), useManualDespatchAdviceId=True), "is not the year of"),
     (ubl_body(targetAlias="urn:mail:yanlis@example.com"), "targetAlias: 'urn:mail:yanlis@example.com' is not a "
@@ -498,7 +509,7 @@ def test_status_change_moves_40_to_0_and_0_to_20_all_or_none(sandbox, api, clock
     refused = refusal(change_status(api, [draft], 0))
     assert "queued (20)" in refused["detail"] and "only notes in error (40)" in refused["detail"]
     assert "must be 0 (draft) or 20" in refusal(change_status(api, [draft], 40))["detail"]
-    assert refusal(change_status(api, [], 20))["detail"].startswith("ids: ")
+    assert refusal(change_status(api, [], 20))["detail"].startswith("Ids: ")
     assert refusal(change_status(api, [draft, str(uuid.uuid4())], 20), 404)["title"] == "Not Found"
     control(sandbox, api, "status", id=approved, status=40, message="Alıcı posta kutusu bulunamadı")
     assert status_of(api, approved)["message"] == "Alıcı posta kutusu bulunamadı"
@@ -560,7 +571,7 @@ def test_short_real_delays_settle_without_moving_the_clock(sandbox, api):
 def test_control_settings_status_and_seed(sandbox, api):
     settings = control(sandbox, api, "settings", processing_seconds=5, reset=True)
     assert settings == {"processing_seconds": 5.0, "approve_seconds": 2.0, "error_rate": 0.0,
-                        "list_names_replies": True, "upper_case_ids": False}
+                        "list_names_replies": True, "upper_case_ids": False, "prefixes": None}
     with pytest.raises(RuntimeError, match="error_rate must be a number"):
         control(sandbox, api, "settings", error_rate=2)
     control(sandbox, api, "settings", processing_seconds=STEP, approve_seconds=STEP)
@@ -633,9 +644,52 @@ def test_pdf_html_ubl_and_zip_of_a_json_note(sandbox, api):
         ("12", "C62", "Çelik boru")
     assert text("cac:Shipment/cac:Delivery/cac:Despatch/cbc:ActualDespatchTime") == "11:00:00"
 
-    with zipfile.ZipFile(io.BytesIO(document(api, note_id, "zip"))) as archive:
-        assert archive.namelist() == [f"{number}.xml"]
+    with zipfile.ZipFile(io.BytesIO(document(api, note_id, "zip/true"))) as archive:
+        assert archive.namelist() == [f"{number}.xml", f"{number}.html"]
         assert archive.read(f"{number}.xml") == content
+
+
+def test_get_zip_takes_is_standart_xslt(sandbox, api):
+    """Document 3, 4.5: Get ZIP takes isStandartXslt (as PDF and HTML): the ZIP's HTML is in that layout; the path
+    without it is no operation."""
+    answer = create(api, xsltCode="FIRMA-A")
+    note_id, number = answer["id"], answer["despatchAdviceNumber"]
+    with zipfile.ZipFile(io.BytesIO(document(api, note_id, "zip/false"))) as archive:
+        assert "Firma tasarımı: FIRMA-A" in archive.read(f"{number}.html").decode("utf-8")
+    with zipfile.ZipFile(io.BytesIO(document(api, note_id, "zip/true"))) as archive:
+        assert "Standart tasarım" in archive.read(f"{number}.html").decode("utf-8")
+    assert refusal(api.get("dispatch", f"{DOCS}/{note_id}/zip"), 404)["title"] == "Not Found"
+    assert refusal(api.get("dispatch", f"{DOCS}/{note_id}/zip/belki"))["detail"].startswith("isStandartXslt: ")
+
+
+def test_an_undefined_prefix_is_a_warning_and_the_default_series_numbers_the_note(sandbox, api):
+    """Document 3, 2.9: an undefined prefix gives a no-prefix-found warning (not a refusal): the answer's Message."""
+    year = today().year
+    control(sandbox, api, "settings", prefixes=["IRS"])
+    defined = post_ubl(api, ubl_body(prefix="IRS"))
+    assert defined.status_code == 200, defined.text
+    assert defined.json()["DespatchAdviceNumber"] == f"IRS{year}000000001" and "Message" not in defined.json()
+    for prefix in ("ERP", "ab"):
+        response = post_ubl(api, ubl_body(prefix=prefix))
+        assert response.status_code == 200, response.text
+        assert response.json()["Message"].startswith(f"No prefix found: '{prefix}'")
+        assert response.json()["DespatchAdviceNumber"].startswith(f"EIR{year}")
+    assert listing(api)["totalCount"] == 3
+    control(sandbox, api, "settings", prefixes=None)  # every well-formed prefix again
+    assert post_ubl(api, ubl_body(prefix="ERP")).json()["DespatchAdviceNumber"] == f"ERP{year}000000001"
+    with pytest.raises(RuntimeError, match="prefixes must be null or a list"):
+        control(sandbox, api, "settings", prefixes=["ab"])
+
+
+def test_custom_document_references_are_read_as_spelled(sandbox, api):
+    post = lambda body: api.post("dispatch", f"{BASE}/create", json=body)  # noqa: E731
+    errors = unbound(post(note_body(customDocumentReferenceList=[{"ID": "SIP-1"}])))
+    assert list(errors) == ["customDocumentReferenceList[0].ID"]
+    xml = etree.fromstring(document(api, create(api, customDocumentReferenceList=[
+        {"id": "SIP-1", "documentTypeCode": "SIPARIS"}])["id"], "ubl"))
+    reference = xml.find("cac:AdditionalDocumentReference", UBL_NS)
+    assert (reference.findtext("cbc:ID", namespaces=UBL_NS),
+            reference.findtext("cbc:DocumentTypeCode", namespaces=UBL_NS)) == ("SIP-1", "SIPARIS")
 
 
 def test_the_written_ubl_keeps_the_ubl_schema(sandbox, api):
@@ -671,7 +725,7 @@ def test_list_filters_isnew_and_updateisnew(sandbox, api, clock):
     assert [item["id"] for item in listing(api)["items"]] == ids
     assert [item["id"] for item in listing(api, isDesc="true")["items"]] == ids[::-1]
     assert listing(api, isNew="true")["totalCount"] == 3
-    response = put(api, f"{BASE}/updateisnew", json={"Ids": ids[:2], "IsNew": False})
+    response = put(api, f"{BASE}/updateisnew", json={"ids": ids[:2], "isNew": False})
     assert response.status_code == 200 and response.json() is None, response.text
     assert [item["id"] for item in listing(api, isNew="true")["items"]] == [ids[2]]
     assert [item["id"] for item in listing(api, isNew="false")["items"]] == ids[:2]
@@ -687,8 +741,8 @@ def test_list_filters_isnew_and_updateisnew(sandbox, api, clock):
     assert [item["id"] for item in listing(api, despatchNumber=number)["items"]] == [ids[1]]
     assert change_status(api, [ids[0]], 20).status_code == 200
     assert [item["id"] for item in listing(api, status=20)["items"]] == [ids[0]]
-    # Query names in any letter case; the paged envelope.
-    response = api.get("dispatch", f"{BASE}/list", params={"PageIndex": 2, "PageSize": 2, "IsDesc": "false"})
+    # The paged envelope.
+    response = api.get("dispatch", f"{BASE}/list", params={"pageIndex": 2, "pageSize": 2, "isDesc": "false"})
     assert response.status_code == 200, response.text
     page = response.json()
     assert {key: page[key] for key in page if key != "items"} == {
@@ -728,7 +782,7 @@ def test_export_start_history_download_and_410_after_24_hours(sandbox, api, cloc
     sandbox.configure(export_ready_seconds=60)
     first, second = create(api), create(api, status=20, addressBook__identificationNumber=NON_USER,
                                         addressBook__alias=GENERIC, addressBook__name="Dış Alıcı Ltd.")
-    response = api.post("dispatch", f"{BASE}/export", json={"Status": 20})
+    response = api.post("dispatch", f"{BASE}/export", json={"status": 20})
     assert response.status_code == 200, response.text
     export_id = response.json()["exportId"]
     assert api.get("dispatch", f"{BASE}/export/history").json() == []  # still being prepared
@@ -809,7 +863,7 @@ def test_another_customers_note_is_404_everywhere(sandbox, customer_api):
     stranger, _ = customer_api()
     note_id = create(owner)["id"]
     for path in (f"{DOCS}/{note_id}/status", f"{DOCS}/{note_id}/pdf/true", f"{DOCS}/{note_id}/html/false",
-                 f"{DOCS}/{note_id}/ubl", f"{DOCS}/{note_id}/zip"):
+                 f"{DOCS}/{note_id}/ubl", f"{DOCS}/{note_id}/zip/true"):
         assert refusal(stranger.get("dispatch", path), 404)["title"] == "Not Found"
     assert refusal(put(stranger, f"{BASE}/create/{note_id}", json=note_body()), 404)
     assert refusal(put(stranger, f"{BASE}/{note_id}", json=ubl_body(despatch_xml(note_id))), 404)

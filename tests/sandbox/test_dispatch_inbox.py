@@ -152,13 +152,16 @@ def test_incoming_notes_list_status_and_documents(sandbox, api):
     assert (item["receiptAdviceId"], item["receiptNumber"], item["currencyCode"]) == (None, None, "TRY")
     assert item["payableAmount"] == 200
     assert api.get("dispatch", f"{INBOX_DOCS}/{first['id'].upper()}/status").json() == first
-    # Filters: the number, the sender (targetVknTckn names the other party), status, isDesc, names in any case.
+    # Filters: the number, the sender (targetVknTckn names the other party), status, isDesc, names as spelled.
     assert [i["id"] for i in inbox(api, despatchNumber=first["despatchNumber"])["items"]] == [first["id"]]
     assert inbox(api, targetVknTckn="4840000006")["totalCount"] == 2
-    assert inbox(api, TargetVknTckn=SENDER)["totalCount"] == 1
+    assert inbox(api, targetVknTckn=SENDER)["totalCount"] == 1
+    # Another letter case would leave the list unfiltered: refused, naming the spelling (issue 28).
+    assert "TargetVknTckn: unknown query parameter; this operation spells it targetVknTckn" in detail(api.get(
+        "dispatch", f"{INBOX}/list", params={"pageIndex": 1, "pageSize": 10, "TargetVknTckn": SENDER}))
     assert inbox(api, status=61)["totalCount"] == 0 and inbox(api, status=70)["totalCount"] == 3
     assert inbox(api, isDesc="true")["items"][0]["id"] == others[-1]["id"]
-    response = api.get("dispatch", f"{INBOX}/list", params={"PageIndex": 2, "PageSize": 2})
+    response = api.get("dispatch", f"{INBOX}/list", params={"pageIndex": 2, "pageSize": 2})
     assert {key: value for key, value in response.json().items() if key != "items"} == {
         "pageIndex": 2, "pageSize": 2, "totalCount": 3, "totalPages": 2, "hasNextPage": False,
         "hasPreviousPage": True}
@@ -246,12 +249,14 @@ def test_a_draft_reply_puts_the_note_in_61_and_its_life_ends_in_60(sandbox, api,
     assert note_status(api, note["id"]) == 61
     clock.forward()
     assert (reply_status(api, answer["id"])["status"], note_status(api, note["id"])) == (60, 60)
-    for path in ("pdf", "pdf/true", "zip", "html/false"):
+    for path in ("pdf", "pdf/true", "zip/true", "zip/false", "html/false"):
         assert wrapped(api.get("dispatch", f"{REPLY_DOCS}/{answer['id']}/{path}"))
     page_html = wrapped(api.get("dispatch", f"{REPLY_DOCS}/{answer['id']}/html/true")).decode("utf-8")
     assert answer["receiptAdviceNumber"] in page_html and "Kabul" in page_html
-    with zipfile.ZipFile(io.BytesIO(wrapped(api.get("dispatch", f"{REPLY_DOCS}/{answer['id']}/zip")))) as archive:
-        assert archive.namelist() == [f"{answer['receiptAdviceNumber']}.xml"]
+    with zipfile.ZipFile(io.BytesIO(wrapped(api.get("dispatch", f"{REPLY_DOCS}/{answer['id']}/zip/true")))) as archive:
+        assert archive.namelist() == [f"{answer['receiptAdviceNumber']}.xml", f"{answer['receiptAdviceNumber']}.html"]
+    # Document 3, 4.5: Get ZIP takes isStandartXslt; the path without it is no operation.
+    assert api.get("dispatch", f"{REPLY_DOCS}/{answer['id']}/zip").status_code == 404
 
 
 @pytest.mark.parametrize("lines, note_status_queued, note_status_done", [
@@ -308,12 +313,12 @@ def test_reply_status_change_is_all_or_none(sandbox, api, clock):
     assert reply_status(api, draft)["status"] == 0
     assert "only replies in error (40)" in refusal(change(api, [draft], 0))["detail"]
     assert "must be 0 (draft) or 20" in refusal(change(api, [draft], 40))["detail"]
-    assert refusal(change(api, [], 20))["detail"].startswith("ids: ")
+    assert refusal(change(api, [], 20))["detail"].startswith("Ids: ")
     assert refusal(change(api, [draft, str(uuid.uuid4())], 20), 404)
     response = put(api, f"{REPLY_DOCS}/updatestatuslist", json={"ids": [draft], "status": 20})
     assert response.status_code == 200 and response.json() is None
     assert reply_status(api, draft)["status"] == 20
-    assert list(unbound(change(api, [draft], "20"))) == ["status"]
+    assert list(unbound(change(api, [draft], "20"))) == ["Status"]
 
 
 def test_manual_numbers_prefixes_and_a_used_uuid(sandbox, api):
@@ -325,9 +330,12 @@ def test_manual_numbers_prefixes_and_a_used_uuid(sandbox, api):
     used = reply_body(receipt_xml(str(uuid.uuid4()), notes[1]["despatchNumber"], (("1", "40", None, None),),
                                   number=f"YNT{year}000000007"), UseManualReceiptAdviceId=True)
     assert f"cbc:ID: YNT{year}000000007 already exists" in detail(post_reply(api, used))
-    prefixed = {name.lower(): value for name, value in reply_body(receipt_xml(
-        str(uuid.uuid4()), notes[1]["despatchNumber"], (("1", "40", None, None),)), Prefix="ABC").items()}
-    response = post_reply(api, prefixed)  # names in any letter case
+    prefixed = reply_body(receipt_xml(str(uuid.uuid4()), notes[1]["despatchNumber"], (("1", "40", None, None),)),
+                          Prefix="ABC")
+    lowered = {name.lower(): value for name, value in prefixed.items()}  # not as document 3 spells them
+    assert sorted(unbound(post_reply(api, lowered))) == ["prefix", "receiptadvice", "status",
+                                                         "usemanualreceiptadviceid"]
+    response = post_reply(api, prefixed)
     assert response.status_code == 200 and response.json()["receiptAdviceNumber"] == f"ABC{year}000000001"
     reply_id = response.json()["id"]
     again = reply_body(receipt_xml(reply_id, notes[2]["despatchNumber"], (("1", "40", None, None),)))
@@ -458,7 +466,10 @@ def test_approve_and_reject_are_all_or_none(sandbox, api, clock):
     assert "ids: " in detail(approve(isApprove="true", prefix="ONY"))
     assert "actualDeliveryDate: " in detail(approve(ids=ids[0], isApprove="true", prefix="ONY",
                                                     actualDeliveryDate="2999-01-01T00:00:00"))
-    response = approve(Ids=f"{ids[0]},{ids[1]}", IsApprove="False", Prefix="RED", Reason="Hasarlı teslimat")
+    text = detail(approve(Ids=f"{ids[0]},{ids[1]}", IsApprove="False", Prefix="RED", Reason="Hasarlı teslimat"))
+    assert "Ids: unknown query parameter; this operation spells it ids" in text and "IsApprove: " in text
+    assert [note_status(api, note_id) for note_id in ids[:2]] == [70, 70]
+    response = approve(ids=f"{ids[0]},{ids[1]}", isApprove="False", prefix="RED", reason="Hasarlı teslimat")
     assert response.status_code == 200 and response.json() is None, response.text
     assert [note_status(api, note_id) for note_id in ids[:2]] == [81, 81]
     item = inbox(api)["items"][0]

@@ -34,6 +34,20 @@ def test_error_status_and_method_filter(sandbox, api):
     assert api.get("invoice", STATUS.format("a")).status_code == 200
 
 
+def test_a_2xx_error_status_answers_the_services_error_inside_a_success(sandbox, api):
+    # Document 1, section 7: the ticket service's Error {title, detail}, the accounting service's text, the
+    # dispatch service's object of fields not given.
+    for service in ("ticket", "accounting", "dispatch"):
+        sandbox.add_fault(path=f"/{service}/*", error_rate=1.0, error_status=200)
+    ticket = api.request("PUT", "ticket", "/v1/event-ticket/updatestatuslist", json={"Ids": ["a"], "Status": 20})
+    accounts = api.get("accounting", "/v1/currentaccount", params={"pageIndex": 1, "pageSize": 1})
+    notes = api.request("PUT", "dispatch", "/v2/outboxdespatch/updatestatuslist", json={"Ids": ["a"], "Status": 0})
+    refused = "The sandbox was told to refuse this request."
+    assert (ticket.status_code, ticket.json()) == (200, {"Error": {"title": "Injected refusal", "detail": refused}})
+    assert (accounts.status_code, accounts.json()) == (200, {"Error": refused})
+    assert (notes.status_code, notes.json()) == (200, {"Error": {"Message": refused}})
+
+
 def test_remaining_stops_the_fault_after_n_uses(sandbox, api):
     sandbox.add_fault(path="/invoice/*", error_rate=1.0, remaining=2)
     statuses = [api.get("invoice", STATUS.format(i)).status_code for i in range(4)]

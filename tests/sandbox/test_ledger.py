@@ -4,6 +4,7 @@ previews, the certificates sent to the tax authority, another customer's ids, pa
 
 import hashlib
 import io
+import re
 import zipfile
 
 import pytest
@@ -18,11 +19,12 @@ STEP = 100  # seconds per step of the period's life; the tests move the sandbox'
 
 # --- journals ------------------------------------------------------------------------------------------------
 
-def detail(counter, main, amount, code, day, doc_type="invoice", sub=None):
-    """An entry line: its 16 fields, each ending with a tab."""
-    fields = ["1", str(counter), main, f"Hesap {main}", "", f"{main}.01" if sub is None else sub, amount, code, day,
-              doc_type, "Açıklama" if doc_type == "other" else "", "A-1" if doc_type in ("invoice", "check") else "",
-              "", day if doc_type in ("invoice", "check") else "", "", "satış"]
+def detail(counter, main, amount, code, day, doc_type="invoice", sub=None, number=1):
+    """An entry line: its 16 fields, each ending with a tab (`number` its lineNumber)."""
+    fields = [str(number), str(counter), main, f"Hesap {main}", "", f"{main}.01" if sub is None else sub, amount, code,
+              day, doc_type, "Açıklama" if doc_type == "other" else "",
+              "A-1" if doc_type in ("invoice", "check") else "", "", day if doc_type in ("invoice", "check") else "",
+              "", "satış"]
     return "".join(field + "\t" for field in fields)
 
 
@@ -34,8 +36,9 @@ def journal(entries=3, month=1, year=2025, first_entry=1, first_line=1, fiscal_s
     for index in range(entries):
         day = f"{year}-{month:02d}-{1 + index // per_day:02d}"
         rows.append(f"H\tmuhasebe\t{day}\tY{index + 1}\tPeşin satış\t120.00\t120.00\t{first_entry + index}")
-        for main, amount, code in (("100", "120.00", "D"), ("600", "100.00", "C"), ("391", "20.00", "C")):
-            rows.append(detail(line, main, amount, code, day))
+        for number, (main, amount, code) in enumerate((("100", "120.00", "D"), ("600", "100.00", "C"),
+                                                        ("391", "20.00", "C")), start=1):
+            rows.append(detail(line, main, amount, code, day, number=number))  # 1, 2, 3 within each entry
             line += 1
     return rows
 
@@ -217,12 +220,22 @@ def test_every_problem_of_an_upload_comes_in_one_detail(api):
     assert listing(api)["TotalCount"] == 0
 
 
-def test_form_names_and_booleans_are_read_in_any_case(api):
+def test_form_names_are_read_only_as_document_3_spells_them_and_booleans_in_any_case(api):
     files = {"files": ("y.zip", zipped(text(journal())), "application/zip")}
     response = api.post("ledger", UPLOAD, files=files, data={"startdate": "2025-01-01", "ENDDATE": "2025-01-31",
                                                              "splitSize": "5", "withoutTaxDetail": "True"})
+    detail = refusal(response)["detail"]
+    for expected in ("StartDate: The StartDate field is required", "EndDate: The EndDate field is required",
+                     "SplitSize: The SplitSize field is required", "Files: the ZIP must be sent in the multipart "
+                                                                   "part named Files (got files)"):
+        assert expected in detail, detail
+    assert listing(api)["TotalCount"] == 0
+    response = upload(api, split="5", WithoutTaxDetail="True", withoutTaxDetail=None)
     assert response.status_code == 200, response.text
     assert response.json()["WithoutTaxDetail"] is True and response.json()["SplitSize"] == 5
+    # A flag under another case is not read: it stays false.
+    body = upload(api, start="2025-02-01", end="2025-02-28", timestamp="true", TimeStamp=None).json()
+    assert body["TimeStamp"] is False
 
 
 def test_months_are_uploaded_in_order_and_a_range_only_once(api, ledger):
@@ -511,7 +524,10 @@ def test_periods_are_paged_and_sorted(sandbox, api):
     assert [item["Id"] for item in body["Items"]] == ids[4:]  # by creation
     newest_first = listing(api, isDesc="true")["Items"]
     assert [item["Id"] for item in newest_first] == ids[::-1]
-    by_start = listing(api, sortedColumn="fiscalyearstart")["Items"]
+    lower = refusal(api.get("ledger", PERIODS, params={"pageIndex": 1, "pageSize": 5,
+                                                       "sortedColumn": "fiscalyearstart"}))["detail"]
+    assert "sortedColumn: unknown column 'fiscalyearstart'" in lower  # property names are case-sensitive
+    by_start = listing(api, sortedColumn="FiscalYearStart")["Items"]
     assert [item["FiscalYearStart"][5:7] for item in by_start] == ["01", "02", "03", "04", "05", "06"]
     by_end_desc = listing(api, sortedColumn="FiscalYearEnd", isDesc="TRUE")["Items"]
     assert [item["FiscalYearEnd"][5:7] for item in by_end_desc] == ["06", "05", "04", "03", "02", "01"]
@@ -594,3 +610,68 @@ def test_a_zip_over_150_mb_is_refused(api):
     response = api.post("ledger", UPLOAD, data=body, timeout=120,
                         headers={"Content-Type": f"multipart/form-data; boundary={body.boundary}"})
     assert "Files: the ZIP is 150.0 MB; at most 150 MB is accepted." in refusal(response)["detail"]
+
+
+# --- line numbers: running on through the period, or 1, 2, 3... within each entry -----------------------------
+
+def running(rows, first=1):
+    """The rows with lineNumber running on through the period from `first` (the documented way)."""
+    changed, number = list(rows), first
+    for index, row in enumerate(changed):
+        if row[:2] not in ("Y\t", "H\t"):
+            changed[index] = str(number) + row[row.index("\t"):]
+            number += 1
+    return changed
+
+
+@pytest.mark.parametrize("first", [1, 501])
+def test_line_numbers_running_on_through_the_period_are_accepted_and_a_gap_in_them_refused(api, ledger, first):
+    gap = with_field(running(journal(), first), 12, 0, str(first + 8))  # row 12 is the 8th entry line
+    failed = checked(api, ledger, gap)
+    assert failed["Status"] == 40 and f"Satır 12: lineNumber: {first + 8} bulundu, {first + 7} (dönem boyunca) " \
+                                      f"bekleniyor" in failed["Task"]["Message"], failed["Task"]
+    assert checked(api, ledger, running(journal(), first))["Status"] == 30  # the month again, numbered right
+
+
+def numbered(rows, **numbers):
+    """The rows with the lineNumber of some rows (row_<n>=value, n from 1) changed."""
+    for name, value in numbers.items():
+        rows = with_field(rows, int(name.removeprefix("row_")), 0, value)
+    return rows
+
+
+LINE_NUMBERS = [
+    # (the journal's rows, the one finding expected: a gap, a repeat or a mix on its first line)
+    (lambda: numbered(running(journal()), row_8="7"), "Satır 8: lineNumber: 7 bulundu, 5 (dönem boyunca) bekleniyor"),
+    (lambda: numbered(running(journal()), row_8="4"), "Satır 8: lineNumber: 4 bulundu, 5 (dönem boyunca) bekleniyor"),
+    (lambda: numbered(running(journal()), row_11="1", row_12="2", row_13="3"),
+     "Satır 11: lineNumber: 1 bulundu, 7 (dönem boyunca) bekleniyor"),
+    (lambda: numbered(journal(entries=4), row_11="7", row_12="8", row_13="9", row_15="10", row_16="11", row_17="12"),
+     "Satır 11: lineNumber: 7 bulundu, 1 (her kayıtta yeniden) bekleniyor"),
+    (lambda: numbered(journal(), row_7="2"),
+     "Satır 7: lineNumber: 2 bulundu, 1 (her kayıtta yeniden) ya da 4 (dönem boyunca) bekleniyor"),
+]
+
+
+@pytest.mark.parametrize("rows,expected", LINE_NUMBERS)
+def test_a_gap_a_repeat_or_a_mix_of_line_numbers_is_one_finding_naming_both_ways(api, ledger, rows, expected):
+    failed = checked(api, ledger, rows())
+    assert failed["Status"] == 40
+    message = failed["Task"]["Message"]
+    assert message.startswith(f"1 hata. {expected}: satır numaraları ya dönem boyunca boşluksuz ve tekrarsız sürer "
+                              f"ya da her kayıtta 1, 2, 3… diye başlar"), message
+
+
+@pytest.mark.parametrize("rows", [journal, lambda: running(journal()), lambda: running(journal(), 77)]
+                         + [rows for rows, _expected in LINE_NUMBERS])
+def test_the_platform_and_the_back_office_find_the_same_line_number_problems(api, ledger, rows):
+    """The sandbox's check and the back office's (written apart) agree on which line breaks the numbering."""
+    from datetime import date
+
+    from backoffice.ledger.journal import JournalCheck, Options
+
+    checker = JournalCheck(Options(date(2025, 1, 1), date(2025, 1, 31)))
+    ours = [finding.line for finding in checker.run([text(rows())]) if finding.rule == "line_number"]
+    message = checked(api, ledger, rows())["Task"]["Message"]
+    platform = [int(line) for line in re.findall(r"Satır ([0-9]+): lineNumber:", message)]
+    assert platform == ours and len(ours) <= 1

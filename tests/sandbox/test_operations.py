@@ -2,9 +2,12 @@
 
 import base64
 import calendar
+import json
 
 import pytest
 import requests
+
+from tests.sandbox.test_tickets import EVENT, create, event_ticket
 
 CAMEL = ["pageIndex", "pageSize", "totalCount", "totalPages", "hasNextPage", "hasPreviousPage", "items"]
 CAPITALISED = ["PageIndex", "PageSize", "TotalCount", "TotalPages", "HasNextPage", "HasPreviousPage", "Items"]
@@ -135,3 +138,31 @@ def test_sandbox_company_fixture_points_every_service_at_the_sandbox(sandbox, sa
     token = requests.post(company.base_url("auth") + "/v1/token", timeout=5, headers={"Cache-Control": "no-cache"},
                           data=form)
     assert token.status_code == 200
+
+
+# --- names spelled as the documents write them, in what no model binds -------------------------------------
+
+def test_the_ticket_status_query_reads_ids_spelled_as_written(api):
+    ettn = create(api, event_ticket())
+    for body in ([ettn], {"ids": [ettn]}):
+        answer = api.post("ticket", f"{EVENT}/status", json=body)
+        assert answer.status_code == 200 and [item["id"] for item in answer.json()] == [ettn], answer.text
+    misspelt = api.post("ticket", f"{EVENT}/status", json={"Ids": [ettn]})
+    assert misspelt.status_code == 400 and misspelt.json()["detail"].startswith("body: must be an array")
+
+
+@pytest.mark.parametrize("service,path,parameter,category", [
+    ("ticket", "/v1/event-ticket", "queryFilter", "ticketNumber"),
+    ("accounting", "/v1/currentaccount", "filterQuery", "Code"),
+])
+def test_a_list_filter_condition_is_spelled_as_written(api, service, path, parameter, category):
+    def listing(condition):
+        return api.get(service, path, params={"pageIndex": 1, "pageSize": 5, parameter: json.dumps([condition])})
+
+    assert listing({"category": category, "operator": "eşittir", "value": "X"}).status_code == 200
+    for member in ("Category", "Operator", "Value"):
+        condition = {"category": category, "operator": "eşittir", "value": "X"}
+        condition[member] = condition.pop(member.lower())
+        refused = listing(condition)
+        assert refused.status_code == 400, refused.text
+        assert refused.json()["detail"].startswith(f"{parameter}: unknown member '{member}'")

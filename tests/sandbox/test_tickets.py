@@ -323,9 +323,35 @@ def test_valid_boundaries_pass(sandbox, api):
 
 
 def test_a_ticket_number_is_used_once(sandbox, api):
-    create(api, event_ticket(7))
-    body = refusal(api.post("ticket", EVENT, json=event_ticket(7)))
-    assert body["title"] == "Duplicate ticket number" and "ETK2025000000007" in body["detail"]
+    create(api, event_ticket(1))
+    body = refusal(api.post("ticket", EVENT, json=event_ticket(1)))
+    assert body["title"] == "Duplicate ticket number" and "ETK2025000000001" in body["detail"]
+
+
+def test_a_number_is_refused_while_the_one_before_it_is_not_there(sandbox, api):
+    """Document 2, 2.1: the counter of a prefix and year starts at 1 and continues consecutively (issue 28)."""
+    body = refusal(api.post("ticket", EVENT, json=event_ticket(2)))
+    assert body["title"] == "Validation failed"
+    assert body["detail"].startswith("ticketNumber: ETK2025000000002")
+    assert "ETK2025000000001 is not there" in body["detail"]
+    create(api, event_ticket(1))
+    create(api, event_ticket(2))
+    # Per prefix, year and kind: another prefix, another year and a passenger ticket start at 1 of their own.
+    assert "is not there" in refusal(api.post("ticket", EVENT, json=event_ticket(
+        2, ticketNumber="KNS2025000000002", prefix="KNS")))["detail"]
+    assert "is not there" in refusal(api.post("ticket", EVENT, json=event_ticket(
+        3, ticketNumber="ETK2026000000003")))["detail"]
+    assert "is not there" in refusal(api.post("ticket", PASSENGER, json=passenger_ticket(2)))["detail"]
+
+
+def test_a_series_started_elsewhere_continues_where_the_control_says(sandbox, customer_api):
+    api, customer = customer_api()
+    sandbox.control("POST", "tickets/series", {"customer_unique_id": customer["customer_unique_id"],
+                                               "kind": "event_ticket", "series": "ETK2025", "first": 101})
+    assert "ETK2025000000101 is not there" in refusal(api.post("ticket", EVENT, json=event_ticket(102)))["detail"]
+    create(api, event_ticket(101))
+    create(api, event_ticket(102))
+    assert "is not there" in refusal(api.post("ticket", EVENT, json=event_ticket(2)))["detail"]
 
 
 @pytest.mark.parametrize("data", [b"{not json", b"[1, 2]", b"null"])
@@ -753,12 +779,12 @@ def test_timeout_after_creates_the_ticket_then_keeps_the_caller_waiting(sandbox,
     sandbox.add_fault(path="/ticket/v1/event-ticket", method="POST", timeout_seconds=2, timeout_after=True,
                       remaining=1)
     with pytest.raises(requests.Timeout):
-        api.post("ticket", EVENT, json=event_ticket(5), timeout=0.5)
+        api.post("ticket", EVENT, json=event_ticket(1), timeout=0.5)
     # The platform has it already: found by number, and sending it again is a duplicate.
     found = api.get("ticket", EVENT, params={"pageIndex": 1, "pageSize": 5, "queryFilter": json.dumps(
-        [{"category": "ticketNumber", "operator": "eşittir", "value": "ETK2025000000005"}])}).json()
+        [{"category": "ticketNumber", "operator": "eşittir", "value": "ETK2025000000001"}])}).json()
     assert found["totalCount"] == 1 and found["items"][0]["status"] == 0
-    assert refusal(api.post("ticket", EVENT, json=event_ticket(5)))["title"] == "Duplicate ticket number"
+    assert refusal(api.post("ticket", EVENT, json=event_ticket(1)))["title"] == "Duplicate ticket number"
 
 
 # Document 1, section 8: list operations return at most 500 records per page; more is refused, everywhere.

@@ -4,9 +4,11 @@ saved or sent."""
 import uuid
 
 import pytest
+from django.core.exceptions import ValidationError
 
 from backoffice.core.choices import SyncState
 from backoffice.core.models import JobRun, RemoteCall
+from backoffice.core.validators import validate_platform_email
 from backoffice.subcompanies.models import SubCompany, SubCompanyOperation
 from tests.conftest import confirm_post, form_post, guard_fields
 
@@ -55,6 +57,10 @@ def field_error(response, field, message):
     ("quantity", "0", "The quantity must be a positive number"),
     ("quantity", "-5", "The quantity must be a positive number"),
     ("contact_email", "not-an-email", "Enter a valid email address."),
+    # The platform refuses a domain without a dot (document 1, 2.2); Django alone lets localhost through.
+    ("contact_email", "ayse@b", "The domain of an e-mail address has a dot"),
+    ("contact_email", "ayse@localhost", "The domain of an e-mail address has a dot"),
+    ("contact_email", "ayse@[IPv6:::1]", "The domain of an e-mail address has a dot"),
     ("name", "", "This field is required."),
     ("contact_full_name", "", "This field is required."),
 ])
@@ -62,6 +68,26 @@ def test_create_subcompany_field_rules(admin, field, value, message):
     response = form_post(admin, "/sub-companies/add/", subcompany_data(**{field: value}))
     field_error(response, field, message)
     nothing_saved_or_sent(SubCompany)
+
+
+def test_an_email_domain_without_a_dot_is_refused_in_turkish(client, administrator):
+    client.force_login(administrator)
+    client.defaults["HTTP_ACCEPT_LANGUAGE"] = "tr"
+    response = form_post(client, "/sub-companies/add/", subcompany_data(contact_email="ayse@localhost"))
+    field_error(response, "contact_email", "E-posta adresinin alan adında nokta bulunur")
+    nothing_saved_or_sent(SubCompany)
+
+
+@pytest.mark.parametrize("value", ["ayse@firma.com.tr", "a.b+c@alt.example.com", "ayse@[127.0.0.1]"])
+def test_an_email_the_platform_takes_is_accepted(value):
+    validate_platform_email(value)
+
+
+def test_the_record_refuses_it_too_as_the_admin_site_edits_it(on_platform):
+    on_platform.contact_email = "ayse@localhost"
+    with pytest.raises(ValidationError) as raised:
+        on_platform.full_clean()
+    assert "alan adında nokta bulunur" in " ".join(raised.value.message_dict["contact_email"])  # the default: Turkish
 
 
 def test_a_valid_tckn_is_accepted(admin, rq_queue):

@@ -5,8 +5,9 @@ and gets no origin of ours), and hands the rest over as downloads; a refusal, a 
 that says what to do."""
 
 from django.conf import settings
-from django.http import FileResponse, Http404
+from django.http import FileResponse, Http404, HttpResponse
 from django.shortcuts import get_object_or_404
+from django.utils.http import content_disposition_header
 from django.utils.translation import gettext as _
 
 from backoffice.remote.errors import NoAnswer, RateLimited, RemoteError
@@ -14,8 +15,37 @@ from backoffice.remote.errors import NoAnswer, RateLimited, RemoteError
 from .registry import model_url
 from .views import BaseObjectView
 
-# What a downloaded HTML may do in the browser: show itself with its own styles, nothing else.
+# What a document of the platform may do in the browser, opened or downloaded: show itself with its own styles,
+# nothing else (no script, no origin of ours).
 HTML_POLICY = "sandbox; default-src 'none'; style-src 'unsafe-inline'; img-src data:"
+PDF = "application/pdf"
+
+
+def is_pdf(head: bytes) -> bool:
+    """A PDF by its bytes (its header lies in the first 1,024 bytes), whatever the record says it is."""
+    return b"%PDF-" in head[:1024]
+
+
+def document_response(content, *, filename, content_type, download):
+    """The one way a platform document leaves us (bytes or an open binary file). Only a PDF checked by its bytes is
+    shown by the browser without the sandbox (its viewer needs scripts), as a PDF whatever the record says; anything
+    else, HTML, XML or a record that says PDF over other bytes, carries the sandbox policy, opened or downloaded, and
+    never has its type guessed (nosniff)."""
+    if isinstance(content, (bytes, bytearray)):
+        head = bytes(content[:1024])
+        response = HttpResponse(content, content_type=content_type or "application/octet-stream")
+        response["Content-Disposition"] = content_disposition_header(download, filename)
+    else:
+        head = content.read(1024)
+        content.seek(0)
+        response = FileResponse(content, as_attachment=download, filename=filename,
+                                content_type=content_type or "application/octet-stream")
+    if is_pdf(head):  # the bytes decide, not the label: a PDF viewer never runs the file as a page
+        response["Content-Type"] = PDF
+    else:
+        response["Content-Security-Policy"] = HTML_POLICY
+    response["X-Content-Type-Options"] = "nosniff"
+    return response
 
 
 class PlatformDocumentView(BaseObjectView):
@@ -64,8 +94,5 @@ class PlatformDocumentView(BaseObjectView):
             return response
         download = bool(request.GET.get("download")) or kind in self.attachment_kinds and not request.GET.get("view")
         content_type = "application/xml" if kind == "ubl" else document.content_type
-        response = FileResponse(document.file.open("rb"), as_attachment=download, filename=name,
-                                content_type=content_type)
-        if kind == self.html_kind:
-            response["Content-Security-Policy"] = HTML_POLICY
-        return response
+        return document_response(document.file.open("rb"), filename=name, content_type=content_type,
+                                 download=download)

@@ -14,8 +14,9 @@ from django.http import FileResponse
 from django.utils import timezone
 from django.utils.encoding import force_str
 from openpyxl import Workbook
-from openpyxl.cell import WriteOnlyCell
 from openpyxl.styles import Font
+
+from backoffice.core.workbooks import text_cell
 
 CHUNK = 2000
 XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
@@ -28,12 +29,7 @@ def _cell_value(sheet, value):
         return timezone.localtime(value).replace(tzinfo=None) if timezone.is_aware(value) else value
     if hasattr(value, "isoformat"):  # date, time
         return value
-    text = force_str(value)
-    if text.startswith("="):  # data, never a formula: someone else's text must not run in Excel
-        cell = WriteOnlyCell(sheet, value=text)
-        cell.data_type = "s"
-        return cell
-    return text
+    return text_cell(sheet, force_str(value))  # data, never a formula: someone else's text must not run in Excel
 
 
 def export_xlsx(table_class, queryset, *, filename, sheet_title, table_kwargs=None):
@@ -45,12 +41,7 @@ def export_xlsx(table_class, queryset, *, filename, sheet_title, table_kwargs=No
     header_table = table_class([], **table_kwargs)
     names = [column.name for column in header_table.export_columns()]
     bold = Font(bold=True)
-    header = []
-    for column in header_table.export_columns():
-        cell = WriteOnlyCell(sheet, value=force_str(column.header))
-        cell.font = bold
-        header.append(cell)
-    sheet.append(header)
+    sheet.append([text_cell(sheet, force_str(column.header), bold) for column in header_table.export_columns()])
 
     rows = queryset.iterator(chunk_size=CHUNK)
     while chunk := list(islice(rows, CHUNK)):

@@ -59,6 +59,7 @@ MENU = (
     MenuGroup(_("Administration"), (
         MenuItem(_("Companies"), "core:company_list", "building-gear"),
         MenuItem(_("Members"), "core:membership_list", "person-check"),
+        MenuItem(_("Document series"), "core:series", "123"),
         MenuItem(_("Remote-call audit"), "core:remotecall_list", "arrow-left-right"),
     ), roles=(Role.ADMINISTRATOR,)),
     # The Django admin and the RQ dashboard see every company: superusers (the operators) only.

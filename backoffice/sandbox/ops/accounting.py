@@ -30,9 +30,11 @@ Choices where document 3 says "not shown" (the back office relies on them):
 - PUT replaces a record's fields with the body's (a field left out becomes null); required fields again.
 - Phone and fax numbers are 10 or 11 digits and nothing else; webSite is an http(s) URL, the scheme may be
   left out (www.example.com); ibanNumber is compacted (spaces out, capitals) before its checks and stored so.
-- Lists: pageIndex and pageSize are required (size 1..500, else 400). sortedColumn (any case) is one of
-  the operation's columns, unknown ones answer 400; isDesc "true" or "false". filterQuery is a JSON array
-  (or one object) of {category, operator, value}; every condition must hold. Operators (spaces and case
+- Lists: pageIndex and pageSize are required (size 1..500, else 400). sortedColumn is one of the operation's
+  columns, spelled as its category (Id, Name...), unknown ones answer 400; isDesc "true" or "false". filterQuery
+  is a JSON array (or one object) of {category, operator, value}; every condition must hold. Member and
+  category names are read exactly as spelled here (another letter case: 400, see _exact_names and
+  common.condition_parts). Operators (spaces and case
   aside): eşittir and içeren / ile başlayan (and their negations) compare text ignoring case, Turkish
   capitals included and the four i's (I ı İ i) taken as one (a folded copy kept in data.search);
   Identifier is compared exactly; küçüktür ... büyük ve eşittir compare text as text and numbers as
@@ -50,6 +52,7 @@ Choices where document 3 says "not shown" (the back office relies on them):
   number), accountType (the account's type), status 1, receiveInvoice and sendInvoice true.
 """
 
+import json
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -301,7 +304,38 @@ def _account_item(doc: Document) -> dict:
             "status": doc.status}
 
 
+def _spelled(name: str, names) -> str | None:
+    """The spelling of `name` among `names` when it differs from it in letter case or spaces only."""
+    wanted = name.strip().lower()
+    return next((known for known in names if known.lower() == wanted), None)
+
+
+def _exact_names(call: Call, columns: tuple, sorts: dict) -> None:
+    """Document 3's names read only as it spells them: the categories and sortedColumn (the columns' names, as Code
+    in 4.3; a condition's own members are common.condition_parts'). Another letter case answers 400, so that what
+    the back office sends is pinned; names unknown in any case are left to list_filters' refusals."""
+    raw = call.query.get("filterQuery", "")
+    try:
+        conditions = json.loads(raw) if raw.strip() else []
+    except ValueError:
+        conditions = []  # list_filters refuses it with its own detail
+    categories = {column.name for column in columns}
+    for condition in conditions if isinstance(conditions, list) else [conditions]:
+        if not isinstance(condition, dict):
+            continue
+        category = condition.get("category")
+        if isinstance(category, str) and category not in categories and _spelled(category, categories):
+            raise refused("Bad Request", f"filterQuery: unknown category '{category}'; it is spelled "
+                                         f"{_spelled(category, categories)} (names are case-sensitive).")
+    wanted = call.query.get("sortedColumn", "")
+    sortable = {column.name for column in columns if column.name.lower() in sorts}
+    if wanted and wanted not in sortable and _spelled(wanted, sortable):
+        raise refused("Bad Request", f"sortedColumn: unknown column '{wanted}'; it is spelled "
+                                     f"{_spelled(wanted, sortable)} (names are case-sensitive).")
+
+
 def list_accounts(call: Call):
+    _exact_names(call, ACCOUNT_FILTERS, ACCOUNT_SORTS)
     page_index, page_size = page(call)
     rows = Document.objects.filter(customer=call.customer, kind=ACCOUNT)
     rows = filtered(rows, call.query.get("filterQuery", ""), ACCOUNT_FILTERS)
@@ -551,6 +585,21 @@ def _mapping_account(call: Call, body: dict, checks: Checks, doc: Document | Non
     return account
 
 
+def posting_refusal(customer, identifier: str, code: str = "") -> str | None:
+    """Why an invoice of this customer cannot be posted (document 3, 2.6: a current account the invoice created
+    has no mapping until one is made in the accounting interface, "otherwise the posting step fails"); None when
+    its current account (identifier and code) is mapped to a sub-account."""
+    code = (code or "").strip()
+    named = f"{identifier}{' / ' + code if code else ''}"
+    account = Document.objects.filter(customer=customer, kind=ACCOUNT, number=identifier, data__code=code).first()
+    if account is None:
+        return f"the current account {named} has no account mapping (it is not among the current accounts)"
+    if not Document.objects.filter(customer=customer, kind=MAPPING, data__currentAccountId=_id(account)).exists():
+        return (f"the current account {account.data.get('name')} ({named}, id {_id(account)}) has no account "
+                "mapping: map it to a sub-account first")
+    return None
+
+
 def _account_part(account: Document) -> dict:
     return {"code": full_code(account.data), "name": account.data.get("name"),
             "isBundleAccount": bool(account.data.get("isBundleAccount"))}
@@ -737,6 +786,7 @@ def _chart_data(body: dict, old: dict | None = None) -> dict:
 
 
 def list_chart(call: Call):
+    _exact_names(call, CHART_FILTERS, CHART_SORTS)
     page_index, page_size = page(call)
     rows = Document.objects.filter(customer=call.customer, kind=CHART)
     rows = filtered(rows, call.query.get("filterQuery", ""), CHART_FILTERS)

@@ -206,13 +206,28 @@ def read_body(call: Call):
         raise refused("Validation failed", "body: The request body is not valid JSON.") from None
 
 
-def field(body: dict, name: str):
-    """A field whatever its capitalisation: for what no model binds (queryFilter conditions, the status query's
-    {ids} tolerated beside its bare array); bodies with a model are spelled exactly (see bind)."""
-    if name in body:
-        return body[name]
-    lowered = name.lower()
-    return next((value for key, value in body.items() if str(key).lower() == lowered), None)
+def field(body: dict, *names: str):
+    """A member of what no model binds (list filter conditions, the status query's {ids} tolerated beside its bare
+    array, export filters), spelled exactly as the documents write it: names are case-sensitive here as in bind,
+    so that a test pins the spelling a client sends. Give several names only where the documents spell one member
+    two ways, and say where beside the call. None when the body has none of them."""
+    if not isinstance(body, dict):
+        return None
+    return next((body[name] for name in names if name in body), None)
+
+
+# A condition of a list filter (queryFilter of the ticket service, filterQuery of document 3, 4.1).
+CONDITION = ("category", "operator", "value")
+
+
+def condition_parts(condition: dict, parameter: str) -> tuple:
+    """(category, operator, value) of one list filter condition; 400 for a member spelled otherwise ("Category"
+    is not category), which would otherwise read as a condition without it."""
+    unknown = [str(key) for key in condition if key not in CONDITION]
+    if unknown:
+        raise refused("Bad Request", f"{parameter}: unknown member '{unknown[0]}' in a condition; its members are "
+                                     "category, operator and value, spelled so.")
+    return tuple(field(condition, name) for name in CONDITION)
 
 
 def blank(value) -> bool:

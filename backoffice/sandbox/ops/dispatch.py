@@ -49,11 +49,14 @@ notes and replies follow the wire contract of issue 16):
   facts file: public clients differ), which is the company's layout as isStandartXslt=false is.
 - Refusals answer 400 {"title", "detail"} ("<field>: <message>; ..." for validation failures, every problem at
   once); an id the customer does not have 404; a body that does not fit the model 422 (dispatch_rules.bound).
-  Query names are read whatever their letter case, as the body's.
+  Query and body names are read only as document 3 spells them (issue 28); a known name in another letter case
+  is refused (400 for a query, 422 for a body), other unknown query names are ignored.
 - Numbers: the sender's (useManualDespatchAdviceId true: pattern, the issue date's year, used once by the
   customer) or the next of a series, prefix + the issue date's year + a 9-digit counter per customer, prefix and
-  year (EIR unless the UBL form names a prefix of 3 of A-Z, 0-9; another is "No prefix found"), skipping numbers
-  a sender took. An update with useManualDespatchAdviceId false keeps the note's number. Replies alike (IRY by
+  year (EIR unless the UBL form names a prefix defined for the customer), skipping numbers a sender took. A prefix
+  not defined (the settings' prefixes; by default every 3 of A-Z, 0-9 is) is document 3's warning, not a
+  refusal: the note takes the next number of the default series and the UBL answer adds Message "No prefix
+  found: ..." (the facts file: create answers carry a message). An update with useManualDespatchAdviceId false keeps the note's number. Replies alike (IRY by
   default, the year of the reply's issue date); the sandbox's made-up incoming notes are numbered GLN.
 - UBL form: the note's id is the XML's cbc:UUID (a GUID the customer has not used; at an update the path's id);
   the receiver is the XML's DeliveryCustomerParty. targetAlias, when given, must be a mailbox of the receiver in
@@ -99,8 +102,9 @@ REPLY, REPLY_COUNTER = "despatch_reply", "despatch_reply_counter"
 RECEIPT, TRANSIT = "despatch_receipt", "despatch_transit"
 # list_names_replies: the incoming list names each note's reply (receiptAdviceId, receiptNumber); upper_case_ids:
 # status answers write ids in capitals. Both are shapes document 3 does not show, so a client must cope either way.
+# prefixes: those defined for the customer's outgoing notes (None: every well-formed one; see dispatch_outbox).
 DEFAULT_SETTINGS = {"processing_seconds": 2.0, "approve_seconds": 2.0, "error_rate": 0.0, "list_names_replies": True,
-                    "upper_case_ids": False}
+                    "upper_case_ids": False, "prefixes": None}
 DEFAULT_ARRIVAL = {"arrival_seconds": 0.0, "arrival_lines": 3}
 ENVELOPE_QUEUED = (1000, "Zarf kuyruğa eklendi")  # document 3, 2.9: the envelope status sample
 ERROR_MESSAGE = "İrsaliye GİB tarafından reddedildi: şematron kontrolünde hata bulundu (sandbox hata oranı)."
@@ -151,9 +155,18 @@ def today(call: Call):
 
 
 def query_value(call: Call, name: str):
-    """A query parameter whatever the letter case of its name."""
-    lowered = name.lower()
-    return next((value for key, value in call.query.items() if key.lower() == lowered), None)
+    """A query parameter spelled exactly as document 3 spells it (spelled_query refuses other spellings)."""
+    return call.query.get(name)
+
+
+def spelled_query(call: Call, names) -> None:
+    """400 for a query parameter that is one of the operation's names in another letter case: ignored, it would
+    leave the list unfiltered without a word (issue 28: names are read only as document 3 spells them)."""
+    lowered = {name.lower(): name for name in names}
+    problems = [f"{key}: unknown query parameter; this operation spells it {lowered[key.lower()]} (names are "
+                "case-sensitive)." for key in call.query if key not in names and key.lower() in lowered]
+    if problems:
+        raise refused("Validation failed", "; ".join(problems))
 
 
 def utc(moment) -> str | None:

@@ -7,7 +7,8 @@ Choices where the documents say "not shown" (besides dispatch.py's and dispatch_
 - partialaccept items are {lineId (string), acceptedQuantity, rejectedQuantity, rejectReason}; a missing quantity
   is 0; a note line no item names is wholly accepted; items[i] in refusals counts from 0, as JSON paths do.
   despatchAdviceUUID well formed but not one of the customer's incoming notes: 404.
-- approvereject reads ids repeated (ids=a&ids=b) or comma-separated, names in any letter case; reason is free text
+- approvereject reads ids repeated (ids=a&ids=b) or comma-separated, names only as document 3 spells them (ids,
+  isApprove, prefix, reason, actualDeliveryDate; another letter case is refused); reason is free text
   (document 3 calls it a Guid, which no list explains); all of the notes or none, the refusal naming each.
 """
 
@@ -21,7 +22,7 @@ from ..models import Document
 from . import dispatch_receipt_ubl as receipt_ubl
 from . import dispatch_rules as rules
 from .common import NUMBER, STRING, Problems, array, blank, decimal, is_guid, lock, moment, now, read_body, refused
-from .dispatch import INBOX, REPLY, note_key
+from .dispatch import INBOX, REPLY, note_key, spelled_query
 from .dispatch_life import settle
 from .dispatch_replies import (BASE, answer, check_answers, kind_of, not_awaiting, prefix_of, reply_data,
                                reply_number, store)
@@ -117,32 +118,32 @@ def partial_accept(call: Call):
     return answer(reply)
 
 
+APPROVE_QUERY = ("ids", "isApprove", "prefix", "reason", "actualDeliveryDate")  # document 3, 4.5
+
+
 def _query_ids(call: Call) -> list[str]:
-    values = []
-    for name in call.query:
-        if name.lower() == "ids":
-            values += call.query.getlist(name)
-    return [part.strip() for value in values for part in value.split(",") if part.strip()]
+    return [part.strip() for value in call.query.getlist("ids") for part in value.split(",") if part.strip()]
 
 
 @operation("dispatch", "POST", BASE + "/approvereject")
 def approve_reject(call: Call):
     """Whole notes accepted (every line received) or rejected (every line rejected with the reason)."""
-    query = {name.lower(): call.query.get(name) for name in call.query}
+    spelled_query(call, APPROVE_QUERY)
+    query = {name: call.query.get(name) for name in APPROVE_QUERY}
     settle(call)
     at, problems = now(call), Problems()
     ids = _query_ids(call)
     if not ids:
         problems.add("ids", "ids is required: the incoming notes' ids (ids=a&ids=b or ids=a,b).")
-    approve = (query.get("isapprove") or "").strip().lower()
+    approve = (query.get("isApprove") or "").strip().lower()
     if approve not in ("true", "false"):
         problems.add("isApprove", f"isApprove is required: true (accept) or false (reject) (got "
-                                  f"'{query.get('isapprove') or ''}').")
+                                  f"'{query.get('isApprove') or ''}').")
     prefix = prefix_of(query.get("prefix"), problems, "prefix", default=None)
     reason = query.get("reason")
     if approve == "false" and blank(reason):
         problems.add("reason", "required when rejecting.")
-    delivered = _delivery_moment(query.get("actualdeliverydate"), "actualDeliveryDate", problems, at, False)
+    delivered = _delivery_moment(query.get("actualDeliveryDate"), "actualDeliveryDate", problems, at, False)
     problems.raise_any()
     with transaction.atomic():
         lock(call.customer)

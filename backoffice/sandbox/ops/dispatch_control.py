@@ -64,12 +64,13 @@ def arrival_changes(body: dict) -> dict:
 @control_action("POST", "dispatch/settings")
 def control_settings(body):
     """{customer, processing_seconds?, approve_seconds?, error_rate?, arrival_seconds?, arrival_lines?,
-    list_names_replies?, upper_case_ids?, reset?} ->
+    list_names_replies?, upper_case_ids?, prefixes?, reset?} ->
     the customer's settings: how long a queued note or reply takes to reach 50 and then 60 (or 40), and the share
     that ends in error (0 to 1); with arrival_seconds > 0 one incoming note of arrival_lines lines arrives per such
     period from now on (0 stops it). list_names_replies false: the incoming list leaves each note's reply out;
-    upper_case_ids true: status answers write ids in capitals. The arrival members are answered once set (reset
-    clears them)."""
+    upper_case_ids true: status answers write ids in capitals. prefixes: the prefixes defined for the customer's
+    outgoing notes (a list of 3 of A-Z, 0-9; null: every well-formed prefix). The arrival members are answered once
+    set (reset clears them)."""
     customer = _customer(body)
     arrival = arrival_changes(body)
     if body.get("reset") is True:
@@ -89,6 +90,12 @@ def control_settings(body):
         if not isinstance(value, bool):
             raise BadRequest(f"{name} must be true or false")
         changes[name] = value
+    if "prefixes" in body:
+        prefixes = body["prefixes"]
+        if prefixes is not None and (not isinstance(prefixes, list) or not all(
+                isinstance(prefix, str) and rules.PREFIX_PATTERN.match(prefix) for prefix in prefixes)):
+            raise BadRequest("prefixes must be null or a list of prefixes of 3 characters of A-Z and 0-9")
+        changes["prefixes"] = prefixes
     settings = save_settings(customer, changes, reset=body.get("reset") is True)
     return {**settings, **save_arrival(customer, arrival)}
 

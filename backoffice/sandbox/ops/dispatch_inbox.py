@@ -15,7 +15,7 @@ from ..api import Call, operation
 from ..models import Document
 from . import dispatch_ubl as ubl
 from .common import Problems, blank, moment, now, page, paged_query, refused
-from .dispatch import INBOX, REPLY, dispatch_settings, id_text, note_key, query_value, utc, wrapped
+from .dispatch import INBOX, REPLY, dispatch_settings, id_text, note_key, query_value, spelled_query, utc, wrapped
 from .dispatch_drawings import drawn_documents
 from .dispatch_life import settle
 
@@ -42,7 +42,9 @@ def list_item(doc: Document, names_replies: bool = True) -> dict:
 def listed(call: Call, rows, filters: tuple, item):
     """One page of rows (the customer's incoming notes or receipts) filtered by the query as the platform's lists
     are: exact filters (query name, lookup), status, startDate / endDate on creation (endDate not later than now),
-    isDesc by creation."""
+    isDesc by creation. Names as document 3 (4.5) spells them."""
+    spelled_query(call, ("pageIndex", "pageSize", "status", "isDesc", "startDate", "endDate",
+                         *(name for name, _lookup in filters)))
     paging = SimpleNamespace(query={name: query_value(call, name) for name in ("pageIndex", "pageSize")})
     page_index, page_size = page(paging)
     problems = Problems()

@@ -17,8 +17,8 @@ from . import exports
 from .common import (BOOLEAN, INTEGER, STRING, Problems, array, blank, iso, lock, moment, now, page, paged_query,
                      read_body, refused,
                      vkn_tckn_problem)
-from .dispatch import (BASE, DOCUMENTS, NOTE, check_unused, envelope_fields, name_of, next_number, note_key,
-                       note_of, query_value, save, today, updatable, wrapped)
+from .dispatch import (BASE, DOCUMENTS, NOTE, check_unused, dispatch_settings, envelope_fields, name_of, next_number,
+                       note_key, note_of, query_value, save, spelled_query, standard, today, updatable, wrapped)
 from .dispatch_directory import ALIASES, GENERIC_ALIAS
 from .dispatch_drawings import drawn_documents
 from .dispatch_life import note_xml, settle
@@ -103,14 +103,17 @@ def update_json(call: Call, id):
 
 # --- create and update, UBL form --------------------------------------------------------------------------------
 
-def _prefix(body: dict, problems: Problems) -> str:
+def _prefix(call: Call, body: dict) -> tuple[str, str]:
+    """(the series' prefix, the warning): document 3, 2.9, an undefined prefix gives a no-prefix-found warning,
+    and the note is numbered from the default series."""
     prefix = body.get("prefix")
     if blank(prefix):
-        return rules.DEFAULT_PREFIX
-    if not rules.PREFIX_PATTERN.match(prefix):
-        problems.add("prefix", f"No prefix found: '{prefix}' is no prefix of this customer (a prefix is 3 "
-                               "characters of A-Z and 0-9).")
-    return prefix
+        return rules.DEFAULT_PREFIX, ""
+    defined = dispatch_settings(call.customer).get("prefixes")
+    if rules.PREFIX_PATTERN.match(prefix) and (defined is None or prefix in defined):
+        return prefix, ""
+    return rules.DEFAULT_PREFIX, (f"No prefix found: '{prefix}' is no prefix of this customer; the note was numbered "
+                                  f"from the default series {rules.DEFAULT_PREFIX}.")
 
 
 def _target_alias(body: dict, receiver: str, problems: Problems) -> str | None:
@@ -137,7 +140,7 @@ def _ubl_note(call: Call, note_id: str | None):
     if status is not None and status not in (DRAFT, QUEUED):
         problems.add("status", f"status must be 0 (draft) or 20 (save and send) (got {status}).")
     manual = body.get("useManualDespatchAdviceId") is True
-    prefix = rules.DEFAULT_PREFIX if manual or existing else _prefix(body, problems)
+    prefix, warning = (rules.DEFAULT_PREFIX, "") if manual or existing else _prefix(call, body)
     upload = ubl.read_upload(body.get("despatchAdviceZip"), problems)
     facts, alias = None, None
     if upload:
@@ -180,8 +183,11 @@ def _ubl_note(call: Call, note_id: str | None):
         doc.number, doc.data = number, data
         doc.blob = content if number == facts["number"] else ubl.with_number(root, number)
         save(call, doc, status or DRAFT)
-    return {"Id": doc.key, "DespatchAdviceNumber": doc.number, "Status": doc.status,
-            "LocalReferenceId": local_reference}
+    answer = {"Id": doc.key, "DespatchAdviceNumber": doc.number, "Status": doc.status,
+              "LocalReferenceId": local_reference}
+    if warning:
+        answer["Message"] = warning
+    return answer
 
 
 @operation("dispatch", "POST", BASE)
@@ -201,9 +207,9 @@ def _ids(body: dict, name: str = "ids") -> list[str]:
 @operation("dispatch", "PUT", DOCUMENTS + "/updatestatuslist")
 def change_status(call: Call):
     """Document 3, 3.3: 40 -> 0 and 0 -> 20 only, all of the notes or none."""
-    body = rules.bound(read_body(call), {"ids": array(STRING), "status": INTEGER})
-    ids = _ids(body, "ids")
-    target = body.get("status")
+    body = rules.bound(read_body(call), rules.STATUS_CHANGE_MODEL, rules.STATUS_CHANGE_SPELLINGS)
+    ids = _ids(body, "Ids")
+    target = body.get("Status")
     if target not in (DRAFT, QUEUED):
         raise refused("Bad Request", f"Status: must be 0 (draft) or 20 (queue and send) (got {target}).")
     settle(call)
@@ -266,17 +272,26 @@ def ubl_document(call: Call, id):
     return wrapped(_xml(call, note_of(call, id)))
 
 
-@operation("dispatch", "GET", DOCUMENTS + "/{id}/zip")
-def zipped(call: Call, id):
+@operation("dispatch", "GET", DOCUMENTS + "/{id}/zip/{isStandartXslt}")
+def zipped(call: Call, id, isStandartXslt):
+    """Document 3, 4.5: Get ZIP takes isStandartXslt (no route without it): the UBL and its HTML in that layout."""
+    layout_standard = standard(isStandartXslt)
     settle(call)
     doc = note_of(call, id)
-    return wrapped(exports.archive({f"{doc.number}.xml": _xml(call, doc)}))
+    xml = _xml(call, doc)
+    page = ubl.html(ubl.parse_stored(xml), doc.status, ubl.layout_of(layout_standard, doc.data.get("xsltCode")))
+    return wrapped(exports.archive({f"{doc.number}.xml": xml, f"{doc.number}.html": page.encode("utf-8")}))
 
 
 # --- the list ------------------------------------------------------------------------------------------------------
 
+LIST_QUERY = ("pageIndex", "pageSize", "localReferenceId", "despatchNumber", "status", "isNew", "startDate",
+              "endDate", "isDesc")
+
+
 @operation("dispatch", "GET", BASE + "/list")
 def note_list(call: Call):
+    spelled_query(call, LIST_QUERY)
     settle(call)
     paging = SimpleNamespace(query={name: query_value(call, name) for name in ("pageIndex", "pageSize")})
     page_index, page_size = page(paging)

@@ -22,10 +22,11 @@ from ..api import Call, operation
 from ..models import Document
 from . import dispatch_receipt_ubl as receipt_ubl
 from . import dispatch_rules as rules
+from . import dispatch_ubl as ubl
 from . import exports
-from .common import BOOLEAN, INTEGER, STRING, Problems, array, blank, decimal, lock, now, read_body, refused
-from .dispatch import (INBOX, REPLY, REPLY_COUNTER, envelope_fields, id_text, next_numbers, note_key, today,
-                       wrapped)
+from .common import BOOLEAN, INTEGER, STRING, Problems, blank, decimal, lock, now, read_body, refused
+from .dispatch import (INBOX, REPLY, REPLY_COUNTER, envelope_fields, id_text, next_numbers, note_key, standard,
+                       today, wrapped)
 from .dispatch_drawings import drawn_documents
 from .dispatch_life import AWAITING, move_note, queue_reply, settle
 from .dispatch_rules import DRAFT, ERROR, QUEUED, STATUS_NAMES
@@ -250,11 +251,11 @@ def update_reply(call: Call, id):
 @operation("dispatch", "PUT", DOCUMENTS + "/updatestatuslist")
 def change_reply_status(call: Call):
     """Document 3, 3.3: the outgoing notes' rules (40 -> 0, 0 -> 20), all of the replies or none."""
-    body = rules.bound(read_body(call), {"ids": array(STRING), "status": INTEGER})
-    ids = body.get("ids")
+    body = rules.bound(read_body(call), rules.STATUS_CHANGE_MODEL, rules.STATUS_CHANGE_SPELLINGS)
+    ids = body.get("Ids")
     if not isinstance(ids, list) or not ids or not all(isinstance(item, str) and item.strip() for item in ids):
-        raise refused("Bad Request", "ids: must be a non-empty array of reply ids.")
-    target = body.get("status")
+        raise refused("Bad Request", "Ids: must be a non-empty array of reply ids.")
+    target = body.get("Status")
     if target not in (DRAFT, QUEUED):
         raise refused("Bad Request", f"Status: must be 0 (draft) or 20 (queue and send) (got {target}).")
     settle(call)
@@ -302,8 +303,13 @@ def reply_ubl(call: Call, id):
     return wrapped(bytes(reply_of(call, id).blob))
 
 
-@operation("dispatch", "GET", DOCUMENTS + "/{id}/zip")
-def reply_zip(call: Call, id):
+@operation("dispatch", "GET", DOCUMENTS + "/{id}/zip/{isStandartXslt}")
+def reply_zip(call: Call, id, isStandartXslt):
+    """Document 3, 4.5: Get ZIP takes isStandartXslt (no route without it): the UBL and its HTML in that layout."""
+    layout_standard = standard(isStandartXslt)
     settle(call)
     doc = reply_of(call, id)
-    return wrapped(exports.archive({f"{doc.number}.xml": bytes(doc.blob)}))
+    xml = bytes(doc.blob)
+    page = receipt_ubl.html(ubl.parse_stored(xml), doc.status, ubl.layout_of(layout_standard, None),
+                            doc.data.get("kind"))
+    return wrapped(exports.archive({f"{doc.number}.xml": xml, f"{doc.number}.html": page.encode("utf-8")}))

@@ -4,9 +4,11 @@ JSON note must keep. The UBL reading and writing and the PDF and HTML are in dis
 dispatch_directory.py.
 
 Choices where the documents say "not shown" (dispatch.py lists those of the operations):
-- Names are read case-insensitively (the facts file: public clients mix cases): camelCase and PascalCase alike,
-  at the top level and inside. An unknown top-level member, a name given twice in two cases or a JSON type other
-  than the model's answers 422 (as common.bind); unknown members inside the objects are kept as given.
+- Names are read only as document 3 (and, for inner fields it does not show, the facts file) spells them
+  (issue 28: the facts file's guess that the service reads any letter case pins nothing of what a client sends).
+  A name in another letter case, an unknown top-level member, a name given twice or a JSON type other than the
+  model's answers 422 (as common.bind); unknown members inside the objects are kept as given. Where document 3
+  itself spells one name two ways, a model lists the second spelling (bound's `spellings`), and only that one.
 - despatchProfileType and despatchType are the provider client's numbers (0 TEMELIRSALIYE, 1 TICARIIRSALIYE;
   1 SEVK) or their names; issueDate "yyyy-MM-dd" (a date-time's date part is taken), issueTime "HH:mm:ss".
 """
@@ -70,38 +72,49 @@ NOTE_MODEL = {
     "despatchBuyerCustomerInfo": PARTY_MODEL,
     "sellerSupplierInfo": PARTY_MODEL,
     "orderInfo": {"shipmentDate": STRING},
-    "customDocumentReferenceList": array(OBJECT),
+    "customDocumentReferenceList": array({"id": STRING, "issueDate": STRING, "documentTypeCode": STRING,
+                                          "documentType": STRING}),
     "notes": array({"note": STRING}),
 }
+# The status change of notes and replies: document 3 (4.5) writes its body {Ids, Status}; the facts file's public
+# clients write the same path's body {ids, status}, as document 3 itself writes ids in its other operations (the
+# exports, approve / reject). Exactly these two spellings are read.
+STATUS_CHANGE_MODEL = {"Ids": array(STRING), "Status": INTEGER}
+STATUS_CHANGE_SPELLINGS = {"ids": "Ids", "status": "Status"}
 UBL_MODEL = {"despatchAdviceZip": STRING, "localReferenceId": STRING, "prefix": STRING, "targetAlias": STRING,
              "useManualDespatchAdviceId": BOOLEAN, "checkLocalReferenceId": BOOLEAN, "status": INTEGER}
 
 
-def bound(body, model: dict) -> dict:
-    """The body with its members spelled as the model spells them; 422 when it does not fit the model."""
+def bound(body, model: dict, spellings: dict | None = None) -> dict:
+    """The body with its members as the model spells them; 422 when it does not fit the model. spellings: a second
+    spelling document 3 gives a top-level name -> the model's name (accepted exactly, like the model's own)."""
     errors = {}
-    result = _object(body, model, "", errors, strict=True)
+    result = _object(body, model, "", errors, strict=True, spellings=spellings or {})
     if errors:
         raise binding_failed(errors)
     return result
 
 
-def _object(body, model: dict, where: str, errors: dict, strict: bool):
+def _object(body, model: dict, where: str, errors: dict, strict: bool, spellings: dict | None = None):
     if not isinstance(body, dict):
         errors[where or "body"] = [f"{where or 'The request body'} must be a JSON object (got {json_type(body)})."]
         return body
-    names = {name.lower(): name for name in model}
+    spellings = spellings or {}
+    lowered = {name.lower(): name for name in (*model, *spellings)}
     result = {}
     for name, value in body.items():
-        canonical = names.get(str(name).lower())
+        canonical = name if name in model else spellings.get(name)
         place = f"{where}.{canonical or name}" if where else canonical or name
         if canonical is None:
-            if strict:
+            spelled = lowered.get(str(name).lower())
+            if spelled:
+                errors[place] = [f"Unknown field '{name}': this body spells it {spelled} (names are case-sensitive)."]
+            elif strict:
                 errors[place] = [f"Unknown field '{name}': it is not a member of this operation's body."]
             else:
                 result[name] = value
         elif canonical in result:
-            errors[place] = [f"{canonical} is given twice (names are read whatever their letter case)."]
+            errors[place] = [f"{canonical} is given twice."]
         else:
             result[canonical] = None if value is None else _value(value, model[canonical], place, errors)
     return result

@@ -246,14 +246,14 @@ def despatch_xml(doc, customer, sender: tuple[str, str] | None = None) -> bytes:
             add(root, "cbc:Note", note["note"])
     add(root, "cbc:LineCountNumeric", len(lines))
     for reference in data.get("customDocumentReferenceList") or []:
-        lowered = {str(name).lower(): value for name, value in reference.items()}
-        if not blank(lowered.get("id")):
+        # Inner names are not shown in document 3: the sandbox reads them spelled so, as the rest of the model.
+        if not blank(reference.get("id")):
             element = add(root, "cac:AdditionalDocumentReference")
-            add(element, "cbc:ID", lowered["id"])
-            add(element, "cbc:IssueDate", day(lowered.get("issuedate")) or data["issueDate"])
-            for name, tag in (("documenttypecode", "cbc:DocumentTypeCode"), ("documenttype", "cbc:DocumentType")):
-                if not blank(lowered.get(name)):
-                    add(element, tag, lowered[name])
+            add(element, "cbc:ID", reference["id"])
+            add(element, "cbc:IssueDate", day(reference.get("issueDate")) or data["issueDate"])
+            for name, tag in (("documentTypeCode", "cbc:DocumentTypeCode"), ("documentType", "cbc:DocumentType")):
+                if not blank(reference.get(name)):
+                    add(element, tag, reference[name])
     signature = add(root, "cac:Signature")
     add(signature, "cbc:ID", supplier, schemeID="VKN_TCKN")
     signatory = add(signature, "cac:SignatoryParty")

@@ -1,5 +1,6 @@
 """The sandbox's control actions for invoices (ops/invoices.py keeps the store): seed invoices in bulk, set an
-invoice's status, register users on the taxpayer list. Tests and benchmarks call them; the platform has none."""
+invoice's status, register users on the taxpayer list, write the UBL of a body no save rule checked (the tax
+authority's checks as the tests' oracle). Tests and benchmarks call them; the platform has none."""
 
 import hashlib
 import re
@@ -15,6 +16,7 @@ from ..control import BadRequest, control_action
 from ..models import Customer, Document, SandboxSetting
 from . import provinces
 from .common import blank, control_customer, is_guid, lock, now
+from .invoice_documents import unchecked_ubl
 from .invoices import (APPROVED, COUNTER, DEFAULT_ADDRESS, E_ARCHIVE, E_INVOICE, EARSIVFATURA, EINVOICE_APP, ERROR,
                        ERROR_MESSAGE, INCOMING, OUTGOING, POSTED, QUEUED, SEEDED, STATUSES, TAXPAYER, _queue, _record,
                        canonical, find, generated_taxpayers, generated_vkn, priced, stamp, totals)
@@ -175,3 +177,15 @@ def control_seed(body):
         Document.objects.filter(pk=mark.pk).update(data={"last": max(mark.data["last"], first + count - 1)})
         created = Document.objects.filter(customer=customer, kind=kind).count() - before
     return {"created": created, "first": first, "last": first + count - 1}
+
+
+@control_action("POST", "invoices/ubl")
+def control_unchecked_ubl(body):
+    """{customer, invoice: an outgoing save body} -> {"ubl": the UBL the sandbox writes of it}, no save rule applied
+    and nothing stored: tests run the tax authority's own checks on bodies the platform refuses."""
+    customer = _control_customer(body)
+    invoice = body.get("invoice")
+    if not isinstance(invoice, dict) or not isinstance((invoice.get("generalInfoModel") or {}).get("issueDate"), str) \
+            or blank(invoice.get("currentAccountIdentifier")):
+        raise BadRequest("invoice must be a save body with currentAccountIdentifier and generalInfoModel.issueDate")
+    return {"ubl": unchecked_ubl(invoice, customer).decode("utf-8")}

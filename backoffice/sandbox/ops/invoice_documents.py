@@ -12,25 +12,32 @@ Choices where the documents say "not shown":
   AllowanceCharge on the gross (BaseAmount). LegalMonetaryTotal: LineExtensionAmount and TaxExclusiveAmount
   the sum of the line nets, TaxInclusiveAmount that + VAT + added taxes, PayableAmount that - withholding -
   stopaj (invoices.py); no AllowanceTotalAmount, as there is no document-level AllowanceCharge (the discounts
-  are the lines').
+  are the lines'). An exemption carries its code and the code list's text (TaxExemptionReason); a return's
+  BillingReference is typed IADE: the tax authority's schematron wants both.
 - The PDF writes Turkish letters outside its font's encoding (ş ğ ı İ Ş Ğ) without their marks, and amounts
   in Turkish notation (1.234,56).
 - The taxpayer list ZIP holds one file, users.json: a UTF-8 byte-order mark, then the JSON array.
 """
 
 import codecs
+import functools
 import io
 import json
+import uuid
 import zipfile
 from collections import defaultdict
+from datetime import date, datetime
+from datetime import timezone as dt_timezone
 from decimal import Decimal
+from pathlib import Path
 
 from django.utils.html import format_html, format_html_join
 from lxml import etree
 
 from .. import fakes
 from ..models import Document
-from .invoices import DEDUCTED_TAXES, VAT_CODE, generated_vkn, money, number, taxpayers
+from .invoices import (DEDUCTED_TAXES, DEFAULT_ADDRESS, E_ARCHIVE, EARSIVFATURA, OUTGOING, VAT_CODE, _record,
+                       generated_vkn, money, number, priced, taxpayers)
 
 NS = {
     None: "urn:oasis:names:specification:ubl:schema:xsd:Invoice-2",
@@ -40,7 +47,23 @@ NS = {
 }
 COMPANY_ADDRESS = {"street": "Caferağa Mah. Moda Cad. No:1", "district": "Kadıköy", "city": "İstanbul",
                    "country": "Türkiye", "postalZone": "34710"}
+CODE_LISTS = Path(__file__).resolve().parents[2] / "invoices" / "data" / "codelists.json"
 TURKISH_ONLY = str.maketrans("şŞğĞıİ", "sSgGiI")  # letters Helvetica's WinAnsiEncoding lacks
+
+
+@functools.cache
+def _exemption_reasons() -> dict:
+    """{code: the tax authority's name} of the VAT exemption reasons (the list the platform, like the back office,
+    keeps: the UBL-TR code list; read as data, the sandbox imports no app)."""
+    try:
+        rows = json.loads(CODE_LISTS.read_text(encoding="utf-8"))["vat_exemption_reasons"]
+    except (OSError, ValueError, KeyError):
+        return {}
+    return {row[0]: row[1] for row in rows}
+
+
+def exemption_reason(code: str) -> str:
+    return _exemption_reasons().get(code) or f"KDV istisnası {code}"
 
 
 # --- the parties and the tax groups ---------------------------------------------------------------------------
@@ -142,8 +165,9 @@ def _tax_total(parent, tag: str, groups: dict, currency: str) -> None:
         _amount(subtotal, "cbc:TaxAmount", amount, currency)
         _add(subtotal, "cbc:Percent", _percent(percent))
         category = _add(subtotal, "cac:TaxCategory")
-        if exemption:
+        if exemption:  # the schematron wants the reason's text beside its code (TaxExemptionReasonCheck-1)
             _add(category, "cbc:TaxExemptionReasonCode", exemption)
+            _add(category, "cbc:TaxExemptionReason", exemption_reason(exemption))
         scheme = _add(category, "cac:TaxScheme")
         _add(scheme, "cbc:Name", name)
         _add(scheme, "cbc:TaxTypeCode", code)
@@ -201,6 +225,8 @@ def ubl(doc: Document, customer) -> bytes:
         reference = _add(_add(root, "cac:BillingReference"), "cac:InvoiceDocumentReference")
         _add(reference, "cbc:ID", general["returnInvoiceNumber"])
         _add(reference, "cbc:IssueDate", (general.get("returnInvoiceDate") or data["issueDate"])[:10])
+        if data["type"] == "IADE":  # the returned invoice, as the schematron's IADEInvioceCheck-1 wants it named
+            _add(reference, "cbc:DocumentTypeCode", "IADE")
     supplier, buyer = parties(doc, customer)
     _signature(root, supplier, doc.number)
     _party(root, "cac:AccountingSupplierParty", supplier)
@@ -228,6 +254,29 @@ def ubl(doc: Document, customer) -> bytes:
     for index, line in enumerate(lines, start=1):
         _invoice_line(root, index, line, currency)
     return etree.tostring(root, xml_declaration=True, encoding="UTF-8", pretty_print=True)
+
+
+def unchecked_ubl(body: dict, customer) -> bytes:
+    """The UBL this writer makes of an outgoing save body that no save rule has checked (a number from its prefix,
+    issued at noon): what the platform would write of it. Tests run the tax authority's own checks on it, to show
+    that what the back office and this sandbox refuse, the tax authority refuses too."""
+    general = body.get("generalInfoModel") or {}
+    record_type = body.get("recordType", E_ARCHIVE)
+    issue_date = date.fromisoformat(str(general["issueDate"])[:10])
+    facts = {"is_send": True, "record_type": record_type, "type": general.get("type") or 1,
+             "profile": EARSIVFATURA if record_type == E_ARCHIVE else general.get("invoiceProfileType") or 0,
+             "currency": general.get("currencyCode") or "TRY", "issue_date": issue_date, "issue_time": "12:00:00",
+             "rate": number(general["exchangeRate"]) if general.get("exchangeRate") is not None else None,
+             "ettn": general.get("ettn") or str(uuid.uuid4()),
+             "lines": [priced(line) for line in body.get("invoiceLines") or []]}
+    identifier = body["currentAccountIdentifier"]
+    party = {"name": body.get("currentAccountName") or identifier, "taxOffice": None, "accountName": None,
+             "accountCode": None, "branchId": None, "address": dict(DEFAULT_ADDRESS)}
+    data = _record(facts, party=party, body=body, identifier=identifier, alias=body.get("currentAccountAlias"),
+                   at=datetime.now(dt_timezone.utc))
+    doc = Document(kind=OUTGOING, key=facts["ettn"], number=fakes.document_number(
+        general.get("prefix") or "", issue_date.year, 1), data=data)
+    return ubl(doc, customer)
 
 
 # --- PDF and HTML -------------------------------------------------------------------------------------------------

@@ -32,8 +32,12 @@ Choices where document 3 and the facts file say "not shown" (the back office rel
 - ettn: a GUID the client gives is kept (any case; answered lowercase), one the customer already has is refused
   ("generalInfoModel.ettn: already exists ..."), none gives a new one. Get with isSend looks in that direction
   only (404 in the other), without isSend in both.
+- What the tax authority's schematron ties to the invoice type is refused at save, as the platform refuses it
+  (_type_rules): withholding (and tax 4171) outside TEVKIFAT, IADE and SGK; an exemption reason on a type it is not
+  for, or a full exemption on a line with VAT (701-704, 801-812 and 555 may have VAT; 555 must); a return (IADE)
+  e-invoice other than TEMELFATURA; an issueDate before 2005.
 - Lists: filterQuery and sortedColumn as the current-account lists (list_filters.py), with the categories of
-  COLUMNS; updateDateUtc and createDateUtc compare as moments (ISO, any offset; naive ones in Türkiye's time),
+  COLUMNS, the members of a condition and sortedColumn spelled exactly as document 3 spells them (_exact); updateDateUtc and createDateUtc compare as moments (ISO, any offset; naive ones in Türkiye's time),
   issueDate as a day (yyyy-MM-dd or dd.MM.yyyy), the amounts as numbers. Default order: createDateUtc ascending.
 - Outgoing numbers: prefix + year of issueDate + 9-digit counter per customer, prefix and year, consecutive,
   never reused. An update keeps the number: another invoiceNumber or prefix is refused.
@@ -55,7 +59,8 @@ Choices where document 3 and the facts file say "not shown" (the back office rel
   error queues it again; POST /_control/invoices/status sets any status (20 queues again, others stop it).
 - Delete answers 200 {}; its failures {"Error": text}: 404 unknown, 400 posted or an e-invoice. Post and
   reverse take [{ettn, isSend}], all or none: any refusal answers 400 {"Error": every refused one named}.
-  Post needs lines, not cancelled (10 or 100), not posted; reverse needs posted.
+  Post needs lines, not cancelled (10 or 100), not posted, and the customer's current account (identifier and
+  currentAccountCode) mapped to a sub-account (2.6; accounting.posting_refusal); reverse needs posted.
 """
 
 import functools
@@ -86,7 +91,6 @@ from .common import (
     blank,
     check_model,
     decimal,
-    field,
     is_guid,
     lock,
     moment,
@@ -117,6 +121,16 @@ TYPES = {1: "SATIS", 2: "IADE", 3: "ISTISNA", 4: "OZELMATRAH", 5: "TEVKIFAT", 6:
 # The back office's default currencyCodeId list (chart_of_accounts/choices.py; the sandbox imports no app).
 CURRENCY_IDS = {"TRY": 1, "USD": 2, "EUR": 3, "GBP": 4, "CHF": 5, "JPY": 6, "SAR": 7, "RUB": 8}
 DEDUCTED_TAXES = ("0003", "0011")  # stopaj: deducted from what the buyer pays
+# What the tax authority's schematron ties to the invoice type, refused at save as the platform refuses it
+# (the back office's invoices/codes.py says the same; the sandbox imports no app). README-invoices.md.
+WITHHOLDING_TYPES = ("TEVKIFAT", "IADE", "SGK")  # a withholding (and tax 4171) only on these
+WITHHOLDING_ONLY_TAXES = ("4171",)
+EXPORT_REGISTERED_REASONS = ("701", "702", "703", "704")
+SPECIAL_BASE_REASONS = tuple(str(code) for code in range(801, 813))
+FIXED_ASSET_REASON, NOT_EXEMPT_REASON = "555", "351"
+REASONS_WITH_VAT = EXPORT_REGISTERED_REASONS + SPECIAL_BASE_REASONS + (FIXED_ASSET_REASON,)
+RETURN_PROFILES = (0, EARSIVFATURA)  # a return (IADE) is TEMELFATURA or EARSIVFATURA
+EARLIEST_ISSUE = date(2005, 1, 1)
 VAT_CODE = "0015"
 PREFIX = re.compile(r"[A-Z0-9]{3}")
 UNIT_CODE = re.compile(r"[A-Z0-9]{2,3}")
@@ -169,24 +183,25 @@ ITEM_FIELDS = ("branchId", "profile", "type", "recordType", "invoiceProcessStatu
                "exchangeRateComment", "exchangeRateSource", "payableAmount", "taxExclusiveAmount", "taxTotal",
                "totalAmount", "createDateUtc", "updateDateUtc")
 SEARCH = ("targetTitle", "targetVknTckn", "targetAlias", "profile", "type")
-# Typed categories compared here (moments, days and amounts); the others go to list_filters.filtered.
-MOMENTS = {"updatedateutc": "data__updateDateUtc", "createdateutc": "data__createDateUtc"}
-DAYS = {"issuedate": "data__issueDate"}
-AMOUNTS = {"payableamount": "data__payableAmount", "taxexclusiveamount": "data__taxExclusiveAmount",
-           "totalamount": "data__totalAmount", "taxtotal": "data__taxTotal"}
-COLUMNS = (Column("InvoiceNumber", "number"), Column("TargetVknTckn", "data__targetVknTckn"),
-           Column("TargetTitle", "data__targetTitle"), Column("TargetAlias", "data__targetAlias"),
-           Column("Profile", "data__profile"), Column("Type", "data__type"),
-           Column("InvoiceStatus", "status", True), Column("RecordType", "data__recordType", True),
-           Column("RecordStatus", "data__recordStatus", True), Column("CurrencyId", "data__currencyId", True),
-           *(Column(name, "") for name in ("UpdateDateUtc", "CreateDateUtc", "IssueDate", "PayableAmount",
-                                           "TaxExclusiveAmount", "TotalAmount", "TaxTotal")))
-SORTS = {"createdateutc": "created", "updatedateutc": "data__updateDateUtc", "issuedate": "data__issueDate",
-         "invoicenumber": "number", "invoicestatus": "status", "payableamount": "data__payableAmount",
-         "targettitle": "data__targetTitle", "targetvkntckn": "data__targetVknTckn", "recordtype": "data__recordType",
-         "recordstatus": "data__recordStatus", "ettn": "key"}
-SORT_NAMES = ("createDateUtc", "updateDateUtc", "issueDate", "invoiceNumber", "invoiceStatus", "payableAmount",
-              "targetTitle", "targetVknTckn", "recordType", "recordStatus", "ettn")
+# Categories and sort columns are the list item's field names, spelled as document 3 spells them (exactly: a
+# platform that binds names does not guess at capitals). Typed categories are compared here (moments, days and
+# amounts); the others go to list_filters.filtered.
+MOMENTS = {"updateDateUtc": "data__updateDateUtc", "createDateUtc": "data__createDateUtc"}
+DAYS = {"issueDate": "data__issueDate"}
+AMOUNTS = {"payableAmount": "data__payableAmount", "taxExclusiveAmount": "data__taxExclusiveAmount",
+           "totalAmount": "data__totalAmount", "taxTotal": "data__taxTotal"}
+COLUMNS = (Column("invoiceNumber", "number"), Column("targetVknTckn", "data__targetVknTckn"),
+           Column("targetTitle", "data__targetTitle"), Column("targetAlias", "data__targetAlias"),
+           Column("profile", "data__profile"), Column("type", "data__type"),
+           Column("invoiceStatus", "status", True), Column("recordType", "data__recordType", True),
+           Column("recordStatus", "data__recordStatus", True), Column("currencyId", "data__currencyId", True),
+           *(Column(name, "") for name in (*MOMENTS, *DAYS, *AMOUNTS)))
+CATEGORIES = tuple(column.name for column in COLUMNS)
+CONDITION_MEMBERS = ("category", "operator", "value")
+SORTS = {"createDateUtc": "created", "updateDateUtc": "data__updateDateUtc", "issueDate": "data__issueDate",
+         "invoiceNumber": "number", "invoiceStatus": "status", "payableAmount": "data__payableAmount",
+         "targetTitle": "data__targetTitle", "targetVknTckn": "data__targetVknTckn", "recordType": "data__recordType",
+         "recordStatus": "data__recordStatus", "ettn": "key"}
 
 
 # --- small helpers ---------------------------------------------------------------------------------------------
@@ -441,6 +456,8 @@ def _rules(call: Call, body: dict, doc: Document | None) -> dict:
     issue_date, issue_time = _date_rules(call, general, info, is_send)
     ettn = _ettn_rule(call, general, info, doc)
     lines = _lines(checks, body.get("invoiceLines"))
+    if kind in TYPES:
+        _type_rules(checks, info, body.get("invoiceLines"), TYPES[kind], record_type, profile)
     for name, message in info.items:
         checks.add(f"generalInfoModel.{name}", message)
     checks.raise_any()
@@ -449,6 +466,54 @@ def _rules(call: Call, body: dict, doc: Document | None) -> dict:
     return {"is_send": is_send, "record_type": record_type, "profile": profile or 0, "type": kind,
             "currency": currency, "rate": rate, "issue_date": issue_date, "issue_time": issue_time,
             "ettn": ettn if not blank(ettn) else str(uuid.uuid4()), "lines": lines}
+
+
+def _reason_types(code: str) -> tuple[str, ...] | None:
+    """The types an exemption reason may appear on (None: any)."""
+    if code in EXPORT_REGISTERED_REASONS:
+        return ("IHRACKAYITLI", "IADE", "SGK")
+    if code in SPECIAL_BASE_REASONS:
+        return ("OZELMATRAH", "IADE", "SGK")
+    if code == FIXED_ASSET_REASON:
+        return tuple(name for name in TYPES.values() if name not in ("ISTISNA", "IHRACKAYITLI"))
+    if code == NOT_EXEMPT_REASON:
+        return None
+    return ("ISTISNA", "IADE", "IHRACKAYITLI", "SGK")  # the full exemptions
+
+
+def _objects(value, where: str):
+    """(place, item) of the objects of an array (its other problems are _lines' to name)."""
+    for index, item in enumerate(value if isinstance(value, list) else []):
+        if isinstance(item, dict):
+            yield f"{where}[{index}]", item
+
+
+def _type_rules(checks: Checks, info: Checks, lines, kind: str, record_type, profile) -> None:
+    """What the invoice type allows (the tax authority's schematron): the profile of a return, the exemption
+    reasons and VAT of each line, withholding."""
+    if kind == "IADE" and record_type == E_INVOICE and (profile or 0) not in RETURN_PROFILES:
+        info.add("type", f"A return (IADE) e-invoice is TEMELFATURA (invoiceProfileType 0), not "
+                         f"{PROFILES[profile] if profile in range(len(PROFILES)) else profile}.")
+    for place, line in _objects(lines, "invoiceLines"):
+        code, vat_rate = line.get("vatExemptionReasonCode"), decimal(line.get("vatRate"))
+        if not blank(code) and vat_rate is not None:
+            types = _reason_types(code)
+            if vat_rate > 0 and code not in REASONS_WITH_VAT:
+                checks.add(f"{place}.vatExemptionReasonCode", f"{code} is an exemption from VAT: only on a line with "
+                                                              f"vatRate 0 (a line with VAT takes 701-704, 801-812 or "
+                                                              f"555; got vatRate {vat_rate}).")
+            elif vat_rate == 0 and code == FIXED_ASSET_REASON:
+                checks.add(f"{place}.vatExemptionReasonCode", "555 (fixed assets) is for a line with VAT (vatRate "
+                                                              "above 0).")
+            elif types is not None and kind not in types:
+                checks.add(f"{place}.vatExemptionReasonCode", f"{code} is not for a {kind} invoice: it goes on "
+                                                              f"{', '.join(types)}.")
+        if kind in WITHHOLDING_TYPES:
+            continue
+        for where, tax in _objects(line.get("taxes"), f"{place}.taxes"):
+            if tax.get("isWithHolding") is True or tax.get("taxTypeCode") in WITHHOLDING_ONLY_TAXES:
+                checks.add(f"{where}.taxTypeCode", f"Withholding ({tax.get('taxTypeCode')}) is only on a TEVKIFAT, "
+                                                   f"IADE or SGK invoice (type 5, 2 or 8; got {kind}).")
 
 
 def _party_rules(call: Call, body: dict, checks: Checks, is_send: bool) -> int:
@@ -541,6 +606,8 @@ def _date_rules(call: Call, general: dict, info: Checks, is_send: bool) -> tuple
         info.add("issueDate", f"issueDate must be a date, yyyy-MM-dd (got '{general.get('issueDate')}').")
     elif is_send and not 2000 <= issue_date.year <= 2099:
         info.add("issueDate", f"The year of issueDate must be 20xx: the invoice number holds it (got {issue_date}).")
+    elif issue_date < EARLIEST_ISSUE:
+        info.add("issueDate", f"issueDate must not be before {EARLIEST_ISSUE} (got {issue_date}).")
     issue_time = general.get("issueTime") or today.strftime("%H:%M:%S")
     if not CLOCK.fullmatch(issue_time):
         info.add("issueTime", f"issueTime must be a time, HH:mm:ss (got '{issue_time}').")
@@ -616,7 +683,7 @@ def _record(facts: dict, *, party: dict, body: dict, identifier: str, alias, at:
         "type": TYPES[facts["type"]], "recordType": facts["record_type"], "invoiceProcessStatus": 0,
         "recordStatus": NOT_POSTED, "issueDate": facts["issue_date"].isoformat(), "lineCount": len(facts["lines"]),
         "targetAlias": alias or None, "targetTitle": party["name"], "targetVknTckn": identifier,
-        "currencyId": CURRENCY_IDS[facts["currency"]], "exchangeRate": float(rate) if rate is not None else None,
+        "currencyId": CURRENCY_IDS.get(facts["currency"]), "exchangeRate": float(rate) if rate is not None else None,
         "exchangeRateComment": general.get("exchangeRateComment") if rate is not None else None,
         "exchangeRateSource": general.get("exchangeRateSource") if rate is not None else None,
         "payableAmount": float(figures["payable"]), "taxExclusiveAmount": float(figures["net"]),
@@ -722,7 +789,7 @@ def invoice_view(doc: Document) -> dict:
 
 def _typed(rows, condition: dict, category: str):
     """A condition on a moment, a day or an amount, compared as such (filtered() compares text or integers)."""
-    operator = field(condition, "operator")
+    operator = condition.get("operator")
     found = OPERATORS.get(" ".join(str(operator or "").split()).lower())
     if found is None:
         raise refused("Bad Request", f"filterQuery: unknown operator '{operator}'; one of {', '.join(OPERATORS)}.")
@@ -730,7 +797,7 @@ def _typed(rows, condition: dict, category: str):
     if lookup in TEXT_ONLY:
         raise refused("Bad Request", f"filterQuery: {category} takes the equality and comparison operators only "
                                      f"(got '{operator}').")
-    value = field(condition, "value")
+    value = condition.get("value")
     if category in MOMENTS:
         parsed = moment(value) if isinstance(value, str) else None
         name, wanted, what = MOMENTS[category], parsed and stamp(parsed), "an ISO date and time"
@@ -756,7 +823,10 @@ def _filtered(rows, raw: str):
         return filtered(rows, raw, COLUMNS)
     rest = []
     for condition in conditions:
-        category = str(field(condition, "category") or "").strip().lower() if isinstance(condition, dict) else ""
+        if not isinstance(condition, dict):
+            return filtered(rows, raw, COLUMNS)  # it names the problem
+        _exact(condition)
+        category = str(condition.get("category") or "").strip()
         if category in MOMENTS or category in DAYS or category in AMOUNTS:
             rows = _typed(rows, condition, category)
         else:
@@ -764,11 +834,25 @@ def _filtered(rows, raw: str):
     return filtered(rows, json.dumps(rest), COLUMNS) if rest else rows
 
 
+def _exact(condition: dict) -> None:
+    """A condition's members and category as document 3 spells them (4.1: category, operator, value)."""
+    for key in condition:
+        member = next((name for name in CONDITION_MEMBERS if str(key).lower() == name), None)
+        if member is not None and key != member:
+            raise refused("Bad Request", f"filterQuery: unknown member '{key}'; a condition is {{category, operator, "
+                                         f"value}}, spelled so.")
+    category = str(condition.get("category") or "").strip()
+    if category and category not in CATEGORIES:
+        raise refused("Bad Request", f"filterQuery: unknown category '{category}'; one of {', '.join(CATEGORIES)} "
+                                     f"(spelled so).")
+
+
 def _ordered(call: Call, rows):
     wanted = call.query.get("sortedColumn", "").strip()
-    column = SORTS.get(wanted.lower() or "createdateutc")
+    column = SORTS.get(wanted or "createDateUtc")
     if column is None:
-        raise refused("Bad Request", f"sortedColumn: unknown column '{wanted}'; one of {', '.join(SORT_NAMES)}.")
+        raise refused("Bad Request", f"sortedColumn: unknown column '{wanted}'; one of {', '.join(SORTS)} "
+                                     f"(spelled so).")
     flag = call.query.get("isDesc", "").strip().lower()
     if flag not in ("", "true", "false"):
         raise refused("Bad Request", f"isDesc: must be true or false (got '{call.query['isDesc']}').")
@@ -931,6 +1015,9 @@ def _move(call: Call, posting: bool):
                 refusals.append(f"{_noun(doc)} has no lines")
             elif posting and doc.status in (CANCELLED, EARCHIVE_CANCELLED):
                 refusals.append(f"{_noun(doc)} is cancelled (status {doc.status})")
+            elif posting and (unmapped := accounting.posting_refusal(
+                    call.customer, doc.data["targetVknTckn"], doc.data["invoice"].get("currentAccountCode"))):
+                refusals.append(f"{_noun(doc)}: {unmapped}")
             elif not posting and doc.data["recordStatus"] != POSTED:
                 refusals.append(f"{_noun(doc)} is not posted")
             else:

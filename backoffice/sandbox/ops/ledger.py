@@ -18,9 +18,10 @@ Choices where the documents say "not shown" (the back office's client is written
   GET /v1/period/preview?generalBookId&previewType, GET /v1/sendletterpattentstogib?periodId&isTryAgain,
   POST /v1/period (multipart/form-data).
 - Lists answer the capitalised envelope; pageIndex and pageSize are checked as on every list (422).
-  sortedColumn is any case; periods: Id, FiscalYearStart, FiscalYearEnd, Status (none: by creation, isDesc
-  true newest first); parts: Id, IndexNumber, PeriodCoveredStart, PeriodCoveredEnd, EntryNumberStart,
-  LineNumberStart (none: IndexNumber). Another column or an isDesc other than true / false is a 400.
+  sortedColumn is a property name spelled as document 3 does (case-sensitive); periods: Id, FiscalYearStart,
+  FiscalYearEnd, Status (none: by creation, isDesc true newest first); parts: Id, IndexNumber,
+  PeriodCoveredStart, PeriodCoveredEnd, EntryNumberStart, LineNumberStart (none: IndexNumber). Another column
+  or an isDesc other than true / false is a 400.
   The book entries of a part are a plain JSON array: GeneralbookType 1 (journal) and 2 (general ledger).
 - Moments are "yyyy-mm-ddT00:00:00"; Debit and Credit JSON numbers with 2 decimals.
 - Refusals 400 {title, detail} with "<field>: <message>", every problem of an upload in one detail; an
@@ -37,12 +38,13 @@ Choices where the documents say "not shown" (the back office's client is written
   60 (approved) or 80 (Task {4, 100, why}) as the customer's "certificates" setting says (approve, fail,
   fail_once: the next submission fails, the ones after it are approved). A retry clears the failed Task.
 - Upload: StartDate and EndDate whole months of one calendar year; SplitSize an integer 1..150 (MiB of text
-  per part); TimeStamp and WithoutTaxDetail "true" / "false" in any case (missing: false); form names in any
-  case (ASP.NET binds them so); the ZIP in the part Files (any case), at most 150 MB, every member's CRC tested,
-  exactly one file, a .txt. Months in order: when the customer has a period starting earlier, a period that is
-  not in error (40) must cover the day before StartDate. A range overlapping a period not in error is refused
-  (already uploaded / already approved). The ZIP is stored on disk (SANDBOX_LEDGER_DIR, else next to the
-  SQLite database, else var/), never in the database; the journal is checked later, not in the request.
+  per part); TimeStamp and WithoutTaxDetail "true" / "false" in any case (missing: false); form names exactly as
+  document 3 spells them (another case is a missing field); the ZIP in the part Files, at most 150 MB, every
+  member's CRC tested, exactly one file, a .txt. Months in order: when the customer has a period starting
+  earlier, a period that is not in error (40) must cover the day before StartDate. A range overlapping a
+  period not in error is refused (already uploaded / already approved). The ZIP is stored on disk
+  (SANDBOX_LEDGER_DIR, else next to the SQLite database, else var/), never in the database; the journal is
+  checked later, not in the request.
 - Previews: HTML (text/html; charset=utf-8, Content-Disposition inline). 1 the part's journal (its first 500
   entry lines, read again from the stored ZIP), 2 the general ledger (totals per main account), 3 the journal
   and ledger certificate (berat: period, part, ranges, totals, SHA-256 of the part's text: the Y line and its
@@ -317,7 +319,7 @@ def _listed(call: Call, rows, sorts: dict, default: tuple, item) -> dict:
     problems = Problems()
     wanted = call.query.get("sortedColumn", "").strip()
     descending = flag(call.query.get("isDesc"), "isDesc", problems)
-    column = {name.lower(): path for name, path in sorts.items()}.get(wanted.lower()) if wanted else None
+    column = sorts.get(wanted) if wanted else None
     if wanted and column is None:
         problems.add("sortedColumn", f"unknown column '{wanted}'; one of {', '.join(sorts)}.")
     problems.raise_any()
@@ -578,9 +580,8 @@ def send_certificates(call: Call):
 # --- upload ------------------------------------------------------------------------------------------------------
 
 def _form(post, name: str):
-    """A form value by its name in any case (ASP.NET binds form names case-insensitively)."""
-    wanted = name.lower()
-    return next((post.get(key) for key in post if key.lower() == wanted), None)
+    """A form value by its name exactly as document 3 spells it (StartDate, not startdate)."""
+    return post.get(name)
 
 
 def _dates(post, problems: Problems) -> tuple[date | None, date | None]:
@@ -628,13 +629,12 @@ def _split_size(post, problems: Problems) -> int | None:
 
 def _archive(files, problems: Problems):
     """(the uploaded ZIP, its journal member's name) when the part Files holds a sound one."""
-    names = {key.lower(): key for key in files}
-    if "files" not in names:
+    if "Files" not in files:
         others = ", ".join(files)
         problems.add("Files", f"the ZIP must be sent in the multipart part named Files (got {others})." if others
                      else "the ZIP of the journal is missing: send it in the multipart part named Files.")
         return None, None
-    uploads = files.getlist(names["files"])
+    uploads = files.getlist("Files")
     if len(uploads) != 1:
         problems.add("Files", f"send one ZIP (got {len(uploads)} files).")
         return None, None

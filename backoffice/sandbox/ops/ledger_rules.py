@@ -21,6 +21,10 @@ Choices where the documents are silent:
   year's first day; else they continue from the previous period (the one ending the day before, with
   parts) when there is one; else the first ones found are taken. After a gap the count goes on from the
   number found, so one gap is reported once.
+- lineNumber (the facts file): running on through the period like lineNumberCounter, from whatever the first
+  line says, or 1, 2, 3... within each entry. Both agree on the first entry, so the first line of the second
+  entry decides (or a first line other than 1: running on). A gap, a repeat or a mix is one finding on the
+  first line that breaks the file's way; lineNumber is not judged after it.
 - Blank lines are refused, except at the end of the file. Amounts are counted in kuruş (exact).
 """
 
@@ -48,6 +52,9 @@ AMOUNT = re.compile(r"([0-9]+)(?:\.([0-9]{1,2}))?")
 DAY = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 COUNTER = re.compile(r"0*[1-9][0-9]*")
 BOM = b"\xef\xbb\xbf"
+UNDECIDED, WITHIN, RUNNING, BROKEN = "undecided", "within", "running", "broken"  # how the file numbers its lines
+BOTH_WAYS = ("satır numaraları ya dönem boyunca boşluksuz ve tekrarsız sürer ya da her kayıtta 1, 2, 3… diye "
+             "başlar; dosya başladığı düzeni sürdürmeli")
 
 
 # --- values ------------------------------------------------------------------------------------------------
@@ -189,6 +196,8 @@ class JournalCheck:
         self.previous_date = None
         self.next_entry = self.next_line = None  # the counters expected next; None: take the first found
         self.entry_reason = self.line_reason = ""
+        self.numbering = UNDECIDED
+        self.next_number = None  # the lineNumber expected next when running on; None: no line read yet
         self.parts: list[Part] = []
         self.part: Part | None = None
         self.entries = 0
@@ -383,6 +392,8 @@ class JournalCheck:
             entry.broken = True
             if self.next_line is not None:
                 self.next_line += 1
+            if self.next_number is not None:
+                self.next_number += 1
             return
         rest = fields[16:]
         if rest == [""]:
@@ -395,8 +406,7 @@ class JournalCheck:
                                                f"{extra} alan var")
         (line_number, counter, main, main_description, _sub_description, sub, amount, code, posted, doc_type,
          doc_description, doc_number, _reference, doc_date) = fields[:14]
-        if not line_number.strip():
-            self.problem(number, "lineNumber", "boş olamaz")
+        self._line_number(number, entry, line_number)
         found = self._counter(number, "lineNumberCounter", counter, "next_line")
         if found is not None:
             entry.line_start = entry.line_start or found
@@ -422,6 +432,44 @@ class JournalCheck:
                 totals[2] += value
         self._posting_date(number, entry, posted)
         self._document(number, doc_type, doc_description, doc_number, doc_date)
+
+    def _line_number(self, number: int, entry: _Entry, value: str) -> None:
+        """lineNumber in the way the file numbers its lines (see the module's choices)."""
+        if self.numbering == BROKEN:
+            return
+        if not COUNTER.fullmatch(value):
+            self.problem(number, "lineNumber", "boş olamaz" if not value.strip() else
+                         f"'{shown(value)}' pozitif bir tam sayı olmalı")
+            if self.next_number is not None:  # taken to be the expected one
+                self.next_number += 1
+            return
+        found, within, running = int(value), entry.lines, self.next_number
+        if running is None:  # the file's first: running on may start anywhere (the year's numbering continued)
+            self.numbering, self.next_number = (UNDECIDED if found == within else RUNNING), found + 1
+            return
+        if self.numbering == UNDECIDED:
+            if found == within == running:  # the first entry
+                self.next_number = found + 1
+                return
+            if found == within:
+                self.numbering = WITHIN
+                return
+            if found == running:
+                self.numbering, self.next_number = RUNNING, found + 1
+                return
+            expected = str(within) if within == running else \
+                f"{within} (her kayıtta yeniden) ya da {running} (dönem boyunca)"
+        elif self.numbering == WITHIN:
+            if found == within:
+                return
+            expected = f"{within} (her kayıtta yeniden)"
+        else:
+            if found == running:
+                self.next_number = found + 1
+                return
+            expected = f"{running} (dönem boyunca)"
+        self.problem(number, "lineNumber", f"{found} bulundu, {expected} bekleniyor: {BOTH_WAYS}")
+        self.numbering = BROKEN
 
     def _posting_date(self, number: int, entry: _Entry, posted: str) -> None:
         if day(posted) is None:

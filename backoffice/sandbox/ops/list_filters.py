@@ -13,7 +13,7 @@ from django.db.models import BigIntegerField
 from django.db.models.functions import Cast
 
 from ..api import Call
-from .common import field, refused
+from .common import condition_parts, refused
 
 # filterQuery operators (document 3, 4.1, and the facts file) -> (lookup, negated).
 OPERATORS = {
@@ -77,17 +77,15 @@ def filtered(rows, raw: str, columns: tuple):
 
 
 def _condition(condition: dict, by_name: dict):
-    category = field(condition, "category")
+    category, operator, value = condition_parts(condition, "filterQuery")
     column = by_name.get(str(category or "").strip().lower())
     if column is None:
         names = ", ".join(column.name for column in by_name.values())
         raise refused("Bad Request", f"filterQuery: unknown category '{category}'; one of {names}.")
-    operator = field(condition, "operator")
     found = OPERATORS.get(" ".join(str(operator or "").split()).lower())
     if found is None:
         raise refused("Bad Request", f"filterQuery: unknown operator '{operator}'; one of {', '.join(OPERATORS)}.")
     lookup, negated = found
-    value = field(condition, "value")
     if value is None:
         raise refused("Bad Request", f"filterQuery: the condition on {column.name} has no value.")
     if not column.number:  # identifiers are digits: exact, by their index

@@ -19,7 +19,11 @@ list those of the state machine and the exports):
   refusals of a state change answer 400 with their own title; an unknown ettn 404;
 - an approved ticket is reported in the by-date report of the day it was approved;
 - HTML answers {"Response": base64 of the UTF-8 HTML};
-- the sandbox's "now" is the real clock plus clock_offset_seconds (tests jump ahead).
+- the sandbox's "now" is the real clock plus clock_offset_seconds (tests jump ahead);
+- a create whose counter does not follow the prefix's last number (N while N-1 of that prefix and year is not
+  there) is refused 400 "Validation failed" on ticketNumber (document 2, 2.1: the counter starts at 1 and
+  continues consecutively), unless N is the series' first: 1, or where the control
+  /_control/tickets/series says a series started elsewhere continues (control_series).
 """
 
 import base64
@@ -31,9 +35,11 @@ from django.db import transaction
 from django.template.loader import render_to_string
 
 from ..api import Call, operation
+from ..control import control_action
 from ..models import Document
 from . import provinces, reports, statuses
-from .common import blank, field, iso, lock, moment, now, page, paged_query, read_body, refused
+from .common import (blank, condition_parts, control_customer, iso, lock, moment, now, page, paged_query, read_body,
+                     refused)
 from .statuses import DRAFT, ERROR
 from .ticket_exports import export_download, export_history, export_start
 from .ticket_rules import LIFECYCLE, customer_name, settle, totals, validate
@@ -65,6 +71,38 @@ def _duplicate(call: Call, kind: str, number: str, ettn: str | None = None) -> N
                       f"ticketNumber: {number} is already used by ticket {other}; a ticket number is used once.")
 
 
+# Where a series started elsewhere continues: key "<kind>:<prefix><year>", number = its first counter here.
+SERIES = "ticket_series"
+
+
+def _consecutive(call: Call, kind: str, number: str) -> None:
+    """Document 2, 2.1: the counter of a prefix and year starts at 1 and continues consecutively, so N is
+    refused while N-1 is not there, unless N is the series' first (1, or the start the control set)."""
+    series, counter = number[:7], int(number[7:])
+    start = Document.objects.filter(customer=call.customer, kind=SERIES, key=f"{kind}:{series}") \
+        .values_list("number", flat=True).first()
+    if counter == int(start or 1):
+        return
+    previous = f"{series}{counter - 1:09d}"
+    if not Document.objects.filter(customer=call.customer, kind=kind, number=previous).exists():
+        raise refused("Validation failed",
+                      f"ticketNumber: {number} does not continue the series {series}: {previous} is not there; the "
+                      "counter of a prefix and year starts at 1 and continues consecutively.")
+
+
+@control_action("POST", "tickets/series")
+def control_series(body):
+    """{customer_unique_id or api_key, kind: event_ticket | passenger_ticket, series: prefix + year ("ETK2026"),
+    first: counter} -> that series of the customer started elsewhere: its numbers here continue from `first`."""
+    customer = control_customer(body)
+    kind, series, first = body.get("kind"), str(body.get("series") or ""), int(body.get("first") or 0)
+    if kind not in KINDS or not re.fullmatch(r"[A-Z0-9]{3}20[0-9]{2}", series) or not 1 <= first <= 999_999_999:
+        raise ValueError("kind must be a ticket kind, series a prefix and year (ETK2026), first 1 to 999999999")
+    Document.objects.update_or_create(customer=customer, kind=SERIES, key=f"{kind}:{series}",
+                                      defaults={"number": str(first)})
+    return {"kind": kind, "series": series, "first": first}
+
+
 def _stored(body: dict) -> dict:
     return {name: value for name, value in body.items() if name not in ("ettn", "status")}
 
@@ -78,6 +116,7 @@ def create(call: Call, kind: str):
     with transaction.atomic():
         lock(call.customer)
         _duplicate(call, kind, body["ticketNumber"])
+        _consecutive(call, kind, body["ticketNumber"])
         if Document.objects.filter(customer=call.customer, kind=kind, key=ettn).exists():
             raise refused("Duplicate ettn", f"ettn: a ticket with ettn {ettn} already exists.")
         Document.objects.create(
@@ -149,9 +188,8 @@ def _condition(condition) -> tuple[dict, bool]:
     """One queryFilter condition as ({lookup: value}, negated)."""
     if not isinstance(condition, dict):
         raise refused("Bad Request", "queryFilter: each condition must be an object.")
-    category = str(field(condition, "category") or "")
-    operator = str(field(condition, "operator") or "").strip().lower()
-    value = field(condition, "value")
+    category, operator, value = condition_parts(condition, "queryFilter")
+    category, operator = str(category or ""), str(operator or "").strip().lower()
     if operator not in OPERATORS:
         raise refused("Bad Request", f"queryFilter: unknown operator '{operator}'.")
     if not re.fullmatch(r"[A-Za-z][A-Za-z0-9]*", category):

@@ -1,0 +1,193 @@
+"""Issue 28, hostile spreadsheets: each hostile shape read by the product's own entry points (the import reader of
+the current accounts and the chart, the journal's check and conversion) in a fresh process, which reports its
+time and peak memory: refused (or read) within 10 s and 300 MB, with the refusal said. The process has 2 GB of
+address space at most, so that a reader that does not hold the bound fails here instead of taking the machine."""
+
+import io
+import json
+import os
+import resource
+import subprocess
+import sys
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from django.utils import translation
+from openpyxl import Workbook, load_workbook
+
+from backoffice.core import workbooks
+from backoffice.ledger.workbook import TEMPLATE_COLUMNS
+
+from . import hostile_xlsx as hostile
+
+ROOT = Path(__file__).resolve().parents[2]
+SECONDS, PEAK_MB = 10, 300
+JOURNAL_HEADER = tuple(column.key for column in TEMPLATE_COLUMNS if column.required)
+HEADERS = {"import": ("type", "name"), "journal": JOURNAL_HEADER}
+
+CHILD = r"""
+import io, json, os, resource, sys, time
+import django
+django.setup()
+from django.utils import translation
+translation.activate("en")
+path, kind = sys.argv[1], sys.argv[2]
+result = {"message": "", "types": []}
+started = time.monotonic()
+try:
+    with open(path, "rb") as source:
+        if kind == "import":
+            from backoffice.core import imports
+            from backoffice.current_accounts.imports import CHART_SHEET
+            checked = imports.read(source, CHART_SHEET)
+            result["message"] = "; ".join(error.message for error in checked.errors)
+            rows = [[values.get("type", ""), values.get("name", "")] for _number, values in checked.rows]
+            # written back as the product writes a workbook (exports, reports), then read as Excel would
+            from openpyxl import Workbook, load_workbook
+            from backoffice.core import workbooks
+            book = Workbook(write_only=True)
+            sheet = book.create_sheet()
+            for row in rows:
+                workbooks.append(sheet, row)
+            out = io.BytesIO()
+            book.save(out)
+            result["types"] = [[cell.value, cell.data_type] for row in load_workbook(out).active.iter_rows()
+                               for cell in row]
+        else:
+            from datetime import date
+            from backoffice.ledger import workbook
+            workbook.check_size(source)
+            with open(os.devnull, "wb") as out:
+                workbook.xlsx_to_text(source, out, workbook.YLine(date(2025, 1, 1), date(2025, 12, 31), "0",
+                                                                  "1234567890"))
+except Exception as exc:
+    result["message"] = f"{type(exc).__name__}: {exc}"
+result["seconds"] = time.monotonic() - started
+result["peak_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+print(json.dumps(result))
+"""
+
+
+def _address_space():
+    resource.setrlimit(resource.RLIMIT_AS, (2 * 1024 ** 3, 2 * 1024 ** 3))
+
+
+def measured(data: bytes, kind: str, tmp_path, **env) -> dict:
+    """The product's reading of `data` in a fresh process: its answer, seconds and peak memory (MB)."""
+    path = tmp_path / "upload.xlsx"
+    path.write_bytes(data)
+    environment = {**os.environ, "DJANGO_SETTINGS_MODULE": "backoffice.settings", "DJANGO_DEVELOPMENT": "1",
+                   "PYTHONPATH": str(ROOT), **env}
+    try:
+        done = subprocess.run([sys.executable, "-c", CHILD, str(path), kind], capture_output=True, text=True,
+                              env=environment, cwd=ROOT, timeout=60, preexec_fn=_address_space)
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"the {kind} reader took more than 60 s")
+    assert done.returncode == 0, done.stderr[-2000:]
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def assert_bound(result):
+    assert result["seconds"] <= SECONDS, result
+    assert result["peak_mb"] <= PEAK_MB, result
+
+
+@pytest.mark.parametrize("kind", ["import", "journal"])
+def test_a_bomb_by_ratio_is_refused_on_its_zip_directory(kind, tmp_path):
+    result = measured(hostile.ratio_bomb(HEADERS[kind]), kind, tmp_path)
+    assert_bound(result)
+    assert "a real workbook packs at most 100 times" in result["message"], result
+
+
+@pytest.mark.parametrize("kind,env,words", [
+    ("import", {}, "more than the 96 MB allowed"),
+    # the journal's 1 GB is scaled down here: building a gigabyte in a test would take longer than its check
+    ("journal", {"LEDGER_MAX_XLSX_UNPACKED_BYTES": str(64 * 1024 ** 2)}, "more than the 64 MB allowed"),
+])
+def test_a_bomb_by_total_is_refused_on_its_zip_directory(kind, env, words, tmp_path):
+    result = measured(hostile.total_bomb(HEADERS[kind]), kind, tmp_path, **env)
+    assert_bound(result)
+    assert words in result["message"], result
+
+
+@pytest.mark.parametrize("shape", [hostile.empty_rows, hostile.far_row], ids=["empty-rows", "a-row-far-down"])
+@pytest.mark.parametrize("kind,words", [("import", "more than 20.000 rows"),
+                                        ("journal", "more than 30.000 rows")])
+def test_rows_without_dimension_count_empty_ones_and_stop_at_the_ceiling(shape, kind, words, tmp_path):
+    result = measured(shape(HEADERS[kind]), kind, tmp_path)
+    assert_bound(result)
+    assert words in result["message"] and "empty rows count too" in result["message"], result
+
+
+def test_formula_text_is_read_as_text_and_written_back_as_text(tmp_path):
+    result = measured(hostile.formula_text(), "import", tmp_path)
+    assert_bound(result)
+    written = {value: data_type for value, data_type in result["types"]}
+    # (the import trims a cell, so the tab and CR shapes arrive as "TAB" and "CR": the writer's own test has them)
+    for text in ('=HYPERLINK("http://example.invalid","x")', "+1+1", "-2+3", "@SUM(A1)", "=1+1"):
+        assert written.get(text) == "s", (text, result["types"])
+    assert "f" not in written.values()
+    assert written.get("2") == "s"  # the real formula's value as Excel kept it, never the formula
+
+
+@pytest.mark.parametrize("name", ["../../evil.xml", "/etc/evil.xml", "xl\\..\\..\\evil.xml"])
+@pytest.mark.parametrize("kind", ["import", "journal"])
+def test_a_part_named_out_of_the_archive_is_refused(kind, name, tmp_path):
+    result = measured(hostile.traversal(name, HEADERS[kind]), kind, tmp_path)
+    assert_bound(result)
+    assert "a name no workbook has" in result["message"], result
+
+
+# --- the writer, in this process ------------------------------------------------------------------------------
+@pytest.mark.parametrize("write_only", [True, False])
+def test_the_writer_keeps_formula_like_text_as_text_shown_as_typed(write_only):
+    book = Workbook(write_only=write_only)
+    sheet = book.create_sheet() if write_only else book.active
+    texts = ["=1+1", "+1", "-1", "@A1", "\tx", "\rx", "plain", "a=b"]
+    workbooks.append(sheet, texts + [12, None])
+    out = io.BytesIO()
+    book.save(out)
+    cells = list(load_workbook(out).active.iter_rows())[0]
+    assert [cell.value for cell in cells[:8]] == texts and cells[8].value == 12
+    assert [cell.data_type for cell in cells[:8]] == ["s"] * 8
+    assert [bool(cell.quotePrefix) for cell in cells[:8]] == [True] * 6 + [False, False]
+
+
+def test_refusals_are_in_the_users_language():
+    with translation.override("tr"):
+        with pytest.raises(workbooks.WorkbookRefused) as refused:
+            workbooks.inspect(io.BytesIO(hostile.ratio_bomb()), workbooks.Limits(64 << 20, 16 << 20, 96 << 20,
+                                                                                 20_000, 64))
+    assert "Excel" in str(refused.value) and "packs at most" not in str(refused.value)
+
+
+def test_a_zip_of_too_many_parts_is_refused_before_its_directory_is_read():
+    data = hostile.build(extra=[(f"xl/media/{index}.bin", [b""]) for index in range(250)])
+    with translation.override("en"):
+        with pytest.raises(workbooks.WorkbookRefused, match="parts, more than the 200 a workbook has"):
+            workbooks.inspect(io.BytesIO(data), workbooks.Limits(64 << 20, 16 << 20, 96 << 20, 20_000, 64))
+        with pytest.raises(workbooks.WorkbookRefused, match="not an Excel"):
+            workbooks.inspect(io.BytesIO(b"PK\x03\x04 not really"), workbooks.Limits(1, 1, 1, 1, 1))
+
+
+IMPORT_LIMITS = workbooks.Limits(64 << 20, 16 << 20, 96 << 20, 20_000, 64)
+
+
+@pytest.mark.parametrize("body,words", [
+    ([b'<row r="2"><c r="BM2"><v>1</v></c></row>'], "values beyond column BL"),  # column 65
+    ([b'<row r="2">' + b"<c/>" * (800 * 1024) + b"</row>"], "A row of the sheet takes more than 2 MB"),
+], ids=["a-value-past-the-columns", "a-row-of-millions-of-cells"])
+def test_a_row_too_wide_is_refused_while_reading(body, words):
+    limits = replace(IMPORT_LIMITS, ratio=10_000)  # past the ratio's guard, as a row that packs loosely would be
+    with translation.override("en"), pytest.raises(workbooks.WorkbookRefused, match=words):
+        list(workbooks.read_sheet(io.BytesIO(hostile.build(body)), limits))
+
+
+def test_a_read_past_its_time_is_refused(settings):
+    from backoffice.core import imports
+    from backoffice.current_accounts.imports import CHART_SHEET
+
+    settings.IMPORT_XLSX_READ_SECONDS = 1e-9
+    with translation.override("en"), pytest.raises(imports.ImportFileError, match="took longer than"):
+        imports.read(io.BytesIO(hostile.empty_rows(rows=5000)), CHART_SHEET)
