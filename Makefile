@@ -37,8 +37,9 @@ $(PY):
 
 venv: $(PY)
 
-$(STAMP): requirements.txt requirements-dev.txt | $(PY)
+$(STAMP): requirements.txt requirements-dev.txt requirements-oracle.txt | $(PY)
 	$(PY) -m pip install --disable-pip-version-check -q -r requirements-dev.txt
+	$(PY) -m pip install --disable-pip-version-check -q --no-deps -r requirements-oracle.txt
 	@touch $@
 
 install: $(STAMP)
