@@ -13,7 +13,7 @@ from backoffice.remote.netguard import UnsafeURL, check_url
 from backoffice.remote.transport import printable_ascii
 
 from .choices import AuthMethod, Environment, Role
-from .fields import localized_formfield
+from .fields import LocalizedIntegerField, localized_formfield
 from .models import BASE_URL_FIELDS, SERIES_KINDS, Company, DocumentSeries, Membership
 from .roles import user_roles
 
@@ -270,7 +270,7 @@ class SeriesStartForm(forms.Form):
     prefix = forms.RegexField(label=_("Prefix"), regex=r"^[A-Za-z0-9]{3}$", max_length=3,
                               error_messages={"invalid": _("Three capital letters or digits.")})
     year = forms.IntegerField(label=_("Year"), min_value=2000, max_value=2099)
-    next_counter = forms.IntegerField(
+    next_counter = LocalizedIntegerField(  # "5.000" is five thousand, as accountants type it
         label=_("Next number"), min_value=2, max_value=999_999_999,
         help_text=_("The counter the next document takes: one above the platform's last number of this series."))
     confirmed = forms.BooleanField(required=False, widget=forms.HiddenInput)

@@ -56,6 +56,7 @@ PAGES = [
     ("company", lambda d: f"/companies/{d['company'].pk}/", "main h1"),
     ("company-edit", lambda d: f"/companies/{d['company'].pk}/edit/", "main form"),
     ("members", "/members/", "#object-list tbody tr"),
+    ("series", "/series/", "#series-start"),
     ("accounts-list", "/current-accounts/accounts/", "#object-list tbody tr"),
     ("account-detail", lambda d: f"/current-accounts/accounts/{d['account'].pk}/?tab=bank", "#account-tabs"),
     ("account-new", "/current-accounts/accounts/add/", "#account-form"),

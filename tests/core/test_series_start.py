@@ -88,3 +88,14 @@ def test_only_administrators_and_only_the_active_companys_series(client, account
     assert "OTH" not in client.get(URL).content.decode()
     client.post(URL, {**start(prefix="OTH"), "confirmed": "on"})
     assert DocumentSeries.objects.get(company=other_company).last_counter == 1  # the other company's is untouched
+
+
+def test_a_number_typed_the_turkish_way_is_read_as_typed(client, administrator, company):
+    # "5.000" is five thousand (Django's IntegerField would read 5); the confirmation carries it back as typed.
+    login(client, administrator, company)
+    asked = client.post(URL, start(next_counter="5.000"))
+    page = asked.content.decode()
+    assert asked.context["confirm"] and "ETK2026000005000" in page
+    held = dict(re.findall(r'<input type="hidden" name="(\w+)" value="([^"]*)"', page))
+    client.post(URL, held)
+    assert DocumentSeries.allocate(company=company, kind="event_ticket", prefix="ETK", year=2026) == "ETK2026000005000"
