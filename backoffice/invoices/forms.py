@@ -52,9 +52,13 @@ def _blank(label):
     return [("", label)]
 
 
-def _not_before_2005(day):
+def _invoice_day(day, future_message):
+    """A date the tax authority takes: not in the future (future_message), not before 1 January 2005."""
+    if day and day > timezone.localdate():
+        raise ValidationError(future_message)
     if day and day < EARLIEST_DATE:
         raise ValidationError(_("The tax authority takes no date before 1 January 2005."))
+    return day
 
 
 class InvoiceForm(forms.ModelForm):
@@ -121,18 +125,11 @@ class InvoiceForm(forms.ModelForm):
         return prefix
 
     def clean_issue_date(self):
-        issued = self.cleaned_data.get("issue_date")
-        if issued and issued > timezone.localdate():
-            raise ValidationError(_("An invoice cannot be dated in the future."))
-        _not_before_2005(issued)
-        return issued
+        return _invoice_day(self.cleaned_data.get("issue_date"), _("An invoice cannot be dated in the future."))
 
     def clean_return_invoice_date(self):
-        returned = self.cleaned_data.get("return_invoice_date")
-        if returned and returned > timezone.localdate():
-            raise ValidationError(_("The returned invoice cannot be dated in the future."))
-        _not_before_2005(returned)
-        return returned
+        return _invoice_day(self.cleaned_data.get("return_invoice_date"),
+                            _("The returned invoice cannot be dated in the future."))
 
     def clean_return_invoice_number(self):
         number = (self.cleaned_data.get("return_invoice_number") or "").strip().upper()

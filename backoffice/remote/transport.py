@@ -8,7 +8,6 @@ A Transport is shared by the threads of a process: nothing of one call is kept o
 import collections
 import json as jsonlib
 import logging
-import re
 import time
 from dataclasses import dataclass, field
 from email.utils import parsedate_to_datetime
@@ -33,6 +32,7 @@ from .errors import (
 )
 from .netguard import guard_session
 from .redaction import excerpt, redact
+from .refusals import filled, refusal_in
 from .sessions import new_session
 
 logger = logging.getLogger(__name__)
@@ -42,8 +42,6 @@ SERVICE_USER = "service_user"
 CLIENT_ID = "serviceApi"  # document 1, section 5
 # Retry-After missing on a 429: wait this long rather than hammer the platform.
 DEFAULT_RETRY_AFTER = 60.0
-# A member named Error in any letter case, as a JSON body writes it: what a refusal in a 2xx answer needs.
-ERROR_KEY = re.compile(rb'"[Ee][Rr][Rr][Oo][Rr]"\s*:')
 
 
 @dataclass
@@ -118,36 +116,6 @@ def parse_error(body: bytes | str | None) -> tuple[str, str, object]:
     return (*_error_parts(data), data)
 
 
-def refusal_in(content: bytes | None):
-    """The JSON object of a 2xx answer that is a refusal all the same, else None: the platform answers some
-    failures with a success status and a body whose Error is set (document 1, section 7: ticket cancel and
-    status change {"Error": {"title", "detail"}}, accounting {"Error": "text"}, dispatch status change and Excel
-    download an Error object). "Error": null or empty is a success. Judged by the first bytes, not the
-    Content-Type: a download labelled as a file may carry the refusal (a ZIP starts "PK", a PDF "%PDF")."""
-    head = (content or b"")[:64].lstrip(b"\xef\xbb\xbf \t\r\n")
-    if not head.startswith(b"{") or not ERROR_KEY.search(content):  # most answers are read no further
-        return None
-    try:
-        data = jsonlib.loads(content.decode("utf-8-sig"))
-    except ValueError:  # UnicodeDecodeError is one
-        return None
-    if not isinstance(data, dict):
-        return None
-    error = next((value for key, value in data.items() if str(key).lower() == "error"), None)
-    return data if _filled(error) else None
-
-
-def _filled(value) -> bool:
-    """Whether an Error value says something: text that is not blank, an object with a filled member."""
-    if isinstance(value, str):
-        return bool(value.strip())
-    if isinstance(value, dict):
-        return any(_filled(item) for item in value.values())
-    if isinstance(value, list):
-        return any(_filled(item) for item in value)
-    return bool(value)  # a number or flag: 0 and false say nothing
-
-
 def _error_parts(data) -> tuple[str, str]:
     if data is None:
         return "", ""
@@ -182,7 +150,7 @@ def _error_parts(data) -> tuple[str, str]:
 def _members(error: dict) -> str:
     """An Error object of fields the documents do not give (the dispatch service's), as people can read it: its
     filled members, "name: value"."""
-    return "; ".join(f"{name}: {value}" for name, value in error.items() if _filled(value)) or str(error)
+    return "; ".join(f"{name}: {value}" for name, value in error.items() if filled(value)) or str(error)
 
 
 def _is_json(content: bytes) -> bool:
