@@ -662,9 +662,15 @@ class Run:
         next_event = start + self.rng.uniform(*o.event_every)
         next_action = start + o.action_every
         pending = list(units)
+        # The first round must complete (a short run sees every kind): the phase runs on past its end, up to its
+        # length again, until it has.
+        last_end = end + o.chaos_seconds
         while (time.monotonic() < end or pending) and self.left() > o.settle_seconds / 2:
             self.supervise()
             now = time.monotonic()
+            if (now >= end and rounds <= 1 and (bag or rounds == 0) and now < last_end
+                    and self.left() > o.settle_seconds + 25):  # never at the cost of the settling time
+                end = now + 0.1
             while pending and pending[0].at <= now - start:
                 unit = pending.pop(0)
                 try:
@@ -683,9 +689,10 @@ class Run:
                     bag.pop()
                     next_event = now + self.rng.uniform(*o.event_every)
                 else:
-                    # Nothing to hit right now (no job running): a moment later.
+                    # Nothing to hit right now (no job running): another kind first, this one a moment later.
                     self.tally.events_skipped += 1
-                    next_event = now + 0.5
+                    bag.insert(0, bag.pop())
+                    next_event = now + 0.2
             if now < end and now >= next_action:
                 self.actions(targets)
                 next_action = now + o.action_every

@@ -17,8 +17,9 @@ pytestmark = [pytest.mark.worker]
 # settling time covers the slowest recovery after the last event: a job lost with a Redis killed at the end of the
 # chaos is taken as lost once its submission grace has passed (core.jobs._SUBMIT_GRACE, 60 s) and put back by the
 # next sweep (15 s); 75 s of settling inside 115 s of wall time left about 50 s, and the run failed when Redis was
-# killed late.
-ARGS = ["--documents", "40", "--chaos-seconds", "25", "--settle-seconds", "95", "--max-seconds", "150",
+# killed late. The chaos phase runs on (up to its length again) until every kind of event has happened once, as a
+# work-horse can be killed only while a job runs: 190 s keep the whole settling time after such a longer phase.
+ARGS = ["--documents", "40", "--chaos-seconds", "25", "--settle-seconds", "95", "--max-seconds", "190",
         "--event-every", "3", "5", "--action-every", "3", "--seed", "11"]
 
 
@@ -29,7 +30,7 @@ def test_a_small_chaos_run_loses_nothing_and_leaves_no_process(tmp_path):
     process = subprocess.Popen([sys.executable, str(ROOT / "scripts" / "chaos.py"), *ARGS], cwd=ROOT, env=env,
                                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
-        out, _ = process.communicate(timeout=240)
+        out, _ = process.communicate(timeout=300)
     finally:
         if process.poll() is None:
             process.kill()

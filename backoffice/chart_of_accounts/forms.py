@@ -8,11 +8,16 @@ from django.utils.translation import gettext_lazy as _
 
 from backoffice.core.fields import localized_formfield
 
-from .choices import AccountType, currency_choices
+from .choices import AccountType, currency_choices, currency_ids
 from .models import Account
 
 CODE_RE = re.compile(r"^[0-9A-Za-z]+$")
 MAIN_CODE_RE = re.compile(r"^[0-9]{3,4}$")
+
+
+def default_currency_id():
+    """The currencyCodeId of TRY, a sub-account's currency unless another is chosen (issue 29)."""
+    return currency_ids().get("TRY")
 
 
 class AccountForm(forms.ModelForm):
@@ -28,6 +33,9 @@ class AccountForm(forms.ModelForm):
     def __init__(self, *args, company=None, **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["currency_code_id"].choices = [("", "—"), *currency_choices()]
+        if self.instance.pk is None and self.initial.get("currency_code_id") is None:
+            # A new sub-account is kept in liras unless another currency is chosen (issue 29).
+            self.initial["currency_code_id"] = default_currency_id()
         self.fields["parent"].queryset = Account.objects.filter(
             company=company, type__in=[AccountType.MAIN, AccountType.GROUP]).order_by("full_code")
         self.fields["base_code"].required = False

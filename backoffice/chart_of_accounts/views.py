@@ -10,7 +10,8 @@ from django.utils.translation import gettext_lazy
 from backoffice.core.generic.families import active_company, button_view
 from backoffice.core.generic.registry import model_url, register_model_view, register_model_views
 from backoffice.core.generic.sections import SectionMixin
-from backoffice.core.generic.views import BaseObjectView, ObjectDetailView, ObjectEditView, ObjectListView
+from backoffice.core.generic.views import (BaseObjectView, ObjectDetailView, ObjectEditView, ObjectListView,
+                                           describe_fields)
 from backoffice.core.jobs import runs_of
 from backoffice.core.roles import EDITORS, EVERYONE
 
@@ -40,7 +41,10 @@ class AccountDetailView(ChartSection, ObjectDetailView):
 
     def get_extra_context(self, account):
         mappings = account.mappings.select_related("current_account").order_by("current_account__name")[:200]
-        return {"mappings": mappings, "runs": runs_of(account), "currency": account.currency,
+        fields = describe_fields(account, self.fields, user=self.request.user)
+        # The platform's currencyCodeId is a number; people read the currency's code (TRY, USD, EUR).
+        fields[self.fields.index("currency_code_id")].value = account.currency or ""
+        return {"fields": fields, "mappings": mappings, "runs": runs_of(account), "currency": account.currency,
                 "edit_url": model_url(account, "edit") if not account.is_busy else None}
 
 

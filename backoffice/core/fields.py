@@ -2,8 +2,11 @@
 
 Turkish writes 1.250,75 (dots between thousands, a comma before the decimals); browsers' number inputs
 and Python's Decimal expect 1250.75. parse_decimal reads both, and refuses what could mean two different
-numbers. static/js/tickets.js (parseLocalized) and static/js/invoice-totals.js (parse) read amounts the same
-way for the live totals: change all three together.
+numbers. static/js/numbers.js (window.TrNumber) is the browser's copy for the live totals of every form: both
+are run over the same table, tests/data/number_inputs.json, so change them together.
+
+"5.000" in an amount, a quantity or a price is five thousand, as Turkish writes it; only a rate (an exchange rate,
+a percentage) asks what was meant, because there the English habit 32.125 = 32,125 is as likely.
 """
 
 import re
@@ -17,8 +20,9 @@ from django.utils.translation import gettext_lazy as _
 from .validators import (normalize_line_number, normalize_phone, validate_iban, validate_line_number,
                          validate_phone)
 
-# Spaces people (or a copy from a spreadsheet) put between thousands: normal, no-break, narrow no-break, thin.
-_SPACES = re.compile(r"[\s\u00a0\u202f\u2009]+")
+# Spaces people (or a copy from a spreadsheet) put between thousands: normal, no-break, narrow no-break, thin...
+# Spelled out rather than \s, whose set differs between Python and JavaScript (numbers.js uses this very set).
+_SPACES = re.compile("[ \t\n\r\f\v\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]+")
 # A currency or percent sign typed with the number: "₺1.250,75", "1.250,75 TL", "%18", "18 %".
 _AFFIXES = re.compile(r"^(?:₺|TL|TRY|%)|(?:₺|TL|TRY|%)$", re.IGNORECASE)
 _BODY = re.compile(r"^[0-9., ]+$")
@@ -29,8 +33,6 @@ INVALID_NUMBER = _("Enter a number such as 1.250,75 (a comma before the decimals
 
 AMBIGUOUS_RATE = _("Write the decimals after a comma, e.g. 32,125: with a dot, 32.125 reads as thirty-two "
                    "thousand one hundred twenty-five.")
-# A dot and exactly three digits: Turkish thousands (1.250 = 1250), but an English-habit decimal in a rate.
-_DOT_THOUSANDS = re.compile(r"^[+-]?\d{1,3}\.\d{3}$")
 
 
 class NumberFormatError(ValueError):
@@ -54,16 +56,30 @@ def parse_decimal(text) -> Decimal:
     thousands, as in Turkish (so 1.250 is 1250 and 1.25 or 0.250 is a decimal). Anything else raises
     NumberFormatError: letters, 1,2,3, 12.50,75, 1e5, a separator at the end.
     """
-    text = _SPACES.sub(" ", str(text)).strip().replace("\u2212", "-")
-    text = _AFFIXES.sub("", text).strip()
+    return _read(text)[0]
+
+
+def is_ambiguous_rate(text) -> bool:
+    """Whether a rate typed as `text` is asked rather than read: parse_decimal reads its one dot before three
+    digits as thousands (32.125 = 32125), where an English habit means decimals. False for what it refuses."""
+    try:
+        return _read(text)[1]
+    except NumberFormatError:
+        return False
+
+
+def _read(text) -> tuple[Decimal, bool]:
+    """parse_decimal's number, and whether it read a single dot before three digits as thousands (1.250)."""
+    text = _SPACES.sub(" ", str(text)).strip(" ").replace("\u2212", "-")
+    text = _AFFIXES.sub("", text).strip(" ")
     sign = ""
     if text and text[0] in "+-":
-        sign, text = ("-" if text[0] == "-" else ""), text[1:].strip()
-    text = _AFFIXES.sub("", text).strip()
+        sign, text = ("-" if text[0] == "-" else ""), text[1:].strip(" ")
+    text = _AFFIXES.sub("", text).strip(" ")
     if not text or not _BODY.match(text) or not any(c.isdigit() for c in text):
         raise NumberFormatError(text)
     dots, commas = text.count("."), text.count(",")
-    decimal_sep, thousands_sep = None, None
+    decimal_sep, thousands_sep, dot_thousands = None, None, False
     if dots and commas:
         decimal_sep = "," if text.rfind(",") > text.rfind(".") else "."
         thousands_sep = "." if decimal_sep == "," else ","
@@ -76,7 +92,7 @@ def parse_decimal(text) -> Decimal:
     elif dots == 1:
         before, after = text.split(".")
         if len(after) == 3 and 1 <= len(before) <= 3 and before.isdigit() and before[0] != "0":
-            thousands_sep = "."
+            thousands_sep, dot_thousands = ".", True
         else:
             decimal_sep = "."
     if " " in text:
@@ -97,7 +113,7 @@ def parse_decimal(text) -> Decimal:
     elif not fraction:
         raise NumberFormatError(text)
     try:
-        return Decimal(f"{sign}{integer or '0'}{'.' + fraction if fraction else ''}")
+        return Decimal(f"{sign}{integer or '0'}{'.' + fraction if fraction else ''}"), dot_thousands
     except InvalidOperation:
         raise NumberFormatError(text) from None
 
@@ -127,39 +143,46 @@ def _number_widget(**attrs):
 class LocalizedDecimalField(forms.DecimalField):
     """A DecimalField that reads 1.250,75, 1250,75 and 1250.75 (parse_decimal) and shows 1.250,75 back.
 
-    display_places: decimals shown for a stored value (2 for money); None shows what the value needs (rates)."""
+    display_places: decimals shown for a stored value (2 for money); None shows what the value needs (rates).
+    rate: a rate (an exchange rate, a percentage) asks what "32.125" means instead of reading 32125; an amount, a
+    quantity or a price reads "5.000" as five thousand. Left None, a field bounded by 100 (a percentage) is a rate.
+    The widget says so (data-number="rate"), so that static/js/numbers.js asks the same in the browser."""
 
-    default_error_messages = {"invalid": INVALID_NUMBER}  # noqa: RUF012 (Django's own pattern)
+    default_error_messages = {"invalid": INVALID_NUMBER, "ambiguous": AMBIGUOUS_RATE}  # noqa: RUF012 (Django's own)
 
-    def __init__(self, *, display_places=None, **kwargs):
+    def __init__(self, *, display_places=None, rate=None, **kwargs):
         self.display_places = display_places
+        self.rate = kwargs.get("max_value") == 100 if rate is None else rate  # before widget_attrs() runs
         kwargs.setdefault("widget", _number_widget())
         super().__init__(**kwargs)
 
     def widget_attrs(self, widget):
         # Not DecimalField's: its "step" is for type=number only.
-        return forms.Field.widget_attrs(self, widget)
+        attrs = forms.Field.widget_attrs(self, widget)
+        if self.rate:
+            attrs["data-number"] = "rate"
+        return attrs
 
     def to_python(self, value):
-        if value in self.empty_values:
-            return None
+        if value in self.empty_values or (isinstance(value, str) and not _SPACES.sub("", value)):
+            return None  # only spaces: empty, as the browser's live totals take it
         if isinstance(value, (Decimal, int)) and not isinstance(value, bool):
             return Decimal(value)
         if isinstance(value, float):
             return Decimal(str(value))
-        # A field with more than two decimals (an exchange rate) is where "32.125" is more likely meant as
-        # 32,125 than as 32125: asked, not guessed.
-        if (self.decimal_places or 0) > 2 and _DOT_THOUSANDS.match(str(value).strip()):
-            raise ValidationError(AMBIGUOUS_RATE, code="ambiguous")
         try:
-            return parse_decimal(value)
+            number, dot_thousands = _read(value)
         except NumberFormatError:
             raise ValidationError(self.error_messages["invalid"], code="invalid") from None
+        if dot_thousands and self.rate:
+            raise ValidationError(self.error_messages["ambiguous"], code="ambiguous")
+        return number
 
     def prepare_value(self, value):
         if isinstance(value, (Decimal, int, float)) and not isinstance(value, bool):
             try:
-                return format_decimal(value, self.display_places)
+                # A rate of 1250 is shown as 1250, not 1.250, which it would ask about when sent back.
+                return format_decimal(value, self.display_places, grouping=not self.rate)
             except (InvalidOperation, ValueError):
                 return value
         return value  # typed text sent back with an error: shown as typed
@@ -177,7 +200,7 @@ class LocalizedIntegerField(forms.IntegerField):
         return forms.Field.widget_attrs(self, widget)
 
     def to_python(self, value):
-        if value in self.empty_values:
+        if value in self.empty_values or (isinstance(value, str) and not _SPACES.sub("", value)):
             return None
         if isinstance(value, int) and not isinstance(value, bool):
             return value
@@ -199,6 +222,9 @@ def localized_formfield(model_field, **kwargs):
     """A ModelForm's formfield_callback: decimal and integer model fields get the localized fields."""
     if isinstance(model_field, models.DecimalField) and not model_field.choices:
         kwargs.setdefault("form_class", LocalizedDecimalField)
+        if issubclass(kwargs["form_class"], LocalizedDecimalField):
+            # exchange_rate, vat_rate, discount_rate, taxt_rate...: the model's name says it is a rate.
+            kwargs.setdefault("rate", model_field.name.endswith("rate"))
     elif (isinstance(model_field, models.IntegerField) and not model_field.choices
           and not isinstance(model_field, (models.AutoField, models.BigAutoField, models.SmallAutoField))):
         kwargs.setdefault("form_class", LocalizedIntegerField)
@@ -270,14 +296,15 @@ def validate_year_range(value):
 
 
 def money_field(label, *, required=True, **kwargs):
-    # Typed as 1.250,75, 1250,75 or 1250.75 (parse_decimal), shown back as 1.250,75.
+    # Typed as 1.250,75, 1250,75 or 1250.75 (parse_decimal), shown back as 1.250,75; 5.000 is five thousand.
     return LocalizedDecimalField(label=label, required=required, max_digits=12, decimal_places=2,
                                  min_value=Decimal(0), display_places=2, **kwargs)
 
 
 def rate_field(label, *, required=False):
+    # A percentage: "18.500" is asked (18,5 or eighteen thousand five hundred?), never guessed.
     return LocalizedDecimalField(label=label, required=required, max_digits=5, decimal_places=2, min_value=Decimal(0),
-                                 max_value=Decimal(100))
+                                 max_value=Decimal(100), rate=True)
 
 
 def clean_vkn_or_tckn(value) -> str:

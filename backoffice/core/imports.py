@@ -7,6 +7,10 @@ their case; columns may come in any order; unknown columns are refused rather th
 
 Files are read by core.workbooks (the ZIP checked first, then one row at a time, empty rows counted);
 identifiers typed as numbers by Excel (1234567890 or 1234567890.0) are read back as the digits people typed.
+
+The template's example row is never imported (issue 29: it was, with a code a real account already had): a row
+equal, cell for cell, to the example the template ships is skipped and counted, so a row that differs in any
+cell (a real one) is always read. The template's second sheet says so.
 """
 
 import io
@@ -16,6 +20,7 @@ from django.utils import translation
 from django.utils.encoding import force_str
 from django.utils.translation import gettext as _
 from openpyxl import Workbook
+from openpyxl.comments import Comment
 from openpyxl.styles import Font, PatternFill
 from openpyxl.utils import get_column_letter
 
@@ -44,6 +49,11 @@ class Sheet:
     title: object
     columns: tuple
 
+    def example(self) -> dict:
+        """{key: text} of the example row the template ships, as the reader reads it back."""
+        return {column.key: _text(force_str(column.example) if column.example != "" else None)
+                for column in self.columns}
+
     def headers(self) -> dict:
         """{normalised header: key} in both languages and as the key itself."""
         known = {}
@@ -71,6 +81,16 @@ class Checked:
     errors: list = field(default_factory=list)  # CellError
     columns: dict = field(default_factory=dict)  # {key: column letter in the file}
     labels: dict = field(default_factory=dict)  # {key: its header in the file}
+    skipped: list = field(default_factory=list)  # sheet row numbers of the template's example, left unchanged
+
+    @property
+    def read_count(self) -> int:
+        """The rows read from the file, the example included (empty rows are not rows)."""
+        return len(self.rows) + len(self.skipped)
+
+    def refused_rows(self) -> list:
+        """The numbers of the rows with a problem (0 and the header's row left out), in order."""
+        return sorted({error.row for error in self.errors if error.row})
 
     def add(self, row, column, header, message):
         self.errors.append(CellError(row, column, header, force_str(message)))
@@ -83,23 +103,53 @@ def normal_header(text) -> str:
     return " ".join(text.replace("*", "").split())
 
 
+def is_example(values: dict, example: dict) -> bool:
+    """Whether a row read is the template's example, left as shipped: every column the file has holds exactly
+    the example's text (strict, so that a real row, which differs somewhere, is never skipped)."""
+    return any(example.values()) and bool(values) and all(values[key] == example.get(key, "") for key in values)
+
+
 def template(sheet: Sheet) -> bytes:
-    """The xlsx a user fills: the headers (required ones marked *) and an example row."""
+    """The xlsx a user fills: the headers (required ones marked *), an example row shown in grey (skipped on
+    import while unchanged), and a second sheet explaining the columns."""
     workbook = Workbook()
     ws = workbook.active
     ws.title = force_str(sheet.title)[:31]
     bold, fill = Font(bold=True), PatternFill("solid", fgColor="DDEBF7")
+    grey = Font(italic=True, color="808080")
     for index, column in enumerate(sheet.columns, start=1):
         cell = ws.cell(row=1, column=index, value=force_str(column.label) + (" *" if column.required else ""))
         cell.font, cell.fill = bold, fill
-        ws.cell(row=2, column=index, value=force_str(column.example) if column.example != "" else None)
+        cell = ws.cell(row=2, column=index, value=force_str(column.example) if column.example != "" else None)
+        cell.font = grey
         ws.column_dimensions[get_column_letter(index)].width = max(14, len(force_str(column.label)) + 4)
         # Identifiers and phone numbers stay text: Excel would drop a leading 0 or write 1E+10.
         ws.column_dimensions[get_column_letter(index)].number_format = "@"
     ws.freeze_panes = "A2"
+    ws["A2"].comment = Comment(_("Example row: it is not imported while it is left as it is. Overwrite it or add "
+                                 "your rows below it."), "E-Belge")
+    _instructions(workbook, sheet)
     out = io.BytesIO()
     workbook.save(out)
     return out.getvalue()
+
+
+def _instructions(workbook, sheet: Sheet) -> None:
+    """The template's second sheet: what each column takes, and what happens to the example row."""
+    notes = workbook.create_sheet(_("Explanation")[:31])
+    bold = Font(bold=True)
+    notes.append([_("Fill the first sheet, one row per record. Row 2 is an example: it is not imported while it is "
+                    "left as it is; overwrite it or add your rows below it.")])
+    notes.append([_("Columns marked * are required. Headers may be in Turkish or English, in any order.")])
+    notes.append([])
+    notes.append([_("Column"), _("Required"), _("Example")])
+    for cell in notes[notes.max_row]:
+        cell.font = bold
+    for column in sheet.columns:
+        workbooks.append(notes, [force_str(column.label), _("yes") if column.required else "",
+                                 force_str(column.example)])
+    notes.column_dimensions["A"].width = 34
+    notes.column_dimensions["C"].width = 30
 
 
 def _text(value) -> str:
@@ -140,9 +190,14 @@ def read(upload, sheet: Sheet) -> Checked:
         keys = _header_keys(header, sheet, checked, number)
         if checked.errors:
             return checked
+        example = sheet.example()
         for number, values in enumerate(rows, start=number + 1):  # the sheet's own row numbers
             texts = [_text(value) for value in values]
             if not any(texts):
+                continue
+            row = {key: texts[index] if index < len(texts) else "" for index, key in keys.items()}
+            if is_example(row, example):
+                checked.skipped.append(number)
                 continue
             checked.rows.append((number, {key: texts[index] for index, key in keys.items() if index < len(texts)}))
     except workbooks.WorkbookRefused as exc:
@@ -151,6 +206,9 @@ def read(upload, sheet: Sheet) -> Checked:
         if rows is not None:
             rows.close()
     if not checked.rows and not checked.errors:
+        if checked.skipped:
+            raise ImportFileError(_("The file holds only the template's example row, which is not imported: add "
+                                    "your rows below it (or overwrite it)."))
         raise ImportFileError(_("The file has a header but no rows to import."))
     return checked
 
@@ -173,6 +231,19 @@ def _header_keys(header, sheet: Sheet, checked: Checked, row: int = 1) -> dict:
         if column.required and column.key not in keys.values():
             checked.add(row, "", force_str(column.label), _("This required column is missing."))
     return keys
+
+
+def summary(checked: Checked) -> str:
+    """What the read found, for the import page: rows read, the example skipped, the rows refused."""
+    text = _("%(read)s row(s) read") % {"read": checked.read_count}
+    if checked.skipped:
+        text += "; " + _("the template's example (row %(rows)s) skipped") % {
+            "rows": ", ".join(str(number) for number in checked.skipped)}
+    refused = checked.refused_rows()
+    if refused:
+        shown = ", ".join(str(number) for number in refused[:50]) + (" …" if len(refused) > 50 else "")
+        text += "; " + _("%(count)s row(s) refused: %(rows)s") % {"count": len(refused), "rows": shown}
+    return text + "."
 
 
 def form_errors(checked: Checked, number: int, form) -> None:

@@ -1,9 +1,20 @@
 """What a background job is called on screen. JobRun.name stays the internal name (it keys the duplicate
-protection); each app registers the words people read for its jobs in its AppConfig.ready()."""
+protection); each app registers the words people read for its jobs in its AppConfig.ready().
+
+Labels are lazy texts, translated when shown, so every row shows in the reader's language whatever language
+the worker ran in. The modules that register labels as they are imported (each app's jobs, core.refresh) are
+imported before the first label is looked up: a web process that never imported core.refresh showed its job
+as "Status refresh" (issue 29). A row whose name is an older English label is shown by that label, translated.
+"""
+
+from importlib import import_module
 
 from .generic.text import capfirst
 
 _LABELS: dict = {}
+_DISCOVERED = False
+# Modules that register job labels when imported, besides each installed app's `jobs`.
+LABEL_MODULES = ("backoffice.core.refresh",)
 
 
 def register_job_labels(labels: dict) -> None:
@@ -18,9 +29,45 @@ def register_job_labels(labels: dict) -> None:
         _LABELS[name] = label
 
 
+def discover() -> None:
+    """Import every module that registers job labels (once per process)."""
+    global _DISCOVERED
+    if _DISCOVERED:
+        return
+    from django.apps import apps
+
+    _DISCOVERED = True
+    names = [f"{config.name}.jobs" for config in apps.get_app_configs() if config.name.startswith("backoffice.")]
+    for module in (*names, *LABEL_MODULES):
+        try:
+            import_module(module)
+        except ModuleNotFoundError as exc:
+            if exc.name != module:  # an app without jobs is fine; a jobs module that fails to import is not
+                raise
+
+
+def _by_english_label(name: str):
+    """The label of a job whose row holds English words instead of the job's name (older rows)."""
+    from django.utils import translation
+
+    wanted = " ".join(name.replace("_", " ").split()).casefold()
+    with translation.override("en"):
+        # The label itself, or the words the name once fell back to ("Status refresh" for status_refresh).
+        return next((label for key, label in _LABELS.items()
+                     if wanted in (str(label).casefold(), key.replace("_", " ").casefold())), None)
+
+
 def job_label(name: str) -> str:
-    label = _LABELS.get(name)
-    return capfirst(str(label)) if label else name.replace("_", " ").capitalize()
+    """The job's words in the active language; an unknown name as readable words."""
+    discover()
+    label = _LABELS.get(name) or _by_english_label(name or "")
+    return capfirst(str(label)) if label else (name or "").replace("_", " ").capitalize()
+
+
+def all_job_labels() -> dict:
+    """{name: lazy label} of every job known to the product."""
+    discover()
+    return dict(_LABELS)
 
 
 def target_label(target: str):

@@ -62,6 +62,14 @@ TYPE_WORDS = {"0": 0, "kebir": 0, "ana": 0, "ana hesap": 0, "main": 0, "1": 1, "
 YES = {"1", "evet", "e", "yes", "y", "true", "doğru", "x"}
 NO = {"", "0", "hayır", "h", "no", "n", "false", "yanlış"}
 
+def _word(words: dict, text: str):
+    """A word of the sheet looked up whatever its case, the Turkish way first ("MUAVİN", "HAYIR"), then the
+    English way ("MAIN")."""
+    text = " ".join(text.split())
+    turkish = text.replace("İ", "i").replace("I", "ı").lower()
+    return words.get(turkish, words.get(text.lower()))
+
+
 PARTS = (("address", FirstAddressForm), ("bank", BankForm), ("contact", ContactForm))
 
 
@@ -195,16 +203,18 @@ def push_imported(company_id, pks) -> str:
 @transaction.atomic
 def import_chart(company, checked) -> int:
     """Check and save the chart rows in file order (a parent may come earlier in the file), all or nothing:
-    any error rolls every row back. Returns how many were saved (0 when checked.errors says why)."""
+    any error rolls every row back. A sub-account without a currency is kept in TRY (issue 29), as on the form.
+    Returns how many were saved (0 when checked.errors says why)."""
     codes = dict(Account.objects.filter(company=company).values_list("full_code", "pk"))
     saved = []
     currencies = {code.upper(): number for code, number in currency_ids().items()}
     for number, values in checked.rows:
-        type_ = TYPE_WORDS.get(values.get("type", "").strip().lower())
-        pool = values.get("is_bundle_account", "").strip().lower()
+        type_ = _word(TYPE_WORDS, values.get("type", ""))
+        pool = values.get("is_bundle_account", "").strip()
+        pool = _word({word: word for word in YES | NO}, pool) or pool.lower()
         data = {"type": "" if type_ is None else type_, "base_code": values.get("base_code", ""),
                 "unit_code": values.get("unit_code", ""), "name": values.get("name", ""),
-                "currency_code_id": currencies.get(values.get("currency", "").strip().upper(), ""),
+                "currency_code_id": currencies.get(values.get("currency", "").strip().upper() or "TRY", ""),
                 "is_bundle_account": "on" if pool in YES else ""}
         parent_code = values.get("parent", "").strip()
         if parent_code:

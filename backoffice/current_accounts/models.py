@@ -13,6 +13,7 @@ from django.utils.translation import gettext_lazy as _
 
 from backoffice.core.fields import MONEY
 from backoffice.core.models import RemoteRecord, record_indexes
+from backoffice.core.search import FoldedSearchField
 
 from backoffice.chart_of_accounts.models import Account
 
@@ -45,6 +46,8 @@ class CurrentAccount(RemoteRecord):
     details_read_at = models.DateTimeField(_("details read at"), null=True, blank=True)
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True,
                                    related_name="+", verbose_name=_("created by"))
+    # What the list's search and find_accounts() look in, folded the Turkish way (core.search).
+    search_text = FoldedSearchField(sources=("name", "surname", "identifier", "code"))
 
     class Meta(RemoteRecord.Meta):
         ordering = ["name", "id"]

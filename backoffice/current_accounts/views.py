@@ -21,7 +21,7 @@ from backoffice.core.generic.sections import SectionMixin
 from backoffice.core.generic.views import BaseObjectView, ObjectDetailView, ObjectEditView, ObjectListView
 from backoffice.core.choices import SyncState
 from backoffice.core.generic.export import XLSX
-from backoffice.core.imports import ImportFileError, read, template
+from backoffice.core.imports import ImportFileError, read, summary, template
 from backoffice.core.jobs import ACTIVE as ACTIVE_JOBS
 from backoffice.core.jobs import runs_of
 from backoffice.core.models import JobRun
@@ -342,6 +342,7 @@ class ImportView(SubmissionGuardMixin, SectionMixin, BaseObjectView):
         kind = self.kind()
         runs = JobRun.objects.filter(company=self.request.company, name="current_accounts_import_push")[:5]
         return self.render({"form": form, "kind": kind, "sheet": IMPORT_KINDS[self.kind()], "checked": checked,
+                            "summary": summary(checked) if checked else "",
                             "errors": checked.errors[:500] if checked else [], "runs": runs,
                             "running": any(run.status in ACTIVE_JOBS for run in runs),
                             "template_url": model_url(CurrentAccount, "import_template", kind=self.kind())},
@@ -366,8 +367,8 @@ class ImportView(SubmissionGuardMixin, SectionMixin, BaseObjectView):
             count = imports.import_chart(company, checked)
             if checked.errors:
                 return self.page(form, checked)
-            messages.success(request, _("%(count)s chart account(s) imported; they are being sent to the platform.")
-                             % {"count": count})
+            messages.success(request, summary(checked) + " " + _(
+                "%(count)s chart account(s) imported; they are being sent to the platform.") % {"count": count})
             return redirect(model_url(Account, "list"))
         rows = imports.check_accounts(company, checked)
         if checked.errors:
@@ -377,8 +378,9 @@ class ImportView(SubmissionGuardMixin, SectionMixin, BaseObjectView):
             valid=lambda: True, invalid=lambda: self.page(form, checked))
         if answered is not None:
             return answered
-        messages.success(request, _("%(count)s current account(s) imported; they are being sent to the platform "
-                                    "(progress below).") % {"count": len(saved.pks)})
+        messages.success(request, summary(checked) + " " + _(
+            "%(count)s current account(s) imported; they are being sent to the platform (progress below).") % {
+            "count": len(saved.pks)})
         return redirect(model_url(CurrentAccount, "import"))
 
 

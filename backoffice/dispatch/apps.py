@@ -10,7 +10,7 @@ class DispatchConfig(AppConfig):
     def ready(self):
         from backoffice.core import actions, families, schedule, sync
 
-        from . import jobs, replies, services
+        from . import copies, jobs, replies, services  # noqa: F401 (copies registers the copy view)
         from .families import DISPATCH_EXPORTS, INCOMING_EXPORTS
         from .models import DispatchNote, DispatchReply, IncomingNote
 

@@ -2,8 +2,10 @@ import django_filters
 from django.utils.translation import gettext_lazy as _
 
 from backoffice.core.choices import SyncState
+from backoffice.core import dashboard as core_dashboard
 from backoffice.core.generic import BaseFilterSet, DateFromFilter, DateToFilter
 
+from . import dashboard
 from .choices import Answer, DispatchStatus, Profile, ReplyStatus, Source
 from .models import DispatchNote, DispatchReply, DispatchTaxpayer, IncomingNote, ReceivedReply
 
@@ -17,10 +19,18 @@ class DispatchNoteFilterSet(BaseFilterSet):
     receiver = django_filters.CharFilter(field_name="receiver_identifier", label=_("Receiver's tax or national id"))
     date_from = DateFromFilter("issue_date", lookup_expr="gte")
     date_to = DateToFilter("issue_date", lookup_expr="lte")
+    # the dashboard's list of sent notes within (or just past) their 7-day invoicing window, not invoiced yet
+    view = django_filters.ChoiceFilter(choices=(("to_invoice", _("To be invoiced")),), method="filter_view",
+                                       label=_("Show"))
 
     class Meta:
         model = DispatchNote
-        fields = ("q", "remote_status", "sync_state", "profile", "source", "receiver", "date_from", "date_to")
+        fields = ("q", "remote_status", "sync_state", "profile", "source", "receiver", "date_from", "date_to", "view")
+
+    def filter_view(self, queryset, name, value):
+        if value == "to_invoice":
+            return dashboard.invoicing_window(queryset, core_dashboard.today())
+        return queryset
 
 
 class DispatchTaxpayerFilterSet(BaseFilterSet):

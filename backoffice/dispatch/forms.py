@@ -29,8 +29,6 @@ POSTAL_CODE = re.compile(r"^(0[1-9]|[1-7][0-9]|8[01])[0-9]{3}\Z")
 # as the tax authority's rules want it (34ABC123).
 PLATE = re.compile(r"^(0[1-9]|[1-7][0-9]|8[01])[A-Z]{1,3}[0-9]{2,5}\Z")
 CARRIER_COMPANY, CARRIER_DRIVERS = "company", "drivers"
-SEND_CHOICES = [(DispatchStatus.DRAFT.value, _("Save as a draft (send it later)")),
-                (DispatchStatus.QUEUED.value, _("Save and send now"))]
 UNIT_CHOICES_SHOWN = 40
 LINE_LIMIT = Decimal(10) ** 14
 TOTAL_LIMIT = Decimal(10) ** 16
@@ -106,8 +104,6 @@ class DispatchNoteForm(NumberingFields, forms.ModelForm):
         widget=forms.TextInput(attrs={"list": "alias-options", "autocomplete": "off"}),
         help_text=_("The receiver's dispatch mailbox: filled in when it has only one; a receiver that is not a "
                     "dispatch-note user gets the generic mailbox."))
-    requested_status = forms.TypedChoiceField(label=_("When to send"), choices=SEND_CHOICES, coerce=int,
-                                              initial=DispatchStatus.QUEUED.value, widget=forms.RadioSelect)
     carrier = forms.ChoiceField(label=_("Who carries the goods"), widget=forms.RadioSelect, initial=CARRIER_DRIVERS,
                                 choices=[(CARRIER_DRIVERS, _("Our driver(s)")),
                                          (CARRIER_COMPANY, _("A carrier company"))])
@@ -120,7 +116,7 @@ class DispatchNoteForm(NumberingFields, forms.ModelForm):
                   "carrier", "carrier_title", "carrier_vkn_tckn", "plate_number",
                   "buyer_identifier", "buyer_name", "buyer_surname", "buyer_city", "buyer_district", "buyer_country",
                   "seller_identifier", "seller_name", "seller_surname", "seller_city", "seller_district",
-                  "seller_country", "notes", "requested_status")
+                  "seller_country", "notes")
         formfield_callback = localized_formfield
         widgets = {"notes": forms.Textarea(attrs={"rows": 2}),
                    "issue_date": forms.DateInput(attrs={"type": "date"}, format="%Y-%m-%d"),
@@ -159,8 +155,6 @@ class DispatchNoteForm(NumberingFields, forms.ModelForm):
             if self.instance.pk:
                 self.initial["account"] = self.instance.receiver_identifier
                 self.initial["carrier"] = CARRIER_COMPANY if self.instance.has_carrier else CARRIER_DRIVERS
-            else:
-                self.initial["requested_status"] = DispatchStatus.QUEUED.value
 
     def clean_account(self):
         return resolve_account(self.company, self.cleaned_data.get("account"))
@@ -285,7 +279,8 @@ class DispatchNoteForm(NumberingFields, forms.ModelForm):
             note.numbering = cleaned["numbering"]
             note.prefix = cleaned.get("prefix") or ""
             note.despatch_number = cleaned.get("despatch_number") or "" if note.numbering == Numbering.MANUAL else ""
-        note.requested_status = cleaned["requested_status"]
+        # Saved as a draft, always (issue 29): sending is its own step, the status change after a confirmation.
+        note.requested_status = DispatchStatus.DRAFT
         if commit:
             note.save()
         return note
@@ -300,7 +295,7 @@ class LineForm(forms.ModelForm):
                                      min_value=Decimal("0.000001"))
     unit_price = LocalizedDecimalField(label=_("Unit price"), max_digits=18, decimal_places=6, min_value=Decimal(0),
                                        required=False)
-    vat_rate = LocalizedDecimalField(label=_("VAT %"), max_digits=5, decimal_places=2, min_value=Decimal(0),
+    vat_rate = LocalizedDecimalField(label=_("VAT %"), rate=True, max_digits=5, decimal_places=2, min_value=Decimal(0),
                                      max_value=Decimal(100), initial=Decimal(20), required=False)
     unit_code = forms.ChoiceField(label=_("Unit"), initial="C62")
 
@@ -422,8 +417,6 @@ class UblUploadForm(NumberingFields):
     local_reference_id = forms.CharField(label=_("ERP reference"), max_length=100, required=False,
                                          help_text=_("For one note only; empty: one is given here."))
     xslt_code = forms.CharField(label=_("Layout code"), max_length=100, required=False)
-    requested_status = forms.TypedChoiceField(label=_("When to send"), choices=SEND_CHOICES, coerce=int,
-                                              initial=DispatchStatus.QUEUED.value, widget=forms.RadioSelect)
     MAX_BYTES = 20 * 1024 * 1024
 
     def __init__(self, *args, company, **kwargs):
@@ -479,8 +472,6 @@ class UblReplaceForm(forms.Form):
 
     file = forms.FileField(label=_("Corrected UBL file (XML)"),
                            help_text=_("It keeps the note's cbc:UUID and, when the number is in the file, its number."))
-    requested_status = forms.TypedChoiceField(label=_("When to send"), choices=SEND_CHOICES, coerce=int,
-                                              initial=DispatchStatus.QUEUED.value, widget=forms.RadioSelect)
 
     def clean_file(self):
         upload = self.cleaned_data.get("file")

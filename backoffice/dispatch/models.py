@@ -16,6 +16,7 @@ from django.utils.translation import gettext_lazy as _
 from backoffice.core.exports import PlatformExport, export_rules
 from backoffice.core.fields import MONEY
 from backoffice.core.models import RemoteRecord, record_indexes
+from backoffice.core.search import FoldedSearchField
 
 from .choices import (
     EDITABLE_STATUSES,
@@ -105,6 +106,9 @@ class DispatchNote(RemoteRecord):
     ubl_name = models.CharField(_("file name"), max_length=255, blank=True)
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True,
                                    related_name="+", verbose_name=_("created by"))
+    # What the list's search looks in, folded the Turkish way (core.search).
+    search_text = FoldedSearchField(sources=("despatch_number", "receiver_name", "receiver_identifier",
+                                             "local_reference_id", "plate_number"))
 
     class Meta(RemoteRecord.Meta):
         ordering = ["-created_at", "-id"]
@@ -235,6 +239,7 @@ class DispatchTaxpayer(models.Model):
     title = models.CharField(_("title"), max_length=500, blank=True)
     app_type = models.CharField(_("type"), max_length=10, blank=True)
     seen_at = models.DateTimeField()  # the refresh that last listed it: older ones are gone from the list
+    search_text = FoldedSearchField(sources=("identifier", "title", "alias"))
 
     class Meta:
         ordering = ["identifier", "alias"]
@@ -270,6 +275,8 @@ class IncomingNote(RemoteRecord):
     receipt_id = models.CharField(_("reply id"), max_length=64, blank=True)
     receipt_number = models.CharField(_("reply number"), max_length=16, blank=True)
     lines_read_at = models.DateTimeField(_("lines read"), null=True, blank=True)
+    # What the list's search looks in, folded the Turkish way (core.search).
+    search_text = FoldedSearchField(sources=("despatch_number", "sender_title", "sender_identifier", "receipt_number"))
 
     class Meta(RemoteRecord.Meta):
         ordering = ["-received_at", "-id"]
@@ -405,6 +412,8 @@ class ReceivedReply(models.Model):
     answer = models.CharField(_("answer"), max_length=10, choices=Answer.choices, blank=True)
     lines_read_at = models.DateTimeField(_("lines read"), null=True, blank=True)
     read_error = models.TextField(_("reading error"), blank=True)
+    # What the list's search looks in, folded the Turkish way (core.search).
+    search_text = FoldedSearchField(sources=("receipt_number", "despatch_number", "sender_title", "sender_identifier"))
 
     class Meta:
         ordering = ["-received_at", "-id"]

@@ -566,3 +566,49 @@ NOTE_ACTIONS = actions.ActionSet(
                        after=_envelope_gone,
                        confirm=gettext_lazy("The selected notes in error will become drafts and can be edited.")),
     ])
+
+
+# --- sending a draft (issue 29: its own step, after a confirmation) -------------------------------------------
+class AlreadySent(DispatchError):
+    """The notes are sent already or on their way (a second POST of the same confirmation): nothing to do."""
+
+
+def _send_action():
+    return NOTE_ACTIONS.by_name["send"]
+
+
+def send_refusal(note) -> str:
+    """Why this note cannot be sent to the tax authority now ("" when it can): only a draft on the platform."""
+    if note.is_busy:
+        return _("This note is on its way to the platform; wait until it is there.")
+    if not note.remote_id:
+        return _("The draft is not on the platform yet: wait until it is, or send it again if that failed.")
+    if not NOTE_ACTIONS.allowed(_send_action(), note):
+        return _("Only a draft is sent; this one is “%(status)s”.") % {
+            "status": note.get_remote_status_display() or note.remote_status}
+    return ""
+
+
+def _already_sent(note) -> bool:
+    return note.pending_action == "send" or (
+        bool(note.remote_id) and note.remote_status is not None and note.remote_status != DispatchStatus.DRAFT
+        and _send_action().took_effect(note.remote_status) and note.requested_status == DispatchStatus.QUEUED)
+
+
+def send_request(notes):
+    """Send drafts (document 3, 3.3: the status change 0 -> 20) through core.actions, which refuses any note not
+    a draft by its number (nothing is half-sent) and claims them once. When every note is already sent or being
+    sent (Back and the same confirmation again), AlreadySent: nothing is sent twice."""
+    notes = list(notes)
+    if notes and all(_already_sent(note) for note in notes):
+        raise AlreadySent(_("Already sent: %(numbers)s. Nothing was sent again.") % {
+            "numbers": ", ".join(str(note) for note in notes)})
+    actions.action_request(DispatchNote, "send", notes)
+    return notes
+
+
+def send_rows(notes) -> list[dict]:
+    """What the send confirmation shows of each note: the receiver, its mailbox, the total."""
+    return [{"pk": note.pk, "number": str(note), "recipient": note.receiver_name,
+             "identifier": note.receiver_identifier, "mailbox": note.target_alias or "—", "total": note.payable_amount or Decimal(0),
+             "currency": note.currency_code or "TRY"} for note in notes]

@@ -27,13 +27,15 @@ from backoffice.core.generic.views import (
     ObjectEditView,
     ObjectListView,
     describe_fields,
+    totals_by_currency,
 )
 from backoffice.core.jobs import runs_of
 from backoffice.core.roles import EDITORS, EVERYONE, has_role
+from backoffice.current_accounts.lookup import find_accounts
 from backoffice.current_accounts.forms import resolve_account
 
 from . import filters, jobs, mirror, services, tables, taxpayers
-from .choices import WORKING_STATUSES, DocumentKind, Source
+from .choices import WORKING_STATUSES, DispatchStatus, DocumentKind, Source
 from .families import DISPATCH_EXPORTS
 from .forms import CARRIER_COMPANY, DispatchNoteForm, DriverFormSet, LineFormSet, UblReplaceForm, UblUploadForm
 from .models import DispatchDriver, DispatchLine, DispatchNote, DispatchTaxpayer
@@ -110,7 +112,6 @@ class NoteEditView(DispatchSection, ObjectEditView):
         note = self.get_object()
         if (locked := self.locked(note)) is not None:
             return locked
-        is_new = note.pk is None
         form = self.form(data=request.POST, instance=note, company=request.company)
         lines, drivers = self.formsets(note, data=request.POST)
 
@@ -123,13 +124,8 @@ class NoteEditView(DispatchSection, ObjectEditView):
             refused=self.refused, invalid=lambda: self.render_form(note, form, 400, lines, drivers))
         if answered is not None:
             return answered
-        if note.requested_status == 20:
-            message = _("Dispatch note saved; it is being sent to the platform.")
-        else:
-            message = _("Dispatch note saved; it is being sent to the platform as a draft. Send it when the goods "
-                        "are ready.")
-        messages.success(request, message if is_new else _("Dispatch note changed; the change is on its way to the "
-                                                           "platform."))
+        messages.success(request, _("Draft saved; it goes to the platform as a draft and is not sent to GİB. Send "
+                                    "it from its page when the goods are ready."))
         return redirect(model_url(note, "detail"))
 
 
@@ -201,7 +197,35 @@ class NoteBulkView(DispatchSection, BulkActionView):
         return ["generic/bulk_confirm.html"]
 
 
-BULK_ACTIONS = {**actions.bulk_actions(DispatchNote), "resend": BulkAction(
+def send_runner(request, queryset):
+    try:
+        return len(services.send_request(queryset.order_by("pk")))
+    except services.AlreadySent as exc:
+        messages.info(request, str(exc))
+    except services.DispatchError as exc:
+        messages.error(request, str(exc))
+    return 0
+
+
+def send_details(request, queryset):
+    """The send confirmation's rows (receiver, mailbox, total), totals per currency and the notes refused."""
+    notes = list(queryset.order_by("pk"))
+    rows = services.send_rows(notes)
+    return {"rows": rows[:NoteBulkView.max_listed], "currency_totals": totals_by_currency(rows),
+            "refused": [f"{note}: {reason}" for note in notes if (reason := services.send_refusal(note))]}
+
+
+def _bulk_actions():
+    found = actions.bulk_actions(DispatchNote)
+    send = found["send"]
+    # The status change 0 -> 20 sends the note to the tax authority: its own confirmation (issue 29).
+    found["send"] = BulkAction(gettext_lazy("Send to GİB"), send_runner, confirm=send.confirm, style=send.style,
+                               required_roles=send.required_roles, template="generic/send_confirm.html",
+                               details=send_details, check=gettext_lazy("I checked the recipient and the total."))
+    return found
+
+
+BULK_ACTIONS = {**_bulk_actions(), "resend": BulkAction(
     gettext_lazy("Send again"), batch.resend_bulk(
         refused_message=gettext_lazy("Only notes whose sending failed can be sent again.")),
     confirm=gettext_lazy("The selected notes whose sending failed will be sent again; the platform is asked first "
@@ -237,7 +261,7 @@ class NoteUploadView(DispatchSection, ObjectEditView):
             try:
                 notes = services.ubl_upload(
                     company=request.company, user=request.user, name=upload.name, data=upload.read(),
-                    requested_status=form.cleaned_data["requested_status"], numbering=form.cleaned_data["numbering"],
+                    requested_status=DispatchStatus.DRAFT, numbering=form.cleaned_data["numbering"],
                     prefix=form.cleaned_data.get("prefix") or "", target_alias=form.cleaned_data["target_alias"],
                     local_reference_id=form.cleaned_data["local_reference_id"],
                     xslt_code=form.cleaned_data["xslt_code"])
@@ -253,10 +277,11 @@ class NoteUploadView(DispatchSection, ObjectEditView):
         if answered is not None:
             return answered
         if len(created) > 1:
-            messages.success(request, _("%(count)s dispatch notes passed the check and are on their way to the "
-                                        "platform.") % {"count": len(created)})
+            messages.success(request, _("%(count)s dispatch notes passed the check and go to the platform as drafts; "
+                                        "none is sent to GİB until you send it.") % {"count": len(created)})
             return redirect(model_url(DispatchNote, "list"))
-        messages.success(request, _("The file passed the check; the dispatch note is on its way to the platform."))
+        messages.success(request, _("The file passed the check; the dispatch note goes to the platform as a draft and "
+                                    "is not sent to GİB until you send it."))
         return redirect(model_url(result, "detail"))
 
 
@@ -290,14 +315,15 @@ class NoteReplaceView(DispatchSection, BaseObjectView):
         upload = form.cleaned_data["file"]
         try:
             services.ubl_replace(note, name=upload.name, data=upload.read(),
-                                 requested_status=form.cleaned_data["requested_status"])
+                                 requested_status=DispatchStatus.DRAFT)
         except services.UblRefused as exc:
             form.add_error("file", str(exc))
             return self.page(note, form, exc.despatches, status=400)
         except services.DispatchError as exc:
             form.add_error(exc.field if exc.field in form.fields else None, str(exc))
             return self.page(note, form, status=400)
-        messages.success(request, _("The corrected file passed the check; the note is on its way to the platform."))
+        messages.success(request, _("The corrected file passed the check; the note goes to the platform as a draft and "
+                                    "is not sent to GİB until you send it."))
         return redirect(model_url(note, "detail"))
 
 
@@ -329,15 +355,10 @@ class ReceiverLookupView(DispatchSection, BaseObjectView):
         return ["dispatch/includes/receiver.html"]
 
     def get(self, request):
-        from backoffice.current_accounts.models import CurrentAccount
-
         text = (request.GET.get("account") or "").strip()
         options, account, error, address = [], None, "", None
         if len(text) >= 2:
-            matches = CurrentAccount.objects.filter(company=request.company)
-            matches = matches.filter(identifier__startswith=text.split()[0]) if text[:1].isdigit() else \
-                matches.filter(name__icontains=text)
-            options = list(matches.order_by("name", "pk")[:20])
+            options = find_accounts(request.company, text)
             try:
                 account = resolve_account(request.company, text)
             except ValidationError as exc:

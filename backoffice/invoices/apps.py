@@ -11,7 +11,7 @@ class InvoicesConfig(AppConfig):
         from backoffice.core import actions, schedule
         from backoffice.core.sync import register_pushable
 
-        from . import jobs, services
+        from . import copies, jobs, services  # noqa: F401 (copies registers the copy and return views)
         from .models import Invoice
 
         register_pushable(Invoice, jobs.invoice_push)

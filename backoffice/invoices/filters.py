@@ -2,7 +2,7 @@ import django_filters
 from django.utils.translation import gettext_lazy as _
 
 from backoffice.core.choices import SyncState
-from backoffice.core.generic import BaseFilterSet, DateFromFilter, DateToFilter
+from backoffice.core.generic import BaseFilterSet, DateFromFilter, DateToFilter, YesNoFilter
 from backoffice.core.fields import LocalizedDecimalField
 
 from .choices import InvoiceStatus, InvoiceType, PostingStatus, Profile, RecordType
@@ -29,14 +29,19 @@ class InvoiceFilterSet(BaseFilterSet):
     date_to = DateToFilter("issue_date", lookup_expr="lte")
     amount_min = AmountFilter(field_name="payable_amount", lookup_expr="gte", label=_("Payable from"))
     amount_max = AmountFilter(field_name="payable_amount", lookup_expr="lte", label=_("Payable up to"))
+    # the dashboard's "not on the platform yet": invoices the platform has given no status
+    on_platform = YesNoFilter(method="filter_on_platform", label=_("On the platform"))
 
     class Meta:
         model = Invoice
         fields = ("q", "direction", "record_type", "profile", "invoice_type", "remote_status", "record_status",
-                  "sync_state", "account", "date_from", "date_to", "amount_min", "amount_max")
+                  "sync_state", "account", "date_from", "date_to", "amount_min", "amount_max", "on_platform")
 
     def filter_direction(self, queryset, name, value):
         return queryset.filter(is_send=(value == "out")) if value else queryset
+
+    def filter_on_platform(self, queryset, name, value):
+        return queryset if value is None else queryset.filter(remote_status__isnull=not value)
 
 
 class TaxpayerFilterSet(BaseFilterSet):

@@ -245,14 +245,14 @@ class InvoiceForm(forms.ModelForm):
 class LineForm(forms.ModelForm):
     quantity = LocalizedDecimalField(label=_("Quantity"), max_digits=18, decimal_places=6, min_value=Decimal("0.000001"))
     unit_price = LocalizedDecimalField(label=_("Unit price"), max_digits=18, decimal_places=6, min_value=Decimal(0))
-    discount_rate = LocalizedDecimalField(label=_("Discount %"), max_digits=5, decimal_places=2, required=False,
-                                          min_value=Decimal(0), max_value=Decimal(100))
+    discount_rate = LocalizedDecimalField(label=_("Discount %"), rate=True, max_digits=5, decimal_places=2,
+                                          required=False, min_value=Decimal(0), max_value=Decimal(100))
     discount_amount = LocalizedDecimalField(label=_("Discount"), max_digits=18, decimal_places=2, required=False,
                                             min_value=Decimal(0))
-    vat_rate = LocalizedDecimalField(label=_("VAT %"), max_digits=5, decimal_places=2, min_value=Decimal(0),
+    vat_rate = LocalizedDecimalField(label=_("VAT %"), rate=True, max_digits=5, decimal_places=2, min_value=Decimal(0),
                                      max_value=Decimal(100), initial=Decimal(20))
-    other_tax_rate = LocalizedDecimalField(label=_("Other tax %"), max_digits=5, decimal_places=2, required=False,
-                                           min_value=Decimal(0), max_value=Decimal(100))
+    other_tax_rate = LocalizedDecimalField(label=_("Other tax %"), rate=True, max_digits=5, decimal_places=2,
+                                           required=False, min_value=Decimal(0), max_value=Decimal(100))
     unit_code = forms.ChoiceField(label=_("Unit"), initial="C62")
     vat_exemption_reason_code = forms.ChoiceField(label=_("VAT exemption reason"), required=False)
     withholding_code = forms.ChoiceField(label=_("VAT withholding"), required=False)

@@ -17,6 +17,7 @@ from django.utils.translation import gettext_lazy as _
 
 from backoffice.core.fields import MONEY
 from backoffice.core.models import Company, RemoteRecord, record_indexes
+from backoffice.core.search import FoldedSearchField
 
 from .choices import DocumentKind, InvoiceStatus, InvoiceType, PostingStatus, Profile, RecordType
 
@@ -90,6 +91,8 @@ class Invoice(RemoteRecord):
     detail_read_at = models.DateTimeField(_("read in full at"), null=True, blank=True)
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True,
                                    related_name="+", verbose_name=_("created by"))
+    # What the list's search looks in, folded the Turkish way (core.search).
+    search_text = FoldedSearchField(sources=("invoice_number", "target_title", "target_vkn_tckn", "description"))
 
     class Meta(RemoteRecord.Meta):
         ordering = ["-issue_date", "-id"]
@@ -250,6 +253,7 @@ class Taxpayer(models.Model):
     app_type = models.CharField(_("application"), max_length=10, blank=True)
     registered_at = models.DateTimeField(_("registered on"), null=True, blank=True)
     seen_at = models.DateTimeField()  # the refresh that last listed it: older ones are gone from the list
+    search_text = FoldedSearchField(sources=("identifier", "title", "alias"))
 
     class Meta:
         ordering = ["identifier", "alias"]

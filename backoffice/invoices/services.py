@@ -16,6 +16,7 @@ from django.utils.translation import gettext_lazy
 
 from backoffice.chart_of_accounts.choices import currency_ids
 from backoffice.core import actions, resources
+from backoffice.core.choices import SyncState
 from backoffice.core.conf import tunable
 from backoffice.core.platform import client_for
 from backoffice.core.resources import Resource, ResourceError
@@ -282,8 +283,10 @@ def delete_refusal(invoice) -> str:
 
 @transaction.atomic
 def invoice_save(invoice, lines, *, user=None) -> Invoice:
-    """Save a new or changed outgoing invoice with its lines and send it. The totals are ours, computed as the
-    platform computes them; a new invoice gets its ettn now, so a lost answer is found again by it."""
+    """Save a new or changed outgoing invoice with its lines as a local draft: nothing is sent. The platform's
+    save queues an invoice at once (document 3, 2.6: it keeps no drafts), so sending is its own step
+    (invoice_send, after the user's confirmation). The totals are ours, computed as the platform computes them;
+    a new invoice gets its ettn now, so a lost answer is found again by it."""
     if invoice.pk:
         refusal = edit_refusal(Invoice.objects.select_for_update().get(pk=invoice.pk))
         if refusal:
@@ -297,13 +300,73 @@ def invoice_save(invoice, lines, *, user=None) -> Invoice:
     if invoice.record_type == RecordType.EARCHIVE:
         invoice.profile = Profile.EARSIVFATURA
     apply_totals(invoice, lines)
+    # A local change, not asked to be sent: the mirror leaves it alone until it is.
+    invoice.sync_state, invoice.last_error, invoice.last_error_source = SyncState.LOCAL, "", ""
     invoice.save()
     invoice.lines.exclude(pk__in=[line.pk for line in lines if line.pk]).delete()
     for position, line in enumerate(lines, start=1):
         line.invoice, line.position = invoice, position
         line.save()
-    resources.queue_change(invoice)
     return invoice
+
+
+class AlreadySent(InvoiceError):
+    """The invoice is on its way or there already (a second POST of the same confirmation): nothing to do."""
+
+
+SENDABLE_STATES = (SyncState.LOCAL, SyncState.FAILED)
+
+
+def is_draft(invoice) -> bool:
+    """A change saved here and not sent yet (a new invoice, an edit, or a send the platform refused)."""
+    return invoice.is_send and invoice.sync_state in SENDABLE_STATES and not invoice.pending_action
+
+
+def send_refusal(invoice) -> str:
+    """Why this invoice cannot be sent now ("" when it can)."""
+    if not invoice.is_send:
+        return _("Incoming invoices are the supplier's: they cannot be sent.")
+    if invoice.pending_action or invoice.sync_state in (SyncState.QUEUED, SyncState.SENDING):
+        return _("This invoice is on its way to the platform already.")
+    if invoice.sync_state not in SENDABLE_STATES:
+        return _("Only a draft (saved, not sent) is sent; this invoice has no change to send.")
+    if not invoice.line_count and not invoice.lines.exists():
+        return _("Add at least one line.")
+    return ""
+
+
+def invoice_send(invoices) -> int:
+    """Send drafts to the platform (its save or update: the tax authority gets them; it cannot be undone), the
+    step after the user confirmed recipient, mailbox and total. All or none: one that is not a draft refuses the
+    lot by name. Under a row lock, so a second POST of the same confirmation (Back, a double click) finds them
+    on their way and raises AlreadySent instead of sending twice. Returns how many were queued."""
+    with transaction.atomic():
+        locked = list(Invoice.objects.select_for_update().filter(pk__in=[invoice.pk for invoice in invoices])
+                      .order_by("pk"))
+        if not locked:
+            raise InvoiceError(_("Select at least one invoice."))
+        refused = [(invoice, send_refusal(invoice)) for invoice in locked]
+        refused = [(invoice, reason) for invoice, reason in refused if reason]
+        on_the_way = (SyncState.QUEUED, SyncState.SENDING, SyncState.SYNCED)
+        if refused and all(invoice.is_send and invoice.sync_state in on_the_way for invoice, _reason in refused) \
+                and len(refused) == len(locked):
+            raise AlreadySent(_("Already sent: %(numbers)s. Nothing was sent again.")
+                              % {"numbers": ", ".join(str(invoice) for invoice in locked)})
+        if refused:
+            raise InvoiceError(_("Only drafts are sent; nothing was sent. Not drafts: %(numbers)s")
+                               % {"numbers": "; ".join(f"{invoice} ({reason})" for invoice, reason in refused)})
+        for invoice in locked:
+            resources.queue_change(invoice)
+        return len(locked)
+
+
+def send_rows(invoices) -> list[dict]:
+    """What the send confirmation shows of each invoice: the recipient, its mailbox (or e-Archive), the payable."""
+    return [{"pk": invoice.pk, "number": str(invoice), "recipient": invoice.target_title,
+             "identifier": invoice.target_vkn_tckn,
+             "mailbox": invoice.target_alias if invoice.is_einvoice else _("e-Archive (no mailbox)"),
+             "total": invoice.payable_amount or Decimal(0), "currency": invoice.currency_code}
+            for invoice in invoices]
 
 
 def invoice_delete(invoice) -> bool:

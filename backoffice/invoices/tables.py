@@ -20,6 +20,9 @@ class InvoiceTable(OrderedTable):
     remote_status = RemoteStatusColumn(InvoiceStatus, verbose_name=_("Status"))
     record_status = ChoiceBadgeColumn(PostingStatus)
     sync_state = ChoiceBadgeColumn(SyncState)
+    # The PDF in the browser's viewer, in a new tab, which prints it (only once the platform has the invoice).
+    print_pdf = tables.Column(verbose_name=_("Print"), accessor="remote_id", orderable=False, empty_values=(),
+                              exclude_from_export=True, attrs={"td": {"class": "text-center"}})
 
     # On a phone: the number, the amount and the status.
     secondary_columns = ("issue_date", "record_type", "target_title", "record_status")
@@ -29,9 +32,18 @@ class InvoiceTable(OrderedTable):
         model = Invoice
         fields = ("invoice_number", "issue_date", "is_send", "record_type", "invoice_type", "target_title",
                   "target_vkn_tckn", "payable_amount", "currency_code", "remote_status", "record_status", "sync_state")
-        sequence = fields
+        sequence = (*fields, "print_pdf")
         order_by = ("-issue_date", "-id")
         empty_text = _("No invoices yet. Write one with New invoice, or read the ones the platform has.")
+
+    def render_print_pdf(self, value, record):
+        if not value:
+            return ""
+        label = _("Print %(invoice)s") % {"invoice": record}
+        return format_html('<a href="{}" target="_blank" rel="noopener" class="btn btn-sm btn-link py-0" title="{}" '
+                           'aria-label="{}" data-print="{}"><i class="bi bi-printer"></i></a>',
+                           reverse("invoices:invoice_document", kwargs={"pk": record.pk, "kind": "pdf"}), label,
+                           label, record.pk)
 
 
 class PdfBundleTable(OrderedTable):

@@ -11,6 +11,7 @@ from django.core.exceptions import ValidationError
 from django.db.models import Count, Sum
 from django.http import FileResponse, Http404, QueryDict
 from django.shortcuts import get_object_or_404, redirect
+from django.utils.http import urlencode
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
@@ -22,10 +23,11 @@ from backoffice.core.generic.families import active_company
 from backoffice.core.generic.registry import model_url, register_model_view, register_model_views
 from backoffice.core.generic.sections import SectionMixin
 from backoffice.core.generic.views import (BaseObjectView, BulkAction, BulkActionView, ObjectDetailView,
-                                           ObjectEditView, ObjectListView)
+                                           ObjectEditView, ObjectListView, totals_by_currency)
 from backoffice.core.jobs import runs_of
 from backoffice.core.resources import ResourceError
 from backoffice.core.roles import EDITORS, EVERYONE, has_role
+from backoffice.current_accounts.lookup import find_accounts
 from backoffice.current_accounts.services import address_warning
 from backoffice.remote.errors import RemoteError
 
@@ -129,8 +131,7 @@ class InvoiceEditView(InvoicesSection, ObjectEditView):
                                                 invalid=lambda: self.render_form(invoice, form, 400, lines))
         if answered is not None:
             return answered
-        messages.success(request, _("Invoice saved; it is on its way to the platform.") if is_new
-                         else _("Invoice saved; the change is on its way to the platform."))
+        messages.success(request, _("Draft saved; it is not sent. Check it, then send it to GİB from its page."))
         return redirect(model_url(invoice, "detail"))
 
 
@@ -155,6 +156,10 @@ class InvoiceDetailView(InvoicesSection, ObjectDetailView):
             "figures": services.invoice_totals(lines) if lines else None,
             "platform_totals": (invoice.detail or {}).get("invoiceTotalsModel") or {},
             "actions": actions.buttons(invoice, user),
+            "is_draft": services.is_draft(invoice),
+            "send_url": model_url(Invoice, "bulk", action="send") + "?" + urlencode(
+                {"pk": invoice.pk, "return_url": self.request.path})
+            if may_edit and not services.send_refusal(invoice) else None,
             "edit_url": model_url(invoice, "edit") if may_edit and not services.edit_refusal(invoice) else None,
             "delete_url": model_url(invoice, "delete") if may_edit and invoice.is_send or (
                 may_edit and not invoice.remote_id) else None,
@@ -289,8 +294,34 @@ class InvoiceBulkView(InvoicesSection, BulkActionView):
         return ["generic/bulk_confirm.html"]
 
 
+def send_runner(request, queryset):
+    try:
+        return services.invoice_send(list(queryset.order_by("pk")))
+    except services.AlreadySent as exc:
+        messages.info(request, str(exc))
+    except ResourceError as exc:
+        messages.error(request, str(exc))
+    return 0
+
+
+def send_details(request, queryset):
+    """The send confirmation's rows (recipient, mailbox, payable), totals per currency and the refused."""
+    rows = services.send_rows(queryset.order_by("pk")[:InvoiceBulkView.max_listed])
+    refused = [f"{invoice}: {reason}" for invoice in queryset.order_by("pk")
+               if (reason := services.send_refusal(invoice))]
+    return {"rows": rows, "currency_totals": totals_by_currency(services.send_rows(queryset.order_by("pk"))),
+            "refused": refused}
+
+
+SEND = BulkAction(gettext_lazy("Send to GİB"), send_runner, required_roles=EDITORS, template="generic/send_confirm.html",
+                  details=send_details, confirm=gettext_lazy("The platform issues each invoice and delivers it: an "
+                                                             "e-invoice to the customer's mailbox, an e-archive "
+                                                             "invoice to the tax authority's report."),
+                  check=gettext_lazy("I checked the recipient and the total."))
+
+
 def _bulk_actions():
-    found = actions.bulk_actions(Invoice)
+    found = {"send": SEND, **actions.bulk_actions(Invoice)}
     for name in ("post", "reverse"):
         found[name].function = posting_runner(name)
     found["pdf_zip"] = BulkAction(gettext_lazy("Download the PDFs as one ZIP"), pdf_zip, style="secondary", ask=False)
@@ -323,15 +354,10 @@ class CustomerLookupView(InvoicesSection, BaseObjectView):
     required_roles = EDITORS
 
     def get(self, request):
-        from backoffice.current_accounts.models import CurrentAccount
-
         text = (request.GET.get("account") or "").strip()
         options, account, error = [], None, ""
         if len(text) >= 2:
-            matches = CurrentAccount.objects.filter(company=request.company)
-            matches = matches.filter(identifier__startswith=text.split()[0]) if text[:1].isdigit() else \
-                matches.filter(name__icontains=text)
-            options = list(matches.order_by("name", "pk")[:20])
+            options = find_accounts(request.company, text)
             try:
                 account = resolve_account(request.company, text)
             except ValidationError as exc:  # its text is the hint

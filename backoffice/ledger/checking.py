@@ -161,6 +161,10 @@ def _check(journal) -> str:
         Journal.objects.filter(pk=pk).update(check_state=CheckState.UNREADABLE, check_message=str(exc),
                                              checked_at=timezone.now())
         return str(exc)
+    skipped = getattr(rows, "skipped", None)  # the Excel template's example entry, not read
+    if skipped:
+        note = " ".join(filter(None, [note, _("The template's example entry (rows %(rows)s) was not read.") % {
+            "rows": ", ".join(str(row) for row in skipped)}]))
     journal.refresh_from_db()
     options = checker.Options(start=journal.start_date, end=journal.end_date, split_size_mb=journal.split_size,
                               accounts=chart_codes(journal.company), first_entry_counter=entry,

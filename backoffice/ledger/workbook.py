@@ -5,7 +5,10 @@ checker's findings as an Excel report.
 The conversion streams (core.workbooks: the ZIP checked first, then one row at a time; one entry's lines held at
 a time and spilled to disk when an entry is very large) and writes the cells as Excel holds them, without
 rounding or guessing: 12.345 stays 12.345 and a date typed as text stays that text, so that the checker
-(journal.py) names the row and the problem.
+(journal.py) names the row and the problem. Two things are read the Turkish way (issue 29): an amount typed as
+text (1.250,75 is 1250.75, core.fields.parse_decimal) and a document type written in Turkish (fatura, çek,
+senet/makbuz, diğer, in any case), which becomes the tax authority's code. The template's example entry, left as
+it is, is skipped.
 
 Pure: no Django model is imported.
 """
@@ -26,6 +29,7 @@ from openpyxl.utils import get_column_letter
 
 from backoffice.core import workbooks
 from backoffice.core.conf import tunable
+from backoffice.core.fields import NumberFormatError, parse_decimal
 from backoffice.core.imports import Column, Sheet, normal_header
 from backoffice.core.workbooks import text_cell
 
@@ -101,12 +105,58 @@ _EXPLANATIONS = (
                  "no gap from where the previous month ended (both the line number and the line counter)."),
     gettext_lazy("Amounts are above 0 with at most 2 decimals; dates exist in the calendar (yyyy-mm-dd)."),
     gettext_lazy("Main accounts have 3 or 4 characters; a sub-account starts with its main account."),
-    gettext_lazy("Document types: invoice, check, voucher, other. An invoice or a check needs its number and "
-                 "date; other needs a description."),
+    gettext_lazy("Document types: invoice (fatura), check (çek), voucher (senet, makbuz, fiş), other (diğer), in "
+                 "Turkish or English, in any case. An invoice or a check needs its number and date; other needs a "
+                 "description."),
+    gettext_lazy("Amounts may be typed the Turkish way (1.250,75) or as numbers."),
+    gettext_lazy("Rows 2 and 3 are an example entry: it is not read while it is left as it is. Overwrite it or "
+                 "add your entries below it."),
     gettext_lazy("Foreign-currency and measure columns may stay empty; when one currency column is filled, the "
                  "original amount and the original currency are required."),
     gettext_lazy("Columns marked * are required. Headers may be in Turkish or English, in any order."),
 )
+
+
+# Document types as accountants write them (issue 29), after _folded(): the tax authority's codes themselves, and
+# the Turkish names. A name not here is written as typed, and the checker names its row.
+DOCUMENT_TYPE_NAMES = {"invoice": "invoice", "check": "check", "voucher": "voucher", "other": "other",
+                       "fatura": "invoice", "cek": "check", "senet": "voucher", "makbuz": "voucher",
+                       "senet/makbuz": "voucher", "fis": "voucher", "diger": "other"}
+# Amount fields read the Turkish way when typed as text; the exchange rate only when it has a comma (a dot with
+# three digits after it is ambiguous in a rate, so it is left to the checker as typed).
+AMOUNT_FIELDS = ("amount", "amountOriginalAmount", "measurableQuantity", "measurableCostPerUnit")
+RATE_FIELDS = ("amountOriginalExchangeRate",)
+_FOLD = str.maketrans("ıçğöşü", "icgosu")
+
+
+def _folded(text: str) -> str:
+    """Lowercase the Turkish way (İ is i, I is ı), then without Turkish letters: "ÇEK", "Çek", "cek" alike."""
+    text = " ".join(text.replace("İ", "i").replace("I", "ı").lower().split())
+    return text.replace(" / ", "/").translate(_FOLD)
+
+
+def document_type(text: str) -> str:
+    """The tax authority's code of a document type written in Turkish or English, or the text as typed."""
+    return DOCUMENT_TYPE_NAMES.get(_folded(text), text) if text else text
+
+
+def turkish_amount(value, *, rate=False):
+    """A cell of an amount field as the journal writes it: a number as Excel holds it; text typed the Turkish
+    way (1.250,75) as 1250.75; anything else as typed, for the checker to name."""
+    if not isinstance(value, str):
+        return _cell(value)
+    text = _cell(value)
+    if not text or (rate and "," not in text):
+        return text
+    try:
+        number = parse_decimal(text)
+    except (NumberFormatError, InvalidOperation):
+        return text
+    if not number.is_finite():
+        return text
+    if number.as_tuple().exponent < -2 and number == number.quantize(Decimal("0.01")):
+        number = number.quantize(Decimal("0.01"))  # 5,000 is five: written 5.00, not a 3-decimal 5.000
+    return format(number, "f")
 
 
 def field_label(name: str) -> str:
@@ -261,17 +311,76 @@ class _Lines:
         self.spill.close()
 
 
+class SheetRows(array.array):
+    """The sheet row of each text line, and the rows skipped as the template's example (`skipped`)."""
+
+    def __init__(self, *args):
+        self.skipped = []
+
+
+def _row_cells(values, keys) -> dict:
+    """A row's cells by field, as the journal text writes them (amounts and document types read the Turkish way)."""
+    cells = {}
+    for index, key in keys.items():
+        if index >= len(values):
+            continue
+        value = values[index]
+        if key in AMOUNT_FIELDS or key in RATE_FIELDS:
+            cells[key] = turkish_amount(value, rate=key in RATE_FIELDS)
+        elif key == "documentType":
+            cells[key] = document_type(_cell(value))
+        else:
+            cells[key] = _cell(value)
+    return cells
+
+
+def _example_rows() -> tuple:
+    """The template's example entry (its debit and credit rows) as _row_cells reads them back."""
+    debit = {column.key: column.example for column in TEMPLATE_COLUMNS}
+    credit = {**debit, **_EXAMPLE_CREDIT}
+    keys = dict(enumerate(column.key for column in TEMPLATE_COLUMNS))
+    return tuple(_row_cells([values[column.key] for column in TEMPLATE_COLUMNS], keys) for values in (debit, credit))
+
+
+def _same(cells, example, keys) -> bool:
+    return all(cells.get(key, "") == example.get(key, "") for key in keys.values())
+
+
+def _without_example(numbered, keys, skipped):
+    """The non-empty rows, without the template's example entry: its two rows, one after the other, each exactly
+    as the template ships it in every column the file has (strict: a real row differs somewhere). One of them
+    alone, or changed, is read as a row of the journal."""
+    debit, credit = _example_rows()
+    held = None
+    for number, cells in numbered:
+        if not any(cells.values()):
+            continue
+        if held is not None:
+            if _same(cells, credit, keys):
+                skipped.extend((held[0], number))
+                held = None
+                continue
+            yield held
+            held = None
+        if _same(cells, debit, keys):
+            held = (number, cells)
+            continue
+        yield number, cells
+    if held is not None:
+        yield held
+
+
 def xlsx_to_text(source, out, y: YLine, first_line_counter: int = 1) -> array.array:
     """The journal text of a workbook in the template (its first sheet), written to `out` (binary, UTF-8, \\n).
 
     Consecutive rows with the same entry counter make one entry; its H line's totals are the sums of its D and
     C rows. Returns the sheet row of each text line: item k is the row of line k+1 (the Y line 0, an H line the
-    row of its entry's first line)."""
+    row of its entry's first line); its `skipped` holds the rows of the template's example entry, not read."""
     try:
         rows = workbooks.read_sheet(source, limits())  # raises WorkbookRefused while reading too
     except workbooks.WorkbookRefused as exc:
         raise WorkbookError(str(exc)) from None
-    rows_of = array.array("I", [0])
+    rows_of = SheetRows("I", [0])
     try:
         number, header = 0, None
         for number, values in enumerate(rows, start=1):
@@ -285,10 +394,8 @@ def xlsx_to_text(source, out, y: YLine, first_line_counter: int = 1) -> array.ar
                              y.entity_identifier]).encode() + b"\n")
         counter = first_line_counter
         entry = None  # (key, first row, header fields, lines, sheet rows, debit, credit)
-        for number, values in enumerate(rows, start=number + 1):
-            cells = {key: _cell(values[index]) for index, key in keys.items() if index < len(values)}
-            if not any(cells.values()):
-                continue
+        numbered = ((number, _row_cells(values, keys)) for number, values in enumerate(rows, start=number + 1))
+        for number, cells in _without_example(numbered, keys, rows_of.skipped):
             key = cells.get("entryNumberCounter", "")
             if entry is None or key != entry[0]:
                 if entry is not None:
@@ -305,6 +412,9 @@ def xlsx_to_text(source, out, y: YLine, first_line_counter: int = 1) -> array.ar
             counter += 1
         if entry is not None:
             _write_entry(out, entry, rows_of)
+        elif rows_of.skipped:
+            raise WorkbookError(_("The file holds only the template's example entry, which is not read: add your "
+                                  "entries below it (or overwrite it)."))
     except workbooks.WorkbookRefused as exc:  # found while reading (the rows' ceiling, a damaged part)
         raise WorkbookError(str(exc)) from None
     finally:

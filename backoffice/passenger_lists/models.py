@@ -14,6 +14,7 @@ from backoffice.core.exports import PlatformExport, export_rules
 from backoffice.core.fields import MONEY
 from backoffice.core.models import RemoteRecord
 from backoffice.core.reports import ReportItemBase, ReportRunBase, run_link
+from backoffice.core.search import FoldedSearchField
 from backoffice.tickets.models import PassengerTicket, VehicleOperator
 
 from .choices import CURRENT_STATES, ListState
@@ -53,6 +54,9 @@ class PassengerList(VehicleOperator, RemoteRecord):
     platform_created = models.DateTimeField(_("created on the platform"), null=True, blank=True)
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True,
                                    related_name="+", verbose_name=_("created by"))
+    # What the list's search looks in, folded the Turkish way (core.search).
+    search_text = FoldedSearchField(sources=("passenger_list_number", "expedition_number", "vehicle_plate",
+                                             "remote_id", "vehicle_operating_title"))
 
     class Meta(RemoteRecord.Meta):
         ordering = ["-created_at", "-id"]

@@ -16,6 +16,7 @@ from backoffice.core.exports import PlatformExport, export_rules
 from backoffice.core.fields import MONEY
 from backoffice.core.models import RemoteRecord
 from backoffice.core.reports import ReportItemBase, ReportRunBase, run_link
+from backoffice.core.search import FoldedSearchField
 from backoffice.core.validators import validate_document_number
 
 from .choices import EDITABLE_STATUSES, DocumentType, PaymentType, TicketKind, TicketStatus
@@ -120,6 +121,9 @@ class EventTicket(Ticket):
     event_municipality = models.CharField(_("municipality"), max_length=100)
     event_description = models.CharField(_("event description"), max_length=500, blank=True)
     event_organizer_vkn_tckn = models.CharField(_("organizer VKN/TCKN"), max_length=11)
+    # What the list's search looks in, folded the Turkish way (core.search).
+    search_text = FoldedSearchField(sources=("ticket_number", "identifier", "customer_first_name",
+                                             "customer_last_name", "event_name", "seat_number"))
 
     ticket_type = "ETKINLIK"
     kind = TicketKind.EVENT
@@ -181,6 +185,9 @@ class PassengerTicket(VehicleOperator, Ticket):
     departure_location = models.CharField(_("departure place"), max_length=200)
     destination = models.CharField(_("destination"), max_length=200, blank=True)
     seat_number = models.CharField(_("seat"), max_length=50)
+    # What the list's search looks in, folded the Turkish way (core.search).
+    search_text = FoldedSearchField(sources=("ticket_number", "identifier", "customer_first_name",
+                                             "customer_last_name", "expedition_number", "vehicle_plate"))
 
     ticket_type = "YOLCU"
     kind = TicketKind.PASSENGER

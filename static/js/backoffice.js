@@ -79,6 +79,23 @@
         });
       });
     });
+    // A value the server found for a field (the customer's only mailbox, htmx lookup): put in the field at once,
+    // or on a click when there are several to choose from (data-fill-on="click").
+    each(root, "[data-fill-target]", function (source) {
+      if (!once(source, "Fill")) { return; }
+      var field = document.getElementById(source.dataset.fillTarget);
+      if (!field) { return; }
+      var fill = function () {
+        if (field.value === source.dataset.fillValue) { return; }
+        field.value = source.dataset.fillValue;
+        field.dispatchEvent(new Event("change", { bubbles: true }));
+      };
+      if (source.dataset.fillOn === "click") {
+        source.addEventListener("click", function (event) { event.preventDefault(); fill(); field.focus(); });
+      } else {
+        fill();
+      }
+    });
     // A field that submits its form when it changes (per-page choice, report date).
     each(root, "select[data-autosubmit], input[data-autosubmit]", function (field) {
       if (!once(field, "Submit")) { return; }
@@ -88,6 +105,59 @@
       });
     });
   }
+
+  // Enter in a field of an edit form moves to the next field, as in desktop accounting programs, and never
+  // submits it (issue 29: Enter used to issue and send an invoice). Saving takes the button: Tab to it, then
+  // Enter or Space. A textarea keeps its new line, a button its click; on the last field Enter does nothing.
+  var ENTER_MOVES = "form.edit-form, form[data-enter-moves]";
+  var NOT_FIELDS = ["hidden", "submit", "button", "reset", "image"];
+
+  function typable(element) {
+    var tag = element.tagName;
+    if (tag === "INPUT") { return NOT_FIELDS.indexOf(element.type) === -1; }
+    return tag === "SELECT" || tag === "TEXTAREA";
+  }
+
+  function focusable(element) {
+    return typable(element) && !element.disabled && !element.readOnly && element.tabIndex !== -1 &&
+      element.getClientRects().length > 0 && getComputedStyle(element).visibility !== "hidden" &&
+      !element.closest("details:not([open])");  // a closed section's fields are laid out, but not reachable
+  }
+
+  function nextField(form, field) {
+    var elements = Array.prototype.slice.call(form.elements);
+    var start = elements.indexOf(field);
+    for (var index = start + 1; index < elements.length; index++) {
+      var candidate = elements[index];
+      // A radio group is one stop, as with Tab: past the group, or onto its checked button.
+      if (field.type === "radio" && candidate.type === "radio" && candidate.name === field.name) { continue; }
+      if (!focusable(candidate)) { continue; }
+      if (candidate.type === "radio" && !candidate.checked) {
+        var checked = form.querySelector('input[type=radio][name="' + CSS.escape(candidate.name) + '"]:checked');
+        if (checked && focusable(checked)) { return checked; }
+      }
+      return candidate;
+    }
+    return null;
+  }
+
+  document.addEventListener("keydown", function (event) {
+    if (event.key !== "Enter" || event.isComposing || event.altKey || event.ctrlKey || event.metaKey) { return; }
+    var field = event.target;
+    if (!field || !field.form || !field.form.matches(ENTER_MOVES)) { return; }
+    if (field.tagName === "TEXTAREA" || !typable(field)) { return; }
+    event.preventDefault();
+    var next = nextField(field.form, field);
+    // A field the browser would not focus (inert, in a hidden part) is passed over, as Tab would.
+    while (next) {
+      next.focus();
+      if (document.activeElement === next) { break; }
+      next = nextField(field.form, next);
+    }
+    if (next) {
+      if (next.select && next.tagName === "INPUT" && /^(text|search|tel|url)$/.test(next.type)) { next.select(); }
+    }
+  });
 
   document.addEventListener("DOMContentLoaded", function () { init(document); });
   document.addEventListener("htmx:load", function (event) { init(event.target); });

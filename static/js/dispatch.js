@@ -6,12 +6,11 @@
   var form = document.querySelector("[data-dispatch-form]");
   if (!form) { return; }
 
-  function number(text) {
-    // Typed the Turkish way (1.250,75) or plainly (1250.75).
-    var value = String(text || "").trim().replace(/\s/g, "");
-    if (value.indexOf(",") >= 0) { value = value.replace(/\./g, "").replace(",", "."); }
-    var parsed = parseFloat(value);
-    return isNaN(parsed) ? 0 : parsed;
+  // A number as the server's field reads it (static/js/numbers.js, loaded by templates/base.html): 5.000 is five
+  // thousand, 1.250,75 is 1250.75; what it cannot read, or a rate it would ask about (18.500), counts as 0.
+  function number(input) {
+    var value = input ? window.TrNumber.value(input) : "";
+    return value ? parseFloat(value) : 0;
   }
   function cents(value) { return Math.round((value + Number.EPSILON) * 100) / 100; }
   function shown(value) {
@@ -23,7 +22,7 @@
     form.querySelectorAll("[data-line]").forEach(function (row) {
       var removed = row.querySelector('input[name$="-DELETE"]');
       if (removed && removed.checked) { return; }
-      var field = function (suffix) { var input = row.querySelector('[name$="-' + suffix + '"]'); return input ? input.value : ""; };
+      var field = function (suffix) { return row.querySelector('[name$="-' + suffix + '"]'); };
       var line = cents(number(field("quantity")) * number(field("unit_price")));
       amount += line;
       vat += cents(line * number(field("vat_rate")) / 100);

@@ -3,6 +3,8 @@
    are decimal strings held as BigInt scaled integers (never floats), so every cent agrees with the server's.
    Change both files together. The server computes the totals again when the form is saved and keeps its own.
 
+   Numbers are read by static/js/numbers.js (window.TrNumber), loaded before this file by templates/base.html.
+
    window.InvoiceTotals = {parse(text), lineTotals(line, codes), documentTotals(lines, codes), format(value)}:
    lines are plain objects with totals.py's names and decimal strings ("1250.75"); results are strings like
    "1234.56". codes ({withholdingRates: {"602": "0.9"}, deductedTaxCodes: ["0003", "0011"]}) defaults to the
@@ -65,63 +67,11 @@
     return value.indexOf(".") < 0 ? value : value.replace(/0+$/, "").replace(/\.$/, "");
   }
 
-  // --- numbers as people in Turkey type them: backoffice/core/fields.py, parse_decimal -------------------------
+  // --- numbers as people in Turkey type them: static/js/numbers.js, the server's parse_decimal -----------------
 
-  var AFFIXES = /^(?:₺|TL|TRY|%)|(?:₺|TL|TRY|%)$/gi;
-
-  function grouped(integer, separator) {
-    var groups = integer.split(separator);
-    if (groups[0].length < 1 || groups[0].length > 3) { return null; }
-    for (var i = 1; i < groups.length; i++) { if (groups[i].length !== 3) { return null; } }
-    return groups.join("");
-  }
   // "1.250,75", "1250,75", "1250.75", "1.250" (Turkish thousands), "%18" ... as a decimal string ("1250.75");
   // null for what parse_decimal refuses (an empty field too).
-  function parse(typed) {
-    var value = String(typed === undefined || typed === null ? "" : typed)
-      .replace(/[\s\u00a0\u202f\u2009]+/g, " ").trim().replace(/\u2212/g, "-");
-    value = value.replace(AFFIXES, "").trim();
-    var sign = "";
-    if (value && "+-".indexOf(value.charAt(0)) >= 0) {
-      sign = value.charAt(0) === "-" ? "-" : "";
-      value = value.slice(1).trim();
-    }
-    value = value.replace(AFFIXES, "").trim();
-    if (!value || !/^[0-9., ]+$/.test(value) || !/[0-9]/.test(value)) { return null; }
-    var dots = value.split(".").length - 1, commas = value.split(",").length - 1;
-    var decimal = null, thousands = null;
-    if (dots && commas) {
-      decimal = value.lastIndexOf(",") > value.lastIndexOf(".") ? "," : ".";
-      thousands = decimal === "," ? "." : ",";
-      if (value.split(decimal).length !== 2) { return null; }
-    } else if (commas) {
-      if (commas === 1) { decimal = ","; } else { thousands = ","; }
-    } else if (dots > 1) {
-      thousands = ".";
-    } else if (dots === 1) {
-      var parts = value.split(".");
-      if (parts[1].length === 3 && /^[1-9][0-9]{0,2}$/.test(parts[0])) { thousands = "."; } else { decimal = "."; }
-    }
-    if (value.indexOf(" ") >= 0) {
-      if (thousands !== null) { return null; }
-      if (decimal === "." && value.split(".")[1].length === 3) { return null; }
-      thousands = " ";
-    }
-    var integer = value, fraction = "";
-    if (decimal) {
-      var at = value.indexOf(decimal);
-      integer = value.slice(0, at);
-      fraction = value.slice(at + 1);
-      if (!fraction || !/^[0-9]+$/.test(fraction)) { return null; }
-    }
-    if (integer) {
-      if (thousands) { integer = grouped(integer, thousands); }
-      if (integer === null || !/^[0-9]+$/.test(integer)) { return null; }
-    } else if (!fraction) {
-      return null;
-    }
-    return sign + (integer || "0") + (fraction ? "." + fraction : "");
-  }
+  function parse(typed) { return window.TrNumber.parse(typed); }
 
   // "1234.56" -> "1.234,56" (Turkish notation, two decimals).
   function format(value) {
@@ -223,8 +173,6 @@
 
   var DOCUMENT_FIGURES = ["line_extension", "allowance_total", "vat_total", "withholding_total", "added_taxes_total",
                           "deducted_taxes_total", "tax_inclusive", "payable"];
-  // An exchange rate of a dot and three decimals (32.125) is asked, not guessed, as the server asks.
-  var AMBIGUOUS_RATE = /^[+-]?\d{1,3}\.\d{3}$/;
 
   function field(row, name) { return row.querySelector('[name$="-' + name + '"]'); }
   // is-invalid set here is taken away here only: a mark the server put on the field stays.
@@ -237,13 +185,13 @@
       input.removeAttribute("data-totals-invalid");
     }
   }
-  // An input's number as a decimal string; "" when empty or unreadable (then marked).
-  function typed(input, refuse) {
+  // An input's number as a decimal string; "" when empty or unreadable (then marked). A rate (its field's
+  // data-number="rate", or asRate) of a dot and three decimals (32.125) is asked, not guessed, as the server asks.
+  function typed(input, asRate) {
     if (!input) { return ""; }
-    var value = input.value.trim() === "" ? "" : parse(input.value);
-    var invalid = value === null || Boolean(refuse && refuse.test(input.value.trim()));
-    mark(input, invalid);
-    return invalid ? "" : value;
+    var value = window.TrNumber.value(input, asRate);
+    mark(input, value === null);
+    return value === null ? "" : value;
   }
   function show(element, value) { if (element) { element.textContent = value === "" ? "" : format(value); } }
 
@@ -282,7 +230,7 @@
       show(form.querySelector('[data-total="' + name + '"]'), totals[name]);
     });
     var currency = form.querySelector('select[name="currency_code"]');
-    var rate = typed(form.querySelector('input[name="exchange_rate"]'), AMBIGUOUS_RATE);
+    var rate = typed(form.querySelector('input[name="exchange_rate"]'), true);
     var foreign = currency && currency.value && currency.value !== "TRY" && rate !== "";
     show(form.querySelector('[data-total="payable_try"]'),
          foreign ? text(money(times(dec(totals.payable), dec(rate)))) : "");

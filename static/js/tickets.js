@@ -13,67 +13,17 @@
   var lang = document.documentElement.lang === "en" ? "en-US" : "tr-TR";
   var format = new Intl.NumberFormat(lang, {minimumFractionDigits: 2, maximumFractionDigits: 2});
 
-  // A number as typed, read exactly as the server reads it (backoffice/core/fields.py, parse_decimal):
-  // 1.250,75 / 1250,75 / 1250.75 / 1.250 (Turkish thousands: 1250) / 1 250,75 / 1,250.75; NaN otherwise.
-  function grouped(integer, separator) {
-    var groups = integer.split(separator);
-    if (groups[0].length < 1 || groups[0].length > 3) { return null; }
-    for (var i = 1; i < groups.length; i++) { if (groups[i].length !== 3) { return null; } }
-    return groups.join("");
+  // Numbers as typed, read exactly as the server reads them: static/js/numbers.js (loaded by templates/base.html).
+  // An amount in integer cents, rounded half up like the server's Decimal ROUND_HALF_UP; unreadable counts as 0.
+  function cents(input) {
+    var value = input ? window.TrNumber.value(input) : "";
+    var number = value ? parseFloat(value) : 0;
+    return Math.round(number * 100 + (number >= 0 ? 1e-7 : -1e-7));
   }
-  function parseLocalized(value) {
-    var text = String(value || "").replace(/[\s\u00a0\u202f\u2009]+/g, " ").trim().replace(/\u2212/g, "-");
-    var affix = /^(?:₺|TL|TRY|%)|(?:₺|TL|TRY|%)$/i;
-    text = text.replace(affix, "").trim();
-    var sign = "";
-    if (text && "+-".indexOf(text.charAt(0)) >= 0) { sign = text.charAt(0) === "-" ? "-" : ""; text = text.slice(1).trim(); }
-    text = text.replace(affix, "").trim();
-    if (!text || !/^[0-9., ]+$/.test(text) || !/[0-9]/.test(text)) { return NaN; }
-    var dots = text.split(".").length - 1, commas = text.split(",").length - 1;
-    var decimal = null, thousands = null;
-    if (dots && commas) {
-      decimal = text.lastIndexOf(",") > text.lastIndexOf(".") ? "," : ".";
-      thousands = decimal === "," ? "." : ",";
-      if (text.split(decimal).length !== 2) { return NaN; }
-    } else if (commas) {
-      if (commas === 1) { decimal = ","; } else { thousands = ","; }
-    } else if (dots > 1) {
-      thousands = ".";
-    } else if (dots === 1) {
-      var parts = text.split(".");
-      if (parts[1].length === 3 && /^[1-9][0-9]{0,2}$/.test(parts[0])) { thousands = "."; } else { decimal = "."; }
-    }
-    if (text.indexOf(" ") >= 0) {
-      if (thousands !== null) { return NaN; }
-      if (decimal === "." && text.split(".")[1].length === 3) { return NaN; }
-      thousands = " ";
-    }
-    var integer = text, fraction = "";
-    if (decimal) {
-      var at = text.indexOf(decimal);
-      integer = text.slice(0, at);
-      fraction = text.slice(at + 1);
-      if (!fraction || !/^[0-9]+$/.test(fraction)) { return NaN; }
-    }
-    if (integer) {
-      if (thousands) { integer = grouped(integer, thousands); }
-      if (integer === null || !/^[0-9]+$/.test(integer)) { return NaN; }
-    } else if (!fraction) {
-      return NaN;
-    }
-    return parseFloat(sign + (integer || "0") + (fraction ? "." + fraction : ""));
-  }
-  // Exposed for the browser tests, which check it against the server's cases.
-  form.parseLocalized = parseLocalized;
-
-  // Amounts in integer cents, rounded half up like the server's Decimal ROUND_HALF_UP.
-  function cents(value) {
-    var number = parseLocalized(value);
-    return isFinite(number) ? Math.round(number * 100 + (number >= 0 ? 1e-7 : -1e-7)) : 0;
-  }
-  function rate(value) {
-    var number = parseLocalized(value);
-    return isFinite(number) ? number : 0;
+  // A percentage; one the server would ask about (18.500) counts as 0, as one it cannot read.
+  function rate(input) {
+    var value = input ? window.TrNumber.value(input, true) : "";
+    return value ? parseFloat(value) : 0;
   }
   function share(amountCents, percent) {
     var raw = amountCents * percent / 100;
@@ -95,15 +45,15 @@
     var sum = {total_amount: 0, total_discount: 0, total_vat: 0, total_taxes: 0, payable_amount: 0};
     body.querySelectorAll("[data-line]").forEach(function (row) {
       if (removed(row)) { return; }
-      var amount = cents(field(row, "amount").value);
-      var discount = share(amount, rate(field(row, "discount_rate").value));
+      var amount = cents(field(row, "amount"));
+      var discount = share(amount, rate(field(row, "discount_rate")));
       var net = amount - discount;
-      var vat = share(net, rate(field(row, "vat_rate").value));
+      var vat = share(net, rate(field(row, "vat_rate")));
       // Every tax of the line, each rounded on its own as the server does.
       var tax = 0;
       row.querySelectorAll("[data-tax]").forEach(function (taxRow) {
         if (removed(taxRow)) { return; }
-        tax += share(net, rate(field(taxRow, "taxt_rate").value));
+        tax += share(net, rate(field(taxRow, "taxt_rate")));
       });
       show(row.querySelector('[data-out="discount"]'), discount);
       show(row.querySelector('[data-out="vat"]'), vat);

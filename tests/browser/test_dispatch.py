@@ -109,9 +109,19 @@ def test_a_note_carried_by_our_driver_is_fixed_sent_approved_and_its_pdf_opens(l
     assert note.target_alias == taxpayers.generic_alias() and note.plate_number == "41ABC123"
     assert (note.delivery_city, note.delivery_district, note.delivery_zip_code) == ("Kocaeli", "Gebze", "41400")
 
-    # 2. Sent by the worker, followed until approved: the page refreshes itself.
-    settled("#dispatch-sync-state[data-state=synced], #dispatch-status[data-status='20'], "
-            "#dispatch-status[data-status='50'], #dispatch-status[data-status='60']", "the worker to send it")
+    # 2. Saved as a draft and pushed as status 0 (issue 29); sent after its confirmation, followed until approved:
+    # the page refreshes itself.
+    assert note.requested_status == DispatchStatus.DRAFT
+    settled(f"#dispatch-status[data-status='{DispatchStatus.DRAFT}']", "the draft to reach the platform")
+    detail_url = page.url
+    page.click("#dispatch-actions button[data-action=send]")
+    page.wait_for_selector("#send-confirm")
+    assert "6.024,00 TRY" in page.locator("#send-confirm").inner_text()
+    page.check("#send-checked")
+    with page.expect_navigation(url=detail_url):
+        page.click("#send-confirm-button")
+    settled("#dispatch-status[data-status='20'], #dispatch-status[data-status='50'], "
+            "#dispatch-status[data-status='60']", "the worker to send it")
     settled(f"#dispatch-status[data-status='{DispatchStatus.APPROVED}']", "the platform to approve the note")
     note.refresh_from_db()
     assert note.envelope_status == "1000" and re.fullmatch(rf"IRS{timezone.localdate().year}\d{{9}}",

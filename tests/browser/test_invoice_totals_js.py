@@ -17,6 +17,7 @@ from backoffice.invoices import codes
 from backoffice.invoices.totals import Line, Tax, TotalsError, converted, document_totals, line_totals
 from tests.browser.conftest import CHROMIUM, ROOT
 from tests.core import test_localized_input as typing_cases
+from tests.core.test_fields_table import ROWS as NUMBER_ROWS
 from tests.invoices.test_totals import EXAMPLES
 
 pytestmark = [
@@ -25,6 +26,7 @@ pytestmark = [
 ]
 
 SCRIPT = ROOT / "static" / "js" / "invoice-totals.js"
+NUMBERS = ROOT / "static" / "js" / "numbers.js"  # loaded before it by templates/base.html
 INVALID = re.compile(r"\bis-invalid\b")
 CODES = {"withholdingRates": codes.withholding_rates(), "deductedTaxCodes": list(codes.DEDUCTED_TAX_CODES)}
 
@@ -36,6 +38,7 @@ def _cases(test):
 @pytest.fixture
 def page(browser_page):
     browser_page.set_content("<!doctype html><html lang='tr'><body></body></html>")
+    browser_page.add_script_tag(path=str(NUMBERS))
     browser_page.add_script_tag(path=str(SCRIPT))
     return browser_page
 
@@ -129,13 +132,18 @@ def test_refusals_name_the_field(page):
 
 
 def test_numbers_read_as_the_server_reads_them(page):
-    for typed, number in _cases(typing_cases.test_parse):
-        got = page.evaluate("([text]) => InvoiceTotals.parse(text)", [typed])
-        assert got is not None and Decimal(got) == parse_decimal(typed) == Decimal(number), (typed, got)
-    for typed in _cases(typing_cases.test_refused):
-        with pytest.raises(NumberFormatError):
-            parse_decimal(typed)
-        assert page.evaluate("([text]) => InvoiceTotals.parse(text)", [typed]) is None, typed
+    # The shared table (tests/data/number_inputs.json) and the older cases of tests/core/test_localized_input.py.
+    cases = [(row["typed"], row["number"]) for row in NUMBER_ROWS]
+    cases += [(typed, number) for typed, number in _cases(typing_cases.test_parse)]
+    cases += [(typed, None) for typed in _cases(typing_cases.test_refused)]
+    got = page.evaluate("([texts]) => texts.map((text) => InvoiceTotals.parse(text))", [[typed for typed, _n in cases]])
+    for (typed, number), parsed in zip(cases, got, strict=True):
+        if number is None:
+            with pytest.raises(NumberFormatError):
+                parse_decimal(typed)
+            assert parsed is None, typed
+        else:
+            assert parsed is not None and Decimal(parsed) == parse_decimal(typed) == Decimal(number), (typed, parsed)
     for value, shown in [("1234.56", "1.234,56"), ("0.5", "0,50"), ("-1250.5", "-1.250,50"), ("0", "0,00"),
                          ("1234567.891", "1.234.567,89"), ("999.995", "1.000,00")]:
         assert page.evaluate("([value]) => InvoiceTotals.format(value)", [value]) == shown
@@ -147,13 +155,14 @@ def form_html() -> str:
         return f"""
         <tr data-line>
           <td><input name="lines-{index}-quantity"><input name="lines-{index}-unit_price"></td>
-          <td><input name="lines-{index}-discount_rate"><input name="lines-{index}-discount_amount"></td>
+          <td><input name="lines-{index}-discount_rate" data-number="rate">
+              <input name="lines-{index}-discount_amount" data-number=""></td>
           <td><select name="lines-{index}-vat_rate"><option>20</option><option>10</option><option>1</option>
               <option>0</option></select></td>
           <td><select name="lines-{index}-withholding_code"><option value=""></option><option>602</option>
               <option>603</option></select></td>
           <td><select name="lines-{index}-other_tax_code"><option value=""></option><option>0003</option>
-              <option>0071</option></select><input name="lines-{index}-other_tax_rate"></td>
+              <option>0071</option></select><input name="lines-{index}-other_tax_rate" data-number="rate"></td>
           <td><input type="checkbox" name="lines-{index}-DELETE"></td>
           <td data-line-total></td><td data-line-vat></td>
         </tr>"""
@@ -180,6 +189,7 @@ def form_html() -> str:
 def test_form_binding(browser_page):
     page = browser_page
     page.set_content(form_html())
+    page.add_script_tag(path=str(NUMBERS))
     page.add_script_tag(path=str(SCRIPT))
 
     def total(name):
@@ -218,6 +228,15 @@ def test_form_binding(browser_page):
     expect(total("line_extension")).to_have_text("2.251,35")
     price.fill("1.000")  # Turkish thousands
     expect(price).not_to_have_class(INVALID)
+    expect(total("payable")).to_have_text("3.521,62")
+
+    # A percentage of a dot and three digits is asked, as the server asks (data-number="rate"); an amount is not.
+    other_rate = page.locator("[name=lines-1-other_tax_rate]")
+    other_rate.fill("20.000")
+    expect(other_rate).to_have_class(INVALID)
+    expect(total("deducted_taxes_total")).to_have_text("0,00")
+    other_rate.fill("20")
+    expect(other_rate).not_to_have_class(INVALID)
     expect(total("payable")).to_have_text("3.521,62")
 
     # A discount larger than the line: marked on its field, the line left out.

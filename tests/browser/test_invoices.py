@@ -136,7 +136,16 @@ def test_earchive_invoice_issued_approved_posted_and_reversed(live_server, brows
         with page.expect_navigation(url=detail_url):
             page.click("form:has(input[name=confirm]) button[type=submit]")
 
-    # 2. Sent by the worker, numbered by the platform, followed until approved: the page refreshes itself.
+    # 2. Saved as a draft (issue 29), sent after its confirmation (recipient, e-Arşiv, the payable total), by the
+    # worker, numbered by the platform, followed until approved: the page refreshes itself.
+    assert invoice.sync_state == SyncState.LOCAL and page.locator("#invoice-draft").count() == 1
+    page.click("#invoice-send")
+    page.wait_for_selector("#send-confirm")
+    assert "Ayşe Yılmaz Ltd." in page.locator("#send-confirm").inner_text()
+    assert "4.501,80 USD" in page.locator("#send-confirm").inner_text()
+    page.check("#send-checked")
+    with page.expect_navigation(url=detail_url):
+        page.click("#send-confirm-button")
     settled(f"#invoice-sync-state:text-is('{label_in_turkish(SyncState.SYNCED)}')", "the worker to send it")
     invoice.refresh_from_db()
     assert re.fullmatch(rf"EAR{invoice.issue_date.year}\d{{9}}", invoice.invoice_number)

@@ -66,9 +66,14 @@ PAGES = [
     ("invoices-list", "/invoices/", "#object-list tbody tr"),
     ("invoice-form", "/invoices/add/", "#invoice-form"),
     ("invoice-detail", lambda d: f"/invoices/{d['invoice'].pk}/", "#invoice-lines"),
+    ("invoice-edit", lambda d: f"/invoices/{d['draft_invoice'].pk}/edit/", "#invoice-form"),
+    ("invoice-draft", lambda d: f"/invoices/{d['draft_invoice'].pk}/", "#invoice-draft"),
+    ("invoice-send-confirm", lambda d: f"/invoices/bulk/send/?pk={d['draft_invoice'].pk}", "#send-confirm"),
     ("dispatch-list", "/dispatch/", "#object-list tbody tr"),
     ("dispatch-form", "/dispatch/add/", "#dispatch-form"),
     ("dispatch-detail", lambda d: f"/dispatch/{d['dispatch_note'].pk}/", "#dispatch-lines"),
+    ("dispatch-edit", lambda d: f"/dispatch/{d['dispatch_draft'].pk}/edit/", "#dispatch-form"),
+    ("dispatch-send-confirm", lambda d: f"/dispatch/bulk/send/?pk={d['dispatch_draft'].pk}", "#send-confirm"),
     ("dispatch-upload", "/dispatch/upload/", "#ubl-upload-form"),
     ("dispatch-incoming", "/dispatch/incoming/?view=awaiting", "#object-list tbody tr"),
     ("dispatch-incoming-detail", lambda d: f"/dispatch/incoming/{d['incoming'].pk}/", "#incoming-lines"),
@@ -173,10 +178,10 @@ def day(sandbox, make_sandbox_company, settings):
     assert isinstance(snapshot, UsageSnapshot)
     subcompany = SubCompany.objects.filter(company=company).order_by("name").first()
     assert subcompany is not None, "the sandbox's sub-companies are in the report"
-    for status, name, message in ((JobStatus.SUCCEEDED, "ticket_push", "4 tickets changed."),
+    for status, name, message in ((JobStatus.SUCCEEDED, "event_ticket_push", "4 tickets changed."),
                                   (JobStatus.FAILED, "usage_report_refresh",
                                    "Platform şirketin kimlik bilgilerini kabul etmedi; bir yönetici şirket sayfasında düzeltmeli."),
-                                  (JobStatus.QUEUED, "ticket_poll", "")):
+                                  (JobStatus.QUEUED, "tickets_poll", "")):
         JobRun.objects.create(company=company, name=name, target="KNS2026000000001", status=status, message=message,
                               attempts=1, progress=100 if status == JobStatus.SUCCEEDED else None, started_at=now,
                               finished_at=now if status != JobStatus.QUEUED else None)
@@ -187,9 +192,26 @@ def day(sandbox, make_sandbox_company, settings):
     from tests.dispatch.inbox_helpers import incoming_day
 
     incoming = incoming_day(company, now, ours=dispatch_note)
+    from backoffice.dispatch.models import DispatchNote
+
     return {"company": company, "ticket": ticket, "report_date": report_date, "subcompany": subcompany,
             "account": account, "invoice": invoice, "period": period, "journal": journal,
-            "dispatch_note": dispatch_note, "incoming": incoming}
+            "dispatch_note": dispatch_note, "incoming": incoming, "draft_invoice": draft_invoice(company, account, now),
+            "dispatch_draft": DispatchNote.objects.get(company=company, remote_status=0)}
+
+
+def draft_invoice(company, account, now):
+    """A local draft e-invoice (issue 29: saved, not sent) to a long mailbox, with one line."""
+    draft = Invoice.objects.create(
+        company=company, current_account=account, target_vkn_tckn=account.identifier, target_title=account.name,
+        record_type=1, profile="TEMELFATURA", target_alias="urn:mail:efaturapostakutusu@egegidasanayiveticaret.com.tr",
+        prefix="ABC", invoice_type="SATIS", issue_date=now.date(), description="Danışmanlık hizmeti",
+        currency_code="TRY", payable_amount="1234567.89", tax_exclusive_amount="1028806.58", line_count=1,
+        sync_state=SyncState.LOCAL, is_send=True)
+    InvoiceLine.objects.create(invoice=draft, position=1, inventory_service_code="HZM-01", quantity="1",
+                               unit_price="1028806.58", vat_rate="20", line_extension_amount="1028806.58",
+                               vat_amount="205761.32")
+    return draft
 
 
 def accounting_day(company, now):

@@ -42,7 +42,7 @@ ENTRIES = ((date(2025, 3, 5), 1250.50, "ABC2025000000001"), (date(2025, 3, 14), 
            (date(2025, 3, 26), 780.25, "ABC2025000000003"))
 # The errors: (sheet row, field, value typed, rule the checker names).
 ERRORS = ((2, "debitCreditCode", "X", "debit_credit_code"),
-          (5, "amount", "12,50", "amount_format"),
+          (5, "amount", "12,5,0", "amount_format"),
           (7, "accountMainID", "60000", "main_account"))
 
 

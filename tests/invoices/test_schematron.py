@@ -84,7 +84,9 @@ def through_the_form(company, data) -> Invoice:
     form, lines, valid = bound(company, data)
     assert valid, {"form": form.errors, "lines": [line_form.errors for line_form in lines.forms],
                    "all": lines.non_form_errors()}
-    return services.invoice_save(form.save(commit=False), forms.kept_lines(lines))
+    invoice = services.invoice_save(form.save(commit=False), forms.kept_lines(lines))
+    services.invoice_send([invoice])  # the confirmed step (issue 29): saving alone sends nothing
+    return invoice
 
 
 def error_on(form, lines, where: str) -> str:

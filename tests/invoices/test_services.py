@@ -36,7 +36,9 @@ def customer_id(company):
     return str(company.customer_unique_id)
 
 
-def new_invoice(company, *, einvoice=False, lines=None, **fields):
+def new_invoice(company, *, einvoice=False, lines=None, send=True, **fields):
+    """An outgoing invoice saved as a draft (issue 29: saving sends nothing) and, unless send=False, sent: the
+    step the user confirms (invoice_send queues its push)."""
     identifier = EINVOICE_VKN if einvoice else EARCHIVE_VKN
     account, _created = CurrentAccount.objects.get_or_create(
         company=company, identifier=identifier, defaults={
@@ -51,7 +53,10 @@ def new_invoice(company, *, einvoice=False, lines=None, **fields):
                                   discount_rate=Decimal(10), vat_rate=Decimal(20)),
                       InvoiceLine(inventory_service_code="URN-02", quantity=Decimal(2), unit_price=Decimal("99.99"),
                                   vat_rate=Decimal(10), withholding_code="602")]
-    return services.invoice_save(Invoice(**values), lines)
+    invoice = services.invoice_save(Invoice(**values), lines)
+    if send:
+        services.invoice_send([invoice])
+    return invoice
 
 
 def platform(company, invoice):
@@ -111,6 +116,8 @@ def test_update_sends_the_same_ettn_and_changes_that_invoice(sandbox, sandbox_co
     line = invoice.lines.first()
     line.quantity = Decimal(1)
     services.invoice_save(invoice, [line])
+    assert services.invoice_push(invoice.pk).startswith("Nothing to send")  # a saved change is a draft until sent
+    services.invoice_send([invoice])
     assert services.invoice_push(invoice.pk) == "Sent to the platform."
     on_platform = outgoing_on_platform(sandbox_company)
     assert [item["ettn"] for item in on_platform] == [invoice.ettn]

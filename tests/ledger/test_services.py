@@ -279,19 +279,36 @@ def test_the_platforms_own_check_refuses_what_ours_would(sandbox, sandbox_compan
     assert "Satır 5: totalCredit" in period.task_message, period.task_message  # the second entry's H line
 
 
-def test_the_excel_templates_own_example_passes_both_checks(sandbox, sandbox_company, clock):
-    """The template as it is downloaded (two example rows of January) is a journal the platform accepts."""
+def test_the_excel_template_filled_the_turkish_way_passes_both_checks(sandbox, sandbox_company, clock):
+    """The template as it is downloaded, its example entry kept (and skipped) and one entry of the user's below it
+    typed the Turkish way (1.250,75; "Fatura"), is a journal the platform accepts."""
+    import io
+
+    from openpyxl import load_workbook
+
     from backoffice.ledger import workbook
 
+    book = load_workbook(io.BytesIO(workbook.template()))
+    keys = [column.key for column in workbook.TEMPLATE_COLUMNS]
+    entry = {"entryNumberCounter": 1, "enteredBy": "Ayşe Yılmaz", "enteredDate": date(2025, 1, 20),
+             "entryNumber": "YEV-1", "amount": "1.250,75", "documentType": "Fatura",
+             "documentNumber": "ABC2025000000007", "documentDate": date(2025, 1, 20)}
+    for side in ({"accountMainID": "120", "accountMainDescription": "Alıcılar", "debitCreditCode": "D"},
+                 {"accountMainID": "600", "accountMainDescription": "Yurt içi satışlar", "debitCreditCode": "C"}):
+        book.worksheets[0].append([{**entry, **side}.get(key) for key in keys])
+    filled = io.BytesIO()
+    book.save(filled)
     january = date(2025, 1, 1)
     journal = services.journal_create(
-        company=sandbox_company, user=None, source=SimpleUploadedFile("sablon.xlsx", workbook.template()),
+        company=sandbox_company, user=None, source=SimpleUploadedFile("sablon.xlsx", filled.getvalue()),
         start=january, end=month_end(january), split_size=10, time_stamp=False, without_tax_detail=False,
         y_line={"fiscal_year_start": january, "fiscal_year_end": date(2025, 12, 31), "batch_id": "0",
                 "entity_identifier": "1234567890"})
     checking.journal_check(journal.pk)
     journal.refresh_from_db()
     assert journal.check_state == CheckState.PASSED, list(journal.findings.values_list("rule", "field"))
+    text = journal.text.open("rb").read().decode()
+    assert "YEV-2025-1" not in text and "\t1250.75\tD\t" in text and "\tinvoice\t" in text
     services.journal_upload_request(journal)
     services.journal_push(journal.pk)
     period = follow_to_end(sandbox_company, clock)

@@ -66,27 +66,89 @@ def entries():
     ]
 
 
-def test_the_template_reads_back_and_passes():
+def test_the_template_reads_back_and_its_example_is_not_read():
     data = template()
     book = load_workbook(io.BytesIO(data))
     assert book.sheetnames == ["Journal", "Explanation"]
     headers = [cell.value for cell in book["Journal"][1]]
     assert headers[0] == "Entry counter *" and len(headers) == len(TEMPLATE_COLUMNS) == 31
     assert book["Journal"].freeze_panes == "A2"
+    # The example entry alone: refused with what to do, not uploaded as the month's first entry (issue 29).
+    with pytest.raises(WorkbookError, match="only the template's example entry"):
+        convert(data)
+
+
+def filled_template(rows, *, language="en") -> bytes:
+    """The template as an accountant fills it: its header and its example entry kept, their rows added below,
+    each by the template's own columns ({field: value})."""
+    with translation.override(language):
+        book = load_workbook(io.BytesIO(template()))
+    ws = book.worksheets[0]
+    for row in rows:
+        ws.append([row.get(column.key) for column in TEMPLATE_COLUMNS])
+    out = io.BytesIO()
+    book.save(out)
+    return out.getvalue()
+
+
+def line(counter, main, name, amount, code, kind="voucher", **more):
+    return {"entryNumberCounter": counter, "enteredBy": "Ayşe", "enteredDate": datetime(2025, 1, 2 + counter),
+            "entryNumber": f"YEV-{counter}", "accountMainID": main, "accountMainDescription": name, "amount": amount,
+            "debitCreditCode": code, "documentType": kind, **more}
+
+
+def test_the_kept_example_entry_is_skipped_and_only_the_users_rows_are_read():
+    data = filled_template([line(1, "770", "Genel yönetim giderleri", "1.250,75", "D"),
+                            line(1, "100", "Kasa", 1250.75, "C")], language="tr")
     text, rows = convert(data)
     assert check(text)[0] == []
-    assert list(rows) == [0, 2, 2, 3]
-    assert text.split(b"\n")[1] == b"H\tAy\xc5\x9fe Y\xc4\xb1lmaz\t2025-01-31\tYEV-2025-1\tSat\xc4\xb1\xc5\x9f " \
-                                   b"faturas\xc4\xb1\t1000.00\t1000.00\t1"
+    assert list(rows) == [0, 4, 4, 5] and rows.skipped == [2, 3]
+    assert b"YEV-2025-1" not in text and b"Genel y\xc3\xb6netim" in text
 
 
-def test_the_template_is_written_in_the_active_language():
-    with translation.override("tr"):
-        data = template()
-    headers = [cell.value for cell in load_workbook(io.BytesIO(data)).worksheets[0][1]]
-    with translation.override("tr"):
-        assert headers[9] == str(TEMPLATE_COLUMNS[9].label) + " *" == "Tutar *"
-    assert convert(data)[0].count(b"\n") == 4  # and it reads back whatever the language now
+def test_an_example_row_changed_or_alone_is_read_as_a_row():
+    book = load_workbook(io.BytesIO(template()))
+    ws = book.worksheets[0]
+    ws.cell(row=3, column=10, value=999)  # the credit row's amount: no longer the example
+    out = io.BytesIO()
+    book.save(out)
+    text, rows = convert(out.getvalue())
+    assert rows.skipped == [] and list(rows) == [0, 2, 2, 3]
+    assert [f.rule for f in check(text)[0]] == ["entry_balance"]
+
+
+@pytest.mark.parametrize("typed, written", [("1.250,75", "1250.75"), ("1250,75", "1250.75"), ("5.000", "5000"),
+                                            ("5,000", "5.00"), ("1250.75", "1250.75"), (" 12 ", "12"),
+                                            (1250.75, "1250.75"), (1000, "1000")])
+def test_amounts_typed_the_turkish_way_or_as_numbers(typed, written):
+    data = filled_template([line(1, "770", "Giderler", typed, "D"), line(1, "100", "Kasa", typed, "C")])
+    text, _rows = convert(data)
+    assert check(text)[0] == []
+    assert text.decode().split("\n")[2].split("\t")[6] == written
+
+
+@pytest.mark.parametrize("typed, code", [
+    ("fatura", "invoice"), ("FATURA", "invoice"), ("Fatura", "invoice"), ("çek", "check"), ("Çek", "check"),
+    ("ÇEK", "check"), ("cek", "check"), ("senet", "voucher"), ("SENET", "voucher"), ("makbuz", "voucher"),
+    ("Senet/Makbuz", "voucher"), ("fiş", "voucher"), ("FİŞ", "voucher"), ("diğer", "other"), ("DİĞER", "other"),
+    ("Diğer", "other"), ("invoice", "invoice"), ("check", "check"), ("voucher", "voucher"), ("other", "other"),
+    ("INVOICE", "invoice")])
+def test_document_types_in_turkish_or_as_the_tax_authoritys_codes(typed, code):
+    extra = {"documentNumber": "GIB2025000000001", "documentDate": date(2025, 1, 3),
+             "documentTypeDescription": "Kira"}
+    data = filled_template([line(1, "770", "Giderler", 100, "D", typed, **extra),
+                            line(1, "100", "Kasa", 100, "C", typed, **extra)])
+    text, _rows = convert(data)
+    assert check(text)[0] == []
+    assert [row.split("\t")[9] for row in text.decode().split("\n")[2:4]] == [code, code]
+
+
+def test_an_unknown_document_type_is_refused_on_its_row():
+    data = filled_template([line(1, "770", "Giderler", 100, "D"), line(1, "100", "Kasa", 100, "C", "kuş")])
+    text, rows = convert(data)
+    findings, _ = check(text)
+    assert [(f.rule, f.field, f.found, rows[f.line - 1]) for f in findings] == [
+        ("document_type", "documentType", "kuş", 5)]
 
 
 def test_a_filled_workbook_becomes_a_journal_that_passes():
@@ -112,12 +174,12 @@ def test_headers_in_either_language_or_as_field_names_in_any_order_and_case():
 
 def test_a_wrong_amount_comes_back_as_its_row():
     rows = entries()
-    rows[3][8] = "12,50"  # row 5 of the sheet: the header is row 1
+    rows[3][8] = "12,5,0"  # row 5 of the sheet: the header is row 1
     text, sheet_rows = convert(sheet(HEADER, rows))
     findings, _ = check(text)
     # Only the sheet's own mistake: the H line's totals are the converter's sums, not judged again.
     assert [(f.rule, f.field, f.found, f.expected, sheet_rows[f.line - 1]) for f in findings] == [
-        ("amount_format", "amount", "12,50", "12.50", 5)]
+        ("amount_format", "amount", "12,5,0", "digits with a dot before the decimals, e.g. 1250.50", 5)]
 
 
 def test_numbers_are_written_as_excel_holds_them():
@@ -185,7 +247,7 @@ def test_unknown_and_repeated_columns_and_files_that_are_no_workbook():
 
 
 def test_the_findings_report():
-    text, sheet_rows = convert(sheet(HEADER, [row if i != 3 else row[:8] + ["12,50"] + row[9:]
+    text, sheet_rows = convert(sheet(HEADER, [row if i != 3 else row[:8] + ["12,5,0"] + row[9:]
                                               for i, row in enumerate(entries())]))
     findings, summary = check(text)
     out = io.BytesIO()
@@ -202,13 +264,13 @@ def test_the_findings_report():
     assert [[cell.value for cell in row] for row in errors.iter_rows()] == [
         ["Row", "Field", "Rule", "Found", "Expected"],
         [5, "Amount (amount)", "Amounts are written with digits and a dot before the decimals, with no thousands "
-                               "separator: 1250.50.", "12,50", "12.50"]]
+                               "separator: 1250.50.", "12,5,0", "digits with a dot before the decimals, e.g. 1250.50"]]
     out = io.BytesIO()
     findings_report(out, findings, summary.by_rule)  # a text journal: the line numbers
     assert [cell.value for cell in load_workbook(io.BytesIO(out.getvalue()))["Errors"]["A"]] == ["Line", 7]
 
 
-@pytest.mark.parametrize("amount,rule", [("-5", "amount_positive"), ("12,50", "amount_format")])
+@pytest.mark.parametrize("amount,rule", [("-5", "amount_positive"), ("12,5,0", "amount_format")])
 def test_a_wrong_amount_is_reported_once_on_its_own_row(amount, rule):
     rows = entries()
     rows[3][8] = amount

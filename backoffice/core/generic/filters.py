@@ -11,9 +11,12 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 from django_filters.constants import EMPTY_VALUES
 
+from ..search import folded_search_field, search_filter
+
 
 class BaseFilterSet(django_filters.FilterSet):
-    """Subclasses set `search_fields` (lookups joined by OR, each as icontains unless it has a lookup)."""
+    """Subclasses set `search_fields` (lookups joined by OR, each as icontains unless it has a lookup; the fields
+    of the model's FoldedSearchField are searched on that column, the Turkish way)."""
 
     search_fields: tuple = ()
 
@@ -33,8 +36,14 @@ class BaseFilterSet(django_filters.FilterSet):
         value = value.strip()
         if not value or not self.search_fields:
             return queryset
-        lookups = [field if "__" in field else f"{field}__icontains" for field in self.search_fields]
-        return queryset.filter(reduce(or_, (Q(**{lookup: value}) for lookup in lookups)))
+        # The fields a model's folded search column holds are searched there, the Turkish way and on its
+        # index; the others (a related field, an explicit lookup) as before.
+        folded = folded_search_field(queryset.model)
+        covered = set(folded.sources) if folded else set()
+        conditions = [search_filter(queryset.model, value)] if covered & set(self.search_fields) else []
+        conditions += [Q(**{field if "__" in field else f"{field}__icontains": value})
+                       for field in self.search_fields if field not in covered]
+        return queryset.filter(reduce(or_, conditions))
 
 
 class YesNoFilter(django_filters.BooleanFilter):

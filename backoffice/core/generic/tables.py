@@ -11,6 +11,7 @@ from django.utils.html import format_html
 from django.utils.text import capfirst as django_capfirst
 from django.utils.translation import gettext_lazy as _
 
+from ..choices import SyncState
 from ..exports import ExportState
 from .registry import model_url
 from .text import capfirst
@@ -178,6 +179,8 @@ class RemoteStatusColumn(ChoiceBadgeColumn):
 
     def render(self, value, record, bound_column):
         if record.remote_status is None:
+            if getattr(record, "sync_state", None) == SyncState.LOCAL:  # saved here, not sent (yet)
+                return format_html('<span class="badge text-bg-warning">{}</span>', _("Draft (not sent)"))
             return format_html('<span class="badge text-bg-light border">{}</span>', _("not on the platform"))
         return super().render(value, record, bound_column)
 

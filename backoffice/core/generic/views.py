@@ -218,7 +218,7 @@ def describe_fields(obj, names=None, exclude=("id",), user=None):
     """The fields of a record as the detail page shows them. Secrets are only ever "set" / "not set"."""
     meta = obj._meta
     chosen = [meta.get_field(name) for name in names] if names is not None else [
-        field for field in meta.concrete_fields if field.name not in exclude
+        field for field in meta.concrete_fields if field.name not in exclude and not field.generated
     ]
     fields = []
     for field in chosen:
@@ -382,6 +382,22 @@ class BulkAction:
     # Registered from another app (registry.register_bulk_action): the URL name its button posts to.
     url_name: str = ""
     ask: bool = True  # False: harmless (a read), done without the confirmation page
+    # A confirmation of its own (sending to the tax authority: recipients, mailboxes, totals): its template, and
+    # details(request, selection) -> its extra context; a "refused" list there (names) keeps Confirm off.
+    template: str = ""
+    details: Callable | None = None
+    # The label of a checkbox the confirmation needs ticked ("I checked ..."): a stray Enter or click sends nothing.
+    check: str = ""
+
+
+def totals_by_currency(rows) -> list[tuple]:
+    """[(currency, total, documents)] of send-confirmation rows ({"total", "currency"}): amounts in different
+    currencies are never added."""
+    found = {}
+    for row in rows:
+        total, count = found.get(row["currency"], (0, 0))
+        found[row["currency"]] = (total + (row["total"] or 0), count + 1)
+    return [(currency, total, count) for currency, (total, count) in sorted(found.items())]
 
 
 def bulk_delete(request, queryset):
@@ -393,7 +409,8 @@ def bulk_delete(request, queryset):
 
 
 class BulkActionView(BaseObjectView):
-    """POST from the list's checkboxes: a confirmation page listing the selection, then the action."""
+    """The list's checkboxes (POST) or a record's link (GET ?pk=): a confirmation page listing the selection, then
+    the action on the confirming POST. GET only ever shows the confirmation."""
 
     action = "bulk"
     actions: dict[str, BulkAction] = {}
@@ -403,15 +420,40 @@ class BulkActionView(BaseObjectView):
         meta = self.get_model()._meta
         return [f"{meta.app_label}/{meta.model_name}_bulk.html", "generic/bulk_confirm.html"]
 
-    def get(self, request, *args, **kwargs):
-        return redirect(model_url(self.get_model(), "list") or "/")
-
-    def post(self, request, *args, **kwargs):
-        bulk_action = self.actions.get(kwargs["action"])
+    def bulk_action(self, name):
+        bulk_action = self.actions.get(name)
         if bulk_action is None:
             raise Http404
-        if bulk_action.required_roles and not has_role(request.user, *bulk_action.required_roles):
+        if bulk_action.required_roles and not has_role(self.request.user, *bulk_action.required_roles):
             raise PermissionDenied
+        return bulk_action
+
+    def confirmation(self, bulk_action, name, selection, return_url, status=200, unchecked=False):
+        listed = list(selection[: self.max_listed])
+        context = {
+            "bulk_action": bulk_action, "action_name": name, "objects": listed, "count": selection.count(),
+            "pks": list(selection.values_list("pk", flat=True)), "return_url": return_url,
+            "form_url": model_url(self.get_model(), "bulk", action=name), "unchecked": unchecked,
+        }
+        if bulk_action.details is not None:
+            context.update(bulk_action.details(self.request, selection))
+        if bulk_action.template:
+            return TemplateResponse(self.request, [bulk_action.template], {**self.base_context(), **context},
+                                    status=status)
+        return self.render(context, status=status)
+
+    def get(self, request, *args, **kwargs):
+        list_url = model_url(self.get_model(), "list") or "/"
+        bulk_action = self.bulk_action(kwargs["action"])
+        pks = parse_ids(request.GET.getlist("pk"))
+        selection = self.get_queryset().filter(pk__in=pks)
+        if not bulk_action.ask or not pks or not selection.exists():
+            return redirect(list_url)
+        return self.confirmation(bulk_action, kwargs["action"], selection,
+                                 safe_return_url(request, request.GET.get("return_url"), list_url))
+
+    def post(self, request, *args, **kwargs):
+        bulk_action = self.bulk_action(kwargs["action"])
         list_url = model_url(self.get_model(), "list") or "/"
         return_url = safe_return_url(request, request.POST.get("return_url"), list_url)
         pks = parse_ids(request.POST.getlist("pk"))
@@ -420,14 +462,12 @@ class BulkActionView(BaseObjectView):
             messages.warning(request, _("Select at least one record first."))
             return redirect(return_url)
         if bulk_action.ask and not request.POST.get("confirm"):
-            listed = list(selection[: self.max_listed])
-            return self.render({
-                "bulk_action": bulk_action, "action_name": kwargs["action"], "objects": listed,
-                "count": selection.count(), "pks": list(selection.values_list("pk", flat=True)),
-                "return_url": return_url,
-            })
+            return self.confirmation(bulk_action, kwargs["action"], selection, return_url)
+        if bulk_action.ask and bulk_action.check and not request.POST.get("checked"):
+            return self.confirmation(bulk_action, kwargs["action"], selection, return_url, status=400, unchecked=True)
         with transaction.atomic():
             count = bulk_action.function(request, selection)
-        messages.success(request, ngettext("%(action)s: %(count)s record.", "%(action)s: %(count)s records.", count)
-                         % {"action": bulk_action.label, "count": count})
+        if count:
+            messages.success(request, ngettext("%(action)s: %(count)s record.", "%(action)s: %(count)s records.",
+                                               count) % {"action": bulk_action.label, "count": count})
         return redirect(return_url)
