@@ -11,6 +11,7 @@ from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 
 from backoffice.core.models import RemoteRecord, record_indexes
+from backoffice.core.search import FoldedSearchField
 
 from .choices import AccountType, currency_code
 
@@ -46,6 +47,7 @@ class Account(RemoteRecord):
     currency_code_id = models.PositiveIntegerField(_("currency"), null=True, blank=True)
     has_child = models.BooleanField(_("has sub-accounts"), default=False)
     full_code = models.CharField(_("account code"), max_length=160)
+    search_text = FoldedSearchField(sources=("full_code", "name"))
 
     class Meta(RemoteRecord.Meta):
         ordering = ["full_code", "id"]

@@ -14,6 +14,7 @@ from django.utils.translation import gettext_lazy as _
 
 from backoffice.core.choices import SyncState
 from backoffice.core.models import Company, RemoteRecord
+from backoffice.core.search import FoldedSearchField
 from backoffice.core.validators import validate_platform_email
 
 from .choices import OperationKind, Origin, ProductType, SubCompanyState
@@ -128,6 +129,7 @@ class SubCompany(RemoteRecord):
     contact_full_name = models.CharField(_("contact person"), max_length=200, blank=True)
     # As the platform checks it (document 1, 2.2), here too: the admin's form edits it.
     contact_email = models.EmailField(_("contact e-mail"), blank=True, validators=[validate_platform_email])
+    search_text = FoldedSearchField(sources=("name", "identifier", "contact_full_name", "contact_email"))
     contact_phone = models.CharField(_("contact phone"), max_length=10, blank=True)
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True,
                                    related_name="+", verbose_name=_("created by"))

@@ -9,8 +9,9 @@ from django.db.models import F
 from django.urls import reverse
 from django.utils import timezone
 
+from backoffice.chart_of_accounts.models import Account
 from backoffice.core.choices import SyncState
-from backoffice.core.search import FoldedSearchField, folded_search_field
+from backoffice.core.search import FoldedSearchField, folded_search_field, search_filter
 from backoffice.core.text import fold, search_fold
 from backoffice.current_accounts import services
 from backoffice.current_accounts.lookup import find_accounts
@@ -18,6 +19,7 @@ from backoffice.current_accounts.models import CurrentAccount
 from backoffice.dispatch.models import DispatchNote, DispatchTaxpayer, IncomingNote, ReceivedReply
 from backoffice.invoices.models import Invoice, Taxpayer
 from backoffice.passenger_lists.models import PassengerList
+from backoffice.subcompanies.models import SubCompany
 from backoffice.tickets.models import EventTicket, PassengerTicket
 from tests.tickets.conftest import login
 
@@ -172,8 +174,13 @@ def _incoming(company, n, title):
                                        sender_title=title, received_at=timezone.now() - timedelta(hours=n))
 
 
+def _chart_account(company, n, name):
+    return Account.objects.create(company=company, type=0, base_code=f"9{n:02d}", name=name)
+
+
 LISTS = [
     ("current_accounts:currentaccount_list", _account, lambda row: row.code),
+    ("chart_of_accounts:account_list", _chart_account, lambda row: f'>{row.full_code}<'),
     ("invoices:invoice_list", _invoice, lambda row: row.invoice_number),
     ("dispatch:dispatchnote_list", _dispatch_note, lambda row: row.despatch_number),
     ("tickets:eventticket_list", _ticket, lambda row: row.ticket_number),
@@ -210,3 +217,12 @@ def test_list_search_still_finds_by_number_and_id(client, accountant, company):
     assert invoice.invoice_number in client.get(url, {"q": "abc2026000000007"}).content.decode()
     assert invoice.invoice_number in client.get(url, {"q": "4567890"}).content.decode()
     assert invoice.invoice_number not in client.get(url, {"q": "9999999"}).content.decode()
+
+
+@pytest.mark.django_db
+def test_subcompany_search_matches_the_turkish_way(company, other_company):
+    izmir = SubCompany.objects.create(company=company, name="İZMİR Işık Ticaret", identifier="1234567890")
+    SubCompany.objects.create(company=company, name="Ankara Gıda", identifier="1234567891")
+    for typed in ("izmir", "IŞIK", "ışık", "isik"):
+        found = SubCompany.objects.filter(company=company).filter(search_filter(SubCompany, typed))
+        assert list(found) == [izmir], typed
