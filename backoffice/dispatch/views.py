@@ -212,7 +212,8 @@ def send_details(request, queryset):
     notes = list(queryset.order_by("pk"))
     rows = services.send_rows(notes)
     return {"rows": rows[:NoteBulkView.max_listed], "currency_totals": totals_by_currency(rows),
-            "refused": [f"{note}: {reason}" for note in notes if (reason := services.send_refusal(note))]}
+            "refused": [f"{note}: {reason}" for note in notes if (reason := services.send_refusal(note))],
+            "totals_are": "total"}  # a dispatch note's goods value, not an amount payable
 
 
 def _bulk_actions():
