@@ -108,6 +108,31 @@ def _lost_sender(record) -> bool:
     return jobs.recovering() and record.updated_at < timezone.now() - timedelta(seconds=_takeover_after())
 
 
+def previous_number(number: str) -> str:
+    """The number before this one in its series (prefix + year + counter), or "" for the first."""
+    counter = int(number[7:]) if number[7:].isdigit() else 0
+    return f"{number[:7]}{counter - 1:09d}" if counter > 1 else ""
+
+
+def series_lane(number_field: str, waiting: str):
+    """A waits_for (record_push, core.batch) that keeps one lane per prefix across jobs: a series' numbers
+    continue consecutively, so a create waits while the number before it (same prefix and year) is still on its
+    way here, QUEUED or SENDING without a platform id (e.g. its push answered 503 and waits for its retry).
+    Checking only the one before is enough: that one waited for its own predecessor. A number refused for good
+    (FAILED) or never queued (LOCAL) holds nothing back, so nothing waits forever on a record nobody fixes; an
+    update (the platform id known) waits for nothing. waiting: the message, with %(previous)s."""
+    def waits_for(record) -> str:
+        previous = previous_number(getattr(record, number_field) or "")
+        if record.remote_id or not previous:
+            return ""
+        if type(record).objects.filter(company_id=record.company_id, remote_id="",
+                                       sync_state__in=[SyncState.QUEUED, SyncState.SENDING],
+                                       **{number_field: previous}).exists():
+            return waiting % {"previous": previous}
+        return ""
+    return waits_for
+
+
 def _sending(model, pk):
     return model.objects.filter(pk=pk, sync_state=SyncState.SENDING)
 

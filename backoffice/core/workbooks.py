@@ -16,15 +16,16 @@ is written as text with Excel's quote prefix, so someone else's text never runs 
 import time
 import zipfile
 from dataclasses import dataclass
-from xml.etree.ElementTree import iterparse
+from xml.parsers import expat
 
+from django.utils.formats import number_format
 from django.utils.translation import gettext as _
+from lxml import etree
 from openpyxl.cell import WriteOnlyCell
-from openpyxl.cell.text import Text
 from openpyxl.reader.excel import ExcelReader
 from openpyxl.styles.stylesheet import apply_stylesheet
-from openpyxl.utils import get_column_letter
-from openpyxl.worksheet._reader import WorkSheetParser
+from openpyxl.utils import column_index_from_string, get_column_letter
+from openpyxl.utils.datetime import from_excel, from_ISO8601
 from openpyxl.xml.constants import SHARED_STRINGS, SHEET_MAIN_NS
 
 from .conf import tunable
@@ -33,7 +34,8 @@ MB = 1024 ** 2
 EXCEL_ROWS, EXCEL_COLUMNS = 1_048_576, 16_384  # Excel's own sheet limits
 ROW_BYTES = 2 * MB  # the XML of one row (or of what comes before the first): 16,384 cells fit in 1 MB
 RATIO_FROM = MB  # parts smaller than this are not judged by their ratio (tiny parts pack oddly)
-_ROW, _DATA, _STRING = (f"{{{SHEET_MAIN_NS}}}{tag}" for tag in ("row", "sheetData", "si"))
+_ROW, _DATA, _STRING, _CELL, _VALUE, _INLINE, _TEXT, _RUN = (
+    f"{{{SHEET_MAIN_NS}}}{tag}" for tag in ("row", "sheetData", "si", "c", "v", "is", "t", "r"))
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
 
@@ -46,11 +48,11 @@ class Limits:
     """How far one kind of upload may go, sized to the largest real file of that kind."""
 
     sheet_bytes: int  # one worksheet part, unpacked
-    part_bytes: int  # any other part (shared strings, styles, ...), unpacked: these are read whole
+    part_bytes: int  # the shared strings (held in memory while the sheet is read), or a part no one parses
     unpacked_bytes: int  # every part together
     rows: int  # sheet rows, empty ones included
     columns: int  # a value beyond this column refuses the file
-    seconds: float | None = None  # wall clock of the whole read (web requests)
+    seconds: float = 9  # wall clock of the whole read, web request or worker (the bound: 10 s)
     members: int = 0  # parts in the ZIP (0: XLSX_MAX_MEMBERS)
     ratio: float = 0  # unpacked / packed of a part over 1 MB (0: XLSX_MAX_RATIO)
 
@@ -61,6 +63,12 @@ def max_members() -> int:
 
 def max_ratio() -> float:
     return tunable("XLSX_MAX_RATIO", 100)
+
+
+def max_xml_part() -> int:
+    """Any other XML part (styles, the workbook, relations, content types), which openpyxl parses whole: a real
+    styles.xml is well under 1 MB; 2 MB of styles take openpyxl about 1.5 s and 60 MB, 16 MB took 15 s and 560 MB."""
+    return int(tunable("XLSX_MAX_XML_PART_BYTES", 2 * MB))
 
 
 def _not_xlsx():
@@ -102,6 +110,8 @@ def inspect(source, limits: Limits) -> None:
         names.add(name)
         most = limits.sheet_bytes if name.startswith("xl/worksheets/") and not name.endswith(".rels") \
             else limits.part_bytes
+        if name == "xl/styles.xml":  # known before a byte is unpacked (openpyxl reads the styles by this name)
+            _parsed_whole(member)
         if member.file_size > most:
             raise WorkbookRefused(_("A part of the Excel file (%(name)s) unpacks to %(size)s MB, more than the "
                                     "%(max)s MB allowed: split the file.") % {
@@ -116,21 +126,73 @@ def inspect(source, limits: Limits) -> None:
     if total > limits.unpacked_bytes:
         raise WorkbookRefused(_("The Excel file unpacks to %(size)s MB, more than the %(max)s MB allowed: split "
                                 "it.") % {"size": total // MB, "max": limits.unpacked_bytes // MB})
+    _no_doctype(source, members)
+
+
+# The parts openpyxl parses whole on our way to the sheet (by their root element: a part's role comes from the
+# manifest and the relations, not its name): the content types, relations, the workbook and the styles.
+PARSED_WHOLE = frozenset({"Types", "Relationships", "workbook", "styleSheet"})
+
+
+def _parsed_whole(member) -> None:
+    if member.file_size > max_xml_part():
+        raise WorkbookRefused(_("A part of the Excel file (%(name)s) unpacks to %(size)s MB, more than the %(max)s "
+                                "MB a workbook's styles and settings take: copy the sheet's values into a new "
+                                "workbook and upload that.") % {
+            "name": member.filename[:80], "size": number_format(member.file_size / MB, 1),
+            "max": number_format(max_xml_part() / MB, 0 if not max_xml_part() % MB else 1)})
+
+
+class _Prolog(Exception):
+    """The root element started: the prolog, where a DOCTYPE could be, is over."""
+
+
+def _no_doctype(source, members) -> None:
+    """Refuse a part that declares a DOCTYPE (internal entities expand a few KB into gigabytes, in any parser that
+    resolves them; no workbook has one), and a part openpyxl parses whole (PARSED_WHOLE) past max_xml_part(). Only
+    each part's prolog is read, up to its root element, whatever the part's name says it is."""
+    def doctype(*_args):
+        raise WorkbookRefused(_("The Excel file holds a part with a document type declaration (%(name)s), which no "
+                                "workbook has: save it again in Excel as .xlsx.") % {"name": member.filename[:80]})
+
+    def root(tag, _attributes):
+        if tag.rsplit("}", 1)[-1] in PARSED_WHOLE:
+            _parsed_whole(member)
+        raise _Prolog
+
+    try:
+        with zipfile.ZipFile(source) as archive:
+            for member in members:
+                parser = expat.ParserCreate(namespace_separator="}")
+                parser.StartDoctypeDeclHandler = parser.EntityDeclHandler = doctype
+                parser.StartElementHandler = root
+                with archive.open(member) as part:
+                    try:
+                        while chunk := part.read(64 * 1024):
+                            parser.Parse(chunk, False)
+                    except (_Prolog, expat.ExpatError):  # the root reached, or no XML (an image): no DOCTYPE here
+                        continue
+    except WorkbookRefused:
+        raise
+    except Exception:  # a part that fails its CRC or does not unpack
+        raise _not_xlsx() from None
+    finally:
+        source.seek(0)
 
 
 class _Metered:
-    """The sheet's XML as iterparse reads it, refused once a row (or what comes before the first) passes
-    ROW_BYTES, or the read passes its deadline."""
+    """A part's XML as the parser reads it, refused once a row (or what comes before the first) passes ROW_BYTES,
+    or the read passes its deadline."""
 
-    def __init__(self, raw, deadline):
-        self.raw, self.deadline, self.since_row = raw, deadline, 0
+    def __init__(self, raw, deadline, most=ROW_BYTES):
+        self.raw, self.deadline, self.most, self.since_row = raw, deadline, most, 0
 
     def read(self, size=-1):
         data = self.raw.read(size if size and size > 0 else 64 * 1024)
         self.since_row += len(data)
-        if self.since_row > ROW_BYTES:
+        if self.since_row > self.most:
             raise WorkbookRefused(_("A row of the sheet takes more than %(size)s MB: this is no workbook made from "
-                                    "the template.") % {"size": ROW_BYTES // MB})
+                                    "the template.") % {"size": self.most // MB})
         _check_deadline(self.deadline)
         return data
 
@@ -141,17 +203,34 @@ def _check_deadline(deadline):
                               % {"seconds": f"{deadline[1]:g}"})
 
 
-def _strings(archive, path) -> list:
-    """The shared strings (openpyxl's read_string_table, with each parsed string dropped from the tree)."""
+def _elements(source, tag):
+    """The tag's elements as they end, each dropped from the tree once the caller is done with it (memory stays
+    flat). lxml, with no entity resolved and no DTD or network read (inspect refused a DOCTYPE already)."""
+    for _event, element in etree.iterparse(source, events=("end",), tag=tag, resolve_entities=False,
+                                           load_dtd=False, no_network=True, huge_tree=False):
+        yield element
+        element.clear(keep_tail=False)
+        while element.getprevious() is not None:
+            del element.getparent()[0]
+
+
+def _text(node) -> str:
+    """An <si> or <is>: its plain text, or its runs' texts (phonetic guides left out), as openpyxl reads it."""
+    if len(node) == 1 and node[0].tag == _TEXT:  # the usual shape, read without a search
+        return node[0].text or ""
+    plain = node.findtext(_TEXT)
+    runs = [run.findtext(_TEXT) or "" for run in node.iterfind(_RUN)]
+    return (plain or "") + "".join(runs) if runs else plain or ""
+
+
+def _strings(archive, path, deadline) -> list:
+    """The shared strings, streamed."""
     strings = []
-    with archive.open(path) as source:
-        root = None
-        for event, node in iterparse(source, events=("start", "end")):
-            if root is None:
-                root = node
-            elif event == "end" and node.tag == _STRING:
-                strings.append(Text.from_tree(node).content.replace("x005F_", ""))
-                root.clear()
+    with archive.open(path) as raw:
+        for element in _elements(_Metered(raw, deadline, most=1 << 62), _STRING):
+            strings.append(_text(element).replace("x005F_", ""))
+            if not len(strings) % 4096:
+                _check_deadline(deadline)
     return strings
 
 
@@ -163,14 +242,14 @@ def _too_many_rows(limits):
 def read_sheet(source, limits: Limits):
     """The first worksheet's rows, one tuple of values per sheet row from row 1 (an empty row is ()), as a
     generator; WorkbookRefused (also raised before the first row) says why the file is refused."""
-    deadline = (time.monotonic() + limits.seconds, limits.seconds) if limits.seconds else None
+    deadline = (time.monotonic() + limits.seconds, limits.seconds)
     inspect(source, limits)
     try:
         reader = ExcelReader(source, read_only=True, data_only=True)
         reader.read_manifest()
         strings = reader.package.find(SHARED_STRINGS)
         if strings is not None:
-            reader.shared_strings = _strings(reader.archive, strings.PartName[1:])
+            reader.shared_strings = _strings(reader.archive, strings.PartName[1:], deadline)
         reader.read_workbook()
         apply_stylesheet(reader.archive, reader.wb)
         path = next((rel.target for _sheet, rel in reader.parser.find_sheets()
@@ -184,28 +263,20 @@ def read_sheet(source, limits: Limits):
         reader.archive.close()
         raise WorkbookRefused(_("The file is empty: fill in the template's first sheet."))
     wb = reader.wb
-    parser = WorkSheetParser(None, reader.shared_strings, data_only=True, epoch=wb.epoch,
-                             date_formats=wb._date_formats, timedelta_formats=wb._timedelta_formats)
-    return _rows(reader.archive, path, parser, limits, deadline)
+    cells = _Cells(reader.shared_strings, wb.epoch, wb._date_formats, wb._timedelta_formats, limits)
+    return _rows(reader.archive, path, cells, limits, deadline)
 
 
-def _rows(archive, path, parser, limits, deadline):
+def _rows(archive, path, cells, limits, deadline):
     try:
         with archive.open(path) as raw:
             source = _Metered(raw, deadline)
-            data, expected, seen = None, 1, 0
-            for event, element in iterparse(source, events=("start", "end")):
-                if event == "start":
-                    if element.tag == _DATA:
-                        data = element
-                    continue
+            expected, seen, number = 1, 0, 0
+            for element in _elements(source, (_ROW, _DATA)):
                 if element.tag == _DATA:
                     return  # nothing after the rows is read
-                if element.tag != _ROW or data is None:
-                    continue
-                number, cells = parser.parse_row(element)
-                parser.row_dimensions.clear()
-                data.clear()  # the rows parsed so far leave the tree
+                given = element.get("r")
+                number = int(given) if given else number + 1
                 source.since_row = 0
                 seen += 1
                 if number > limits.rows or seen > limits.rows:
@@ -216,33 +287,80 @@ def _rows(archive, path, parser, limits, deadline):
                 if number < expected:  # a row number given twice: openpyxl too keeps the first
                     continue
                 expected += 1
-                yield _values(cells, limits)
-                if deadline is not None and not seen % 512:
+                yield cells.row(element)
+                if not seen % 512:
                     _check_deadline(deadline)
     except WorkbookRefused:
         raise
-    except Exception as exc:  # a damaged part inside the file: openpyxl's own errors say little
+    except Exception as exc:  # a damaged part inside the file
         raise WorkbookRefused(_("The Excel file could not be read (%(error)s). Open it in Excel, save it again as "
                                 ".xlsx and upload it again.") % {"error": exc.__class__.__name__}) from None
     finally:
         archive.close()
 
 
-def _values(cells, limits) -> tuple:
-    values = {}
-    for cell in cells:
-        if cell["value"] is None:
-            continue
-        if cell["column"] > limits.columns:
-            raise WorkbookRefused(_("The sheet has values beyond column %(letter)s: use the template's columns.")
-                                  % {"letter": get_column_letter(min(limits.columns, EXCEL_COLUMNS))})
-        values[cell["column"]] = cell["value"]
-    if not values:
-        return ()
-    row = [None] * max(values)
-    for column, value in values.items():
-        row[column - 1] = value
-    return tuple(row)
+class _Cells:
+    """A row's values as openpyxl's read-only, data-only reader gives them (numbers, shared and inline text, booleans,
+    dates by their style, a formula's cached value), read straight from the XML: openpyxl's own cell parser makes
+    objects for every cell and took 10 s for the largest journal, past the bound."""
+
+    def __init__(self, strings, epoch, date_formats, timedelta_formats, limits):
+        self.strings, self.epoch, self.limits = strings, epoch, limits
+        self.date_formats, self.timedelta_formats = date_formats, timedelta_formats
+        self.columns = {}  # "AB" -> 28
+
+    def row(self, element) -> tuple:
+        values, column = {}, 0
+        for cell in element.iterchildren(_CELL):
+            reference = cell.get("r")
+            column = self._column(reference) if reference else column + 1
+            value = self._value(cell)
+            if value is None:
+                continue
+            if column > self.limits.columns:
+                raise WorkbookRefused(_("The sheet has values beyond column %(letter)s: use the template's columns.")
+                                      % {"letter": get_column_letter(min(self.limits.columns, EXCEL_COLUMNS))})
+            values[column] = value  # a column given twice: the last, as openpyxl
+        if not values:
+            return ()
+        row = [None] * max(values)
+        for index, value in values.items():
+            row[index - 1] = value
+        return tuple(row)
+
+    def _column(self, reference: str) -> int:
+        letters = reference.rstrip("0123456789")
+        column = self.columns.get(letters)
+        if column is None:
+            column = column_index_from_string(letters)  # ValueError for what is no column
+            if len(self.columns) < EXCEL_COLUMNS:
+                self.columns[letters] = column
+        return column
+
+    def _value(self, cell):
+        kind = cell.get("t", "n")
+        if kind == "inlineStr":
+            inline = cell.find(_INLINE)
+            return _text(inline) if inline is not None else None
+        value = cell.findtext(_VALUE) or None
+        if value is None:
+            return None
+        if kind == "n":
+            number = float(value) if "." in value or "E" in value or "e" in value else int(value)
+            style = cell.get("s")
+            if style is not None and int(style) in self.date_formats or not style and 0 in self.date_formats:
+                try:
+                    return from_excel(number, self.epoch, timedelta=int(style or 0) in self.timedelta_formats)
+                except (OverflowError, ValueError):
+                    return "#VALUE!"
+            return number
+        if kind == "s":
+            return self.strings[int(value)]
+        if kind == "b":
+            return bool(int(value))
+        if kind == "d":
+            return from_ISO8601(value)
+        return value  # str (a formula's text), e (an error such as #N/A)
 
 
 # --- writing -------------------------------------------------------------------------------------------------

@@ -470,13 +470,26 @@ def note_reconcile(note, *, client=None) -> dict | None:
             found = client.find_number(note.despatch_number)
             if found is not None and not _is_ours(note, found):
                 raise _number_taken(note, found)
-        return answer_fields(found, note) if found is not None else None
+        return _found_fields(note, found) if found is not None else None
     answer = client.status(note.remote_id)
     status = to_int(answer.get("status"))
     # Only an update that asked to send (20) moves the note out of 0 / 40 by itself.
     if note.requested_status == DispatchStatus.QUEUED and isinstance(status, int) and status not in EDITABLE_STATUSES:
         return answer_fields(answer, note)
     return None
+
+
+def _found_fields(note, found) -> dict:
+    """A create whose answer was lost, found on the platform. Its answer's warning is lost with it; a number from
+    another series than the prefix asked says what the warning said (document 3, 2.9: an undefined prefix)."""
+    fields = answer_fields(found, note)
+    number = fields.get("despatch_number", "")
+    if note.numbering == Numbering.PLATFORM and note.prefix and number and not number.startswith(note.prefix):
+        fields["platform_warning"] = _(
+            "The platform numbered this note %(number)s from another series than the prefix %(prefix)s asked: the "
+            "prefix is not defined there. (Its answer to the send was lost; its number says so.)") % {
+            "number": number, "prefix": note.prefix}
+    return fields
 
 
 def _other_note(found) -> dict:
@@ -502,13 +515,19 @@ def _number_taken(note, found) -> RemoteError:
 def _is_ours(note, found) -> bool:
     """Whether the platform's note found under our localReferenceId or our number is this one: only when its
     content matches (issue 28): the same reference, our number when we gave one, the receiver and the date. An ERP's
-    reference or a number may also be on a note written elsewhere (the portal, the ERP itself)."""
-    if note.despatch_number and found.get("despatchAdviceNumber") != note.despatch_number:
-        return False
-    issued = note.issue_date.isoformat() if note.issue_date else ""
-    return (found.get("localReferenceId") == note.local_reference_id
-            and found.get("targetVknTckn") == note.receiver_identifier
-            and str(found.get("issueDate") or "")[:10] == issued)
+    reference or a number may also be on a note written elsewhere (the portal, the ERP itself). What the list item
+    does not carry is not compared (document 3 does not show the item: tickets and invoices are read the same way),
+    and what it carries must be ours."""
+    expected = {"despatchAdviceNumber": note.despatch_number, "localReferenceId": note.local_reference_id,
+                "targetVknTckn": note.receiver_identifier,
+                "issueDate": note.issue_date.isoformat() if note.issue_date else ""}
+    for name, ours in expected.items():
+        theirs = found.get(name)
+        if not ours or theirs in (None, ""):
+            continue
+        if (str(theirs)[:10] if name == "issueDate" else str(theirs)) != ours:
+            return False
+    return True
 
 
 def poll_soon(company_id, **options):
@@ -517,8 +536,19 @@ def poll_soon(company_id, **options):
     return soon(company_id, **options)
 
 
+_series_lane = sync.series_lane("despatch_number", gettext_lazy(
+    "Waiting for dispatch note %(previous)s to reach the platform first (its numbers go in order)."))
+
+
+def note_waits_for(note) -> str:
+    """One lane per prefix across jobs for the notes our series numbers (document 3, 2.9; the facts file: a
+    series' counter runs on consecutively): N+1 never reaches the platform before N, even when N's push answered
+    503 and waits for its retry. A number typed by hand, or given by the platform, waits for nothing."""
+    return _series_lane(note) if note.numbering == Numbering.SERIES else ""
+
+
 def note_push(pk) -> str:
-    message = sync.record_push(DispatchNote, pk, send=note_send, reconcile=note_reconcile)
+    message = sync.record_push(DispatchNote, pk, send=note_send, reconcile=note_reconcile, waits_for=note_waits_for)
     note = DispatchNote.objects.filter(pk=pk).only("company_id", "remote_status", "sync_state").first()
     if note and note.sync_state == SyncState.SYNCED and note.remote_status in WORKING_STATUSES:
         poll_soon(note.company_id)

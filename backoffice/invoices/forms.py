@@ -33,7 +33,8 @@ UNIT_CHOICES_SHOWN = 40  # the most used units (the code list has two thousand)
 # Amounts are kept with 16 digits before the decimals (MONEY): a line and a document stay well inside.
 LINE_LIMIT = Decimal(10) ** 14
 # What the form issues. Export (IHRACAT) and tax-free passenger (YOLCUBERABERFATURA) invoices need what document
-# 3's JSON model does not carry (the buyer abroad, delivery terms, customs codes, the passport); ARACTESCIL is not
+# 3's JSON model does not carry (the buyer abroad, the passport, the intermediary) and line delivery details the form
+# does not ask (delivery terms, customs codes: invoiceLineDeliveryInfoModel); ARACTESCIL is not
 # an invoice type of the tax authority's list (its schematron, InvoiceTypeCodeCheck-1). README-invoices.md.
 OFFERED_PROFILES = (Profile.TEMELFATURA, Profile.TICARIFATURA)
 OFFERED_TYPES = tuple(kind for kind in InvoiceType if kind != InvoiceType.ARACTESCIL)
@@ -342,6 +343,7 @@ class BaseLineFormSet(BaseInlineFormSet):
                 raise ValidationError(_("The invoice's total is too large; split it into several invoices."))
             if invoice_type and invoice_type not in codes.VAT_UNCOLLECTED_TYPES:
                 _vat_that_comes_to_nothing(kept, figures)
+            _fixed_assets_beside_no_vat(kept, figures)
 
 
 def _type_rules(form, invoice_type: str) -> None:
@@ -385,6 +387,18 @@ def _vat_that_comes_to_nothing(kept, figures) -> None:
                 form.add_error("vat_rate", _("The VAT of the lines at this rate comes to 0.00: the tax authority then "
                                              "asks for an exemption reason. Give the price, or VAT 0 % with its "
                                              "reason."))
+
+
+def _fixed_assets_beside_no_vat(kept, figures) -> None:
+    """A 555 (fixed assets) line anywhere: no line of the invoice may have VAT 0 % or VAT that comes to 0.00 (the
+    tax authority's DemirbasKDVTaxExemptionCheck-2 reads the whole invoice, not the 555 line alone)."""
+    if not any(form.cleaned_data.get("vat_exemption_reason_code") == codes.FIXED_ASSET_REASON for form in kept):
+        return
+    for form, line_figures in zip(kept, figures.lines, strict=True):
+        if not form.cleaned_data.get("vat_rate") or not line_figures.vat:
+            form.add_error("vat_rate", _("This invoice has a 555 (fixed assets) line, so no line may be without VAT "
+                                         "(0 % or VAT that comes to 0.00): give this line its VAT, or issue it on "
+                                         "another invoice."))
 
 
 LineFormSet = inlineformset_factory(Invoice, InvoiceLine, form=LineForm, formset=BaseLineFormSet, extra=0,

@@ -16,9 +16,10 @@ from collections import Counter
 from datetime import date, timedelta
 from decimal import Decimal
 
+from django.conf import settings
 from django.core.files import File
 from django.db import transaction
-from django.utils import timezone
+from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 
 from backoffice.core import jobs
@@ -131,6 +132,12 @@ def journal_check(pk) -> str:
     journal = Journal.objects.filter(pk=pk).first()
     if journal is None:
         return _("The journal no longer exists.")
+    with translation.override(journal.language or settings.LANGUAGE_CODE):  # what it says is for its uploader
+        return _journal_check(journal)
+
+
+def _journal_check(journal) -> str:
+    pk = journal.pk
     if not Journal.objects.filter(pk=pk, check_state__in=[CheckState.WAITING, CheckState.CHECKING]).update(
             check_state=CheckState.CHECKING, check_progress=0, check_message=""):
         return _("The journal has been checked already.")
@@ -289,10 +296,34 @@ def source_rows(journal):
 
 def checks_sweep(*, older_than_minutes: int = 10) -> int:
     """Cron: the check of a journal whose worker died (killed, out of memory) is asked for again; a check still
-    running is left alone (jobs.enqueue returns it), one whose run was lost (jobs.reap_lost) starts over."""
+    running is left alone (jobs.enqueue returns it), one whose run was lost (jobs.reap_lost) starts over. A check
+    whose run was lost more often than jobs.LOST_RETRIES (the run failed, the journal still waiting) is not asked
+    for again: the file ends "could not be read", never "being checked" for ever with a worker killed each round."""
     from .services import check_request
 
     jobs.reap_lost()
     cutoff = timezone.now() - timedelta(minutes=older_than_minutes)
     stuck = Journal.objects.filter(check_state__in=[CheckState.WAITING, CheckState.CHECKING], created_at__lt=cutoff)
-    return sum(check_request(journal).is_new for journal in stuck.order_by("pk")[:100])
+    requested = 0
+    for journal in stuck.order_by("pk")[:100]:
+        if _lost_for_good(journal):
+            with translation.override(journal.language or settings.LANGUAGE_CODE):
+                message = _("The check stopped before its end %(count)s times (its worker was stopped, e.g. out of "
+                            "memory). Split the file into smaller ones and upload them; if this happens again, tell "
+                            "your administrator.") % {"count": jobs.LOST_RETRIES + 1}
+            Journal.objects.filter(pk=journal.pk, check_state=journal.check_state).update(
+                check_state=CheckState.UNREADABLE, checked_at=timezone.now(), check_message=message)
+        else:
+            requested += check_request(journal).is_new
+    return requested
+
+
+def _lost_for_good(journal) -> bool:
+    from backoffice.core.choices import JobStatus
+    from backoffice.core.models import JobRun
+
+    from .services import check_request_target
+
+    last = JobRun.objects.filter(target=check_request_target(journal), func_path__endswith=".journal_check") \
+        .order_by("-enqueued_at").only("status", "lost_count").first()
+    return last is not None and last.status == JobStatus.FAILED and last.lost_count >= jobs.LOST_RETRIES

@@ -30,7 +30,7 @@ def max_upload_bytes() -> int:
 
 def max_xlsx_bytes() -> int:
     """An Excel journal's rows are read one by one but its shared strings whole: a smaller limit than the text's
-    (30,000 rows of the template pack to about 3 MB; workbook.limits() has the rest)."""
+    (20,000 rows of the template pack to about 3 MB; workbook.limits() has the rest)."""
     return int(getattr(settings, "LEDGER_MAX_XLSX_BYTES", 16 * 1024 ** 2))
 
 

@@ -119,6 +119,8 @@ class Journal(RemoteRecord):
     split_size = models.PositiveSmallIntegerField(_("part size (MB)"), default=150)
     time_stamp = models.BooleanField(_("time stamp"), default=False)
     without_tax_detail = models.BooleanField(_("without tax details"), default=False)
+    # The uploader's language: the check runs in a worker, and says why a file was refused in it.
+    language = models.CharField(_("language"), max_length=10, blank=True)
     # The file as given, the journal text (the same file for a text upload) and the ZIP that goes.
     source_kind = models.CharField(_("file kind"), max_length=4, choices=SourceKind.choices)
     source_name = models.CharField(_("file name"), max_length=255)

@@ -12,7 +12,7 @@ from datetime import date, timedelta
 from django.conf import settings
 from django.db import transaction
 from django.db.models import Q
-from django.utils import formats, timezone
+from django.utils import formats, timezone, translation
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
@@ -155,18 +155,23 @@ def journal_create(*, company, user, source, start: date, end: date, split_size:
     with transaction.atomic():
         journal = Journal(company=company, created_by=user, start_date=start, end_date=end, split_size=split_size,
                           time_stamp=time_stamp, without_tax_detail=without_tax_detail, source_kind=kind,
-                          source_name=name, size=source.size or 0, y_line=y_values)
+                          source_name=name, size=source.size or 0, y_line=y_values,
+                          language=translation.get_language() or "")
         journal.source.save(name, source, save=False)
         journal.save()
         check_request(journal)
     return journal
 
 
+def check_request_target(journal) -> str:
+    return sync.record_target(Journal, journal.pk)
+
+
 def check_request(journal) -> "jobs.JobRun":
     from . import jobs as ledger_jobs
 
-    return jobs.enqueue(ledger_jobs.journal_check, company=journal.company_id,
-                        target=sync.record_target(Journal, journal.pk), args=[journal.pk])
+    return jobs.enqueue(ledger_jobs.journal_check, company=journal.company_id, target=check_request_target(journal),
+                        args=[journal.pk])
 
 
 def upload_refusal(journal) -> str:

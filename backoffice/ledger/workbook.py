@@ -172,17 +172,20 @@ def max_xlsx_unpacked() -> int:
 
 
 def limits() -> workbooks.Limits:
-    """The largest journal workbook: LEDGER_XLSX_MAX_ROWS (30,000) rows of the template's 31 columns, every cell
-    filled, unpack to about 40 MB (LEDGER_MAX_XLSX_UNPACKED_BYTES: 64 MB) and stream in about 7 s on a busy
-    2-core machine (openpyxl parses about 5,000 such rows a second), which is the bound for any upload; the parts
-    read whole (shared strings, styles) stay under LEDGER_XLSX_MAX_PART_BYTES (48 MB), so the worker's memory
-    stays flat. A larger journal is uploaded as the tax authority's text, which is read in 1 MB blocks at about
-    a million lines a second."""
+    """The largest journal workbook: LEDGER_XLSX_MAX_ROWS (20,000) rows of the template's 31 columns, every cell
+    filled, unpack to about 40 MB with inline text (LEDGER_MAX_XLSX_UNPACKED_BYTES: 64 MB; Excel's shared strings
+    make it smaller) and are read and converted in about 5 s at about 100 MB (core.workbooks reads the cells
+    itself, some 6 µs a cell); the shared strings stay under LEDGER_XLSX_MAX_PART_BYTES (16 MB: read in about 7 s
+    at most), any other XML part under core.workbooks.max_xml_part(), and the read of anything else stops at
+    LEDGER_XLSX_READ_SECONDS (9 s): the bound of any upload, 10 s and 300 MB, holds in the worker too. A larger
+    journal is uploaded as the tax authority's text, which is read in 1 MB blocks at about a million lines a
+    second."""
     unpacked = max_xlsx_unpacked()
-    part = int(tunable("LEDGER_XLSX_MAX_PART_BYTES", 48 * 1024 ** 2))
+    part = int(tunable("LEDGER_XLSX_MAX_PART_BYTES", 16 * 1024 ** 2))
     return workbooks.Limits(sheet_bytes=unpacked, part_bytes=part, unpacked_bytes=unpacked,
-                            rows=int(tunable("LEDGER_XLSX_MAX_ROWS", 30_000)),
-                            columns=int(tunable("LEDGER_XLSX_MAX_COLUMNS", 64)))
+                            rows=int(tunable("LEDGER_XLSX_MAX_ROWS", 20_000)),
+                            columns=int(tunable("LEDGER_XLSX_MAX_COLUMNS", 64)),
+                            seconds=tunable("LEDGER_XLSX_READ_SECONDS", 9))
 
 
 def check_size(source) -> None:

@@ -125,7 +125,8 @@ def _error_parts(data) -> tuple[str, str]:
         return "", "; ".join(_error_parts(item)[1] or str(item) for item in data)
     if not isinstance(data, dict):
         return "", str(data)
-    lowered = {str(k).lower(): v for k, v in data.items()}
+    # A member given as null says nothing ({"Error": "text", "title": null} is the Error's text).
+    lowered = {str(k).lower(): v for k, v in data.items() if v is not None}
     if "title" in lowered or "detail" in lowered:
         title, detail = str(lowered.get("title") or ""), str(lowered.get("detail") or "")
         errors = lowered.get("errors")

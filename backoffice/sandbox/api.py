@@ -76,13 +76,45 @@ class Call:
 
     @property
     def query(self):
-        return self.request.GET
+        return SpelledQuery(self.request.GET)
 
     def json(self):
         try:
             return json.loads(self.request.body or b"null")
         except ValueError:
             raise invalid("body", "The request body is not valid JSON.") from None
+
+
+class SpelledQuery:
+    """The query string read as document 3 spells its names (issue 28): a name the operation asks for, sent in
+    another letter case (SortedColumn, IsDesc, BranchId), is a 400 naming the spelling, never a filter, order or
+    flag silently left out. Names the operation does not ask for are ignored, as the platform ignores them."""
+
+    def __init__(self, query):
+        self._query = query
+
+    def _spelled(self, name: str) -> str:
+        if name not in self._query:
+            for given in self._query:
+                if given.lower() == name.lower():
+                    raise problem(400, "Validation failed", f"{given}: unknown query parameter; this operation "
+                                                            f"spells it {name} (names are case-sensitive).")
+        return name
+
+    def get(self, name, default=None):
+        return self._query.get(self._spelled(name), default)
+
+    def getlist(self, name, default=None):
+        return self._query.getlist(self._spelled(name), default)
+
+    def __getitem__(self, name):
+        return self._query[self._spelled(name)]
+
+    def __contains__(self, name):
+        return self._spelled(name) in self._query
+
+    def __iter__(self):
+        return iter(self._query)
 
 
 # --- routing --------------------------------------------------------------------------------------

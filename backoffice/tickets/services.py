@@ -320,27 +320,10 @@ class NumberTaken(RemoteError):
             permanent=True, source=PLATFORM)
 
 
-def previous_number(number: str) -> str:
-    """The number before this one in its series (prefix + year + counter), or "" for the first."""
-    counter = int(number[7:]) if number[7:].isdigit() else 0
-    return f"{number[:7]}{counter - 1:09d}" if counter > 1 else ""
-
-
-def ticket_waits_for(ticket) -> str:
-    """One lane per prefix across jobs (document 2, 2.1: a prefix's numbers continue consecutively, and the
-    platform refuses N+1 before it has N): a create waits while the number before it (same prefix and year) is
-    still on its way here, QUEUED or SENDING without an ettn (e.g. its push answered 503 and waits for its retry).
-    Checking only the one before is enough: that one waited for its own predecessor in the same way. A number
-    refused for good (FAILED) or never queued (LOCAL) holds nothing back: the platform then decides, so nothing
-    waits forever on a ticket nobody fixes. An update (the ettn known) waits for nothing."""
-    previous = previous_number(ticket.ticket_number)
-    if ticket.remote_id or not previous:
-        return ""
-    if type(ticket).objects.filter(company_id=ticket.company_id, ticket_number=previous, remote_id="",
-                                   sync_state__in=[SyncState.QUEUED, SyncState.SENDING]).exists():
-        return _("Waiting for ticket %(previous)s to reach the platform first (its numbers go in order).") % {
-            "previous": previous}
-    return ""
+# One lane per prefix across jobs (document 2, 2.1: a prefix's numbers continue consecutively, and the platform
+# refuses N+1 before it has N).
+ticket_waits_for = sync.series_lane("ticket_number", gettext_lazy(
+    "Waiting for ticket %(previous)s to reach the platform first (its numbers go in order)."))
 
 
 def ticket_push(model, pk):
@@ -387,7 +370,7 @@ def tickets_push_batch(*, model, pks) -> str:
 
     def waits_for(record):
         # The number before it is in this batch: its lane pushed it just before (or stopped before this one).
-        return "" if previous_number(record.ticket_number) in numbers else ticket_waits_for(record)
+        return "" if sync.previous_number(record.ticket_number) in numbers else ticket_waits_for(record)
 
     counts = batch.push_batch(batch.Pusher(model, lane, int(conf.get("TICKET_PUSH_CONCURRENCY")),
                                            key=lambda pk: queued[pk].prefix, waits_for=waits_for), in_number_order)

@@ -6,6 +6,7 @@ import random
 import zipfile
 
 from openpyxl import Workbook
+from openpyxl.utils import get_column_letter
 
 SHEET = "xl/worksheets/sheet1.xml"
 HEAD = (b'<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n'
@@ -41,12 +42,16 @@ def build(body_chunks=(), *, header=("type", "name"), extra=(), sheet=True) -> b
                     part.write(chunk)
                 part.write(TAIL)
         for name, chunks in extra:
-            info = zipfile.ZipInfo(name)
-            info.compress_type = zipfile.ZIP_DEFLATED
-            with archive.open(info, "w", force_zip64=True) as part:
-                for chunk in chunks:
-                    part.write(chunk)
+            _write(archive, name, chunks)
     return out.getvalue()
+
+
+def _write(archive, name: str, chunks) -> None:
+    info = zipfile.ZipInfo(name)
+    info.compress_type = zipfile.ZIP_DEFLATED
+    with archive.open(info, "w", force_zip64=True) as part:
+        for chunk in chunks:
+            part.write(chunk)
 
 
 def _repeat(block: bytes, size: int):
@@ -104,3 +109,77 @@ def formula_text(header=("type", "name"), texts=('=HYPERLINK("http://example.inv
 def traversal(name="../../evil.xml", header=("type", "name")) -> bytes:
     """A workbook carrying a part whose name climbs out of the archive."""
     return build([], header=header, extra=[(name, [b"<x/>"])])
+
+
+def _replaced(data: bytes, name: str, chunks) -> bytes:
+    """data with its part `name` replaced (or added) by chunks."""
+    out = io.BytesIO()
+    with zipfile.ZipFile(io.BytesIO(data)) as source, zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as archive:
+        for item in source.infolist():
+            if item.filename != name:
+                archive.writestr(item, source.read(item.filename))
+        _write(archive, name, chunks)
+    return out.getvalue()
+
+
+def entities(header=("type", "name"), part=SHEET, megabytes=400) -> bytes:
+    """A part declaring nested internal entities (a "billion laughs" kept within expat's own amplification
+    guard): a few KB that a resolving parser expands to `megabytes` of text in one cell."""
+    letters = "".join(random.Random(2).choice("abcdefghij") for _ in range(1000))
+    doctype = (f'<!DOCTYPE worksheet [<!ENTITY a "{letters}"><!ENTITY b "{"&a;" * 1000}">'
+               f'<!ENTITY c "{"&b;" * megabytes}">]>').encode()
+    head = HEAD.replace(b"?>\n", b"?>\n" + doctype, 1)
+    body = header_row(header) + b'<row r="2"><c r="B2" t="inlineStr"><is><t>&c;</t></is></c></row>'
+    if part == SHEET:
+        return _replaced(build(header=header), SHEET, [head, body, TAIL])
+    return _replaced(build(header=header), part, [b'<?xml version="1.0"?>\n', doctype, b"<styleSheet/>"])
+
+
+def big_styles(header=("type", "name"), size=16 * MB) -> bytes:
+    """A styles.xml of `size` bytes of fonts, packed like real XML (openpyxl parses styles whole)."""
+    rnd = random.Random(4)
+
+    def chunks():
+        yield (b'<?xml version="1.0" encoding="UTF-8"?><styleSheet '
+               b'xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><fonts>')
+        for _ in range(size // 310_000):
+            yield b"".join(b'<font><name val="%x"/></font>' % rnd.getrandbits(16) for _ in range(10_000))
+        yield (b'</fonts><cellXfs count="1"><xf numFmtId="0" fontId="0" fillId="0" borderId="0" xfId="0"/>'
+               b"</cellXfs></styleSheet>")
+    return _replaced(build(header=header), "xl/styles.xml", chunks())
+
+
+def big_strings(header=("type", "name"), size=15 * MB) -> bytes:
+    """A shared-strings part of `size` bytes of short distinct strings (a million of them), under the limit: the
+    header is read from it, then no row."""
+    rnd = random.Random(3)
+    names = b"".join(b"<si><t>%s</t></si>" % name.encode() for name in header)
+
+    def strings():
+        yield (b'<?xml version="1.0" encoding="UTF-8"?><sst '
+               b'xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main">' + names)
+        for _ in range(size // 200_000):
+            yield b"".join(b"<si><t>%x</t></si>" % rnd.getrandbits(16) for _ in range(10_000))
+        yield b"</sst>"
+    cells = b"".join(b'<c r="%s1" t="s"><v>%d</v></c>' % (chr(ord("A") + index).encode(), index)
+                     for index in range(len(header)))
+    data = _replaced(build(header=header, sheet=False), SHEET, [HEAD.replace(b"<sheetData>", b""), b"<sheetData>",
+                                                                b'<row r="1">' + cells + b"</row>", TAIL])
+    with zipfile.ZipFile(io.BytesIO(data)) as archive:
+        types = archive.read("[Content_Types].xml")
+    types = types.replace(b"</Types>", b'<Override PartName="/xl/sharedStrings.xml" ContentType="application/'
+                                       b'vnd.openxmlformats-officedocument.spreadsheetml.sharedStrings+xml"/></Types>')
+    return _replaced(_replaced(data, "[Content_Types].xml", [types]), "xl/sharedStrings.xml", strings())
+
+
+def wide(header=("type", "name"), rows=19_999, columns=64) -> bytes:
+    """Every row filled with numbers to the last column allowed: the most cells a sheet under the row and column
+    limits holds."""
+    letters = [get_column_letter(index + 1).encode() for index in range(columns)]
+
+    def chunks():
+        for start in range(2, rows + 2, 1000):
+            yield b"".join(b'<row r="%d">' % row + b"".join(b'<c r="%s%d"><v>%d</v></c>' % (letter, row, row + index)
+                                                            for index, letter in enumerate(letters)) + b"</row>"
+                           for row in range(start, min(start + 1000, rows + 2)))
+    return build(chunks(), header=header)

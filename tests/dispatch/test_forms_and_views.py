@@ -433,18 +433,42 @@ def test_ids_of_four_digits_and_more_are_never_written_the_turkish_way(client, a
     assert 'value="1234"' in confirm.content.decode()
 
 
-def test_the_account_code_goes_with_the_note_and_never_into_the_receivers_title(web, company):
-    """Document 3, 2.1: a code tells accounts sharing an id apart and goes with the account; issue 28: the JSON model
-    has no member for it, so it is kept on the note and shown, and the legal title is sent as it is."""
+def depot_note(web, company) -> DispatchNote:
+    """A note written in the form for an account whose code (DEPO-2) tells it apart from others with its VKN."""
     CurrentAccount.objects.create(company=company, identifier=SINGLE_VKN, code="DEPO-2", name="Tek Kutu Lojistik A.Ş.",
                                   sync_state=SyncState.SYNCED, remote_id="ca-depo-2")
     response = form_post(web, ADD, note_data(account=f"{SINGLE_VKN} · DEPO-2", delivery_city="İstanbul",
                                              delivery_district="Kadıköy", delivery_zip_code="34710"))
     assert response.status_code == 302, errors_of(response)
-    note = DispatchNote.objects.get(company=company)
+    return DispatchNote.objects.get(company=company)
+
+
+def test_the_account_code_goes_with_the_note_and_never_into_the_receivers_title(web, company):
+    """Document 3, 2.1: a code tells accounts sharing an id apart and goes with the account; issue 28: the JSON model
+    has no member for it, so it is kept on the note and shown, and the legal title is sent as it is."""
+    note = depot_note(web, company)
     assert note.current_account.code == "DEPO-2"
     assert (note.receiver_name, note.receiver_code) == ("Tek Kutu Lojistik A.Ş.", "DEPO-2")
     body = services.note_body(note)
     assert body["addressBook"]["name"] == "Tek Kutu Lojistik A.Ş." and "DEPO-2" not in json.dumps(body, default=str)
     page = web.get(reverse("dispatch:dispatchnote_detail", args=[note.pk])).content.decode()
     assert "DEPO-2" in page and "Tek Kutu Lojistik A.Ş. (DEPO-2)" not in page
+
+
+def test_notes_written_before_carry_the_title_alone_once_migrated_unless_the_platform_has_them(web, company):
+    """The data migration 0006: a note saved with "Title (CODE)" and not yet sent gets the legal title alone and
+    the code beside it; one the platform holds keeps what it was sent as."""
+    from importlib import import_module
+
+    from django.apps import apps
+
+    local = depot_note(web, company)
+    DispatchNote.objects.filter(pk=local.pk).update(receiver_name="Tek Kutu Lojistik A.Ş. (DEPO-2)", receiver_code="")
+    sent = DispatchNote.objects.get(pk=local.pk)
+    sent.pk, sent.remote_id, sent.local_reference_id, sent.despatch_number = None, "sent-1", "BO-SENT-1", ""
+    sent.save()
+    import_module("backoffice.dispatch.migrations.0006_title_without_account_code").title_alone(apps, None)
+    local.refresh_from_db()
+    sent.refresh_from_db()
+    assert (local.receiver_name, local.receiver_code) == ("Tek Kutu Lojistik A.Ş.", "DEPO-2")
+    assert (sent.receiver_name, sent.receiver_code) == ("Tek Kutu Lojistik A.Ş. (DEPO-2)", "")

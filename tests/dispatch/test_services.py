@@ -13,7 +13,7 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone, translation
 
-from backoffice.core import actions
+from backoffice.core import actions, jobs
 from backoffice.core.choices import SyncState
 from backoffice.core.models import RemoteCall
 from backoffice.dispatch import mirror, services, taxpayers
@@ -65,8 +65,8 @@ def new_note(company, *, status=DispatchStatus.QUEUED, carrier=False, alias=None
         target_alias=alias if alias is not None else taxpayers.mailboxes(account.identifier)[0],
         receiver_city="İstanbul", receiver_district="Kadıköy", delivery_city="İstanbul", delivery_district="Kadıköy",
         delivery_zip_code="34710",
-        numbering=Numbering.SERIES, prefix="IRS", issue_date=now.date(), issue_time=now.time(), shipment_date=now,
-        requested_status=status, plate_number="34ABC123", **fields)
+        issue_date=now.date(), issue_time=now.time(), shipment_date=now,
+        requested_status=status, plate_number="34ABC123", **{"numbering": Numbering.SERIES, "prefix": "IRS", **fields})
     if carrier:
         note.carrier_title, note.carrier_vkn_tckn = "Hızlı Nakliyat A.Ş.", "3920000003"
     lines = [DispatchLine(product_name="Çimento 50 kg", quantity=40, unit_code="C62", unit_price="125.50", vat_rate=20),
@@ -445,6 +445,22 @@ def test_a_note_with_an_undefined_prefix_keeps_the_platforms_warning_and_shows_i
     assert defined.despatch_number.startswith("IRS") and defined.platform_warning == ""
 
 
+def test_an_undefined_prefix_is_still_said_when_the_answer_carrying_the_warning_was_lost(quick, sandbox,
+                                                                                           sandbox_company, listed):
+    sandbox.control("POST", "dispatch/settings", {**customer(sandbox_company), "prefixes": ["IRS"]})
+    today = timezone.localdate().isoformat()
+    [note] = services.ubl_upload(company=sandbox_company, user=None, name="irsaliye.xml", requested_status=0,
+                                 numbering=Numbering.PLATFORM, prefix="ERP",
+                                 data=despatch_xml(number="", issue_date=today, despatch_date=today))
+    sandbox.add_fault(path=UBL_PATH, method="POST", error_rate=1, after_apply="error", remaining=1)
+    with pytest.raises(RemoteError):
+        services.note_push(note.pk)
+    assert services.note_push(note.pk) == "Found on the platform; not sent again."
+    note.refresh_from_db()
+    assert note.despatch_number.startswith(f"EIR{timezone.localdate().year}")
+    assert "from another series than the prefix ERP asked: the prefix is not defined there" in note.platform_warning
+
+
 def test_a_zip_is_fetched_with_is_standart_xslt(quick, sandbox_company, listed):
     """Document 3, 4.5: Get ZIP takes isStandartXslt; the company's layout is asked with false."""
     note = pushed(new_note(sandbox_company, xslt_code="FIRMA"))
@@ -493,3 +509,42 @@ def test_a_retried_create_whose_number_another_note_has_is_refused_on_the_number
     assert "Write it as a new note with another number or prefix." in mine.last_error
     assert RemoteCall.objects.filter(operation="dispatch.outbox_post_json").count() == 1  # the other's only
     assert len(on_platform(sandbox_company)) == 1
+
+
+def test_a_single_push_waits_while_the_number_before_it_is_on_its_way(sandbox, sandbox_company, listed):
+    """Issue 28: a 503 on N, then N+1 pushed by its own job: N+1 waits (its job runs again shortly, nothing sent)
+    until N is on the platform, so the platform never sees N+1 before N. A note numbered by hand waits for
+    nothing."""
+    first = new_note(sandbox_company)
+    sandbox.add_fault(path=CREATE_PATH, method="POST", error_rate=1, error_status=503, remaining=1)
+    with pytest.raises(RemoteError):
+        services.note_push(first.pk)
+    first.refresh_from_db()
+    assert first.sync_state == SyncState.QUEUED
+    second = new_note(sandbox_company)
+    with pytest.raises(jobs.TryLater, match=f"Waiting for dispatch note {first.despatch_number}"):
+        services.note_push(second.pk)
+    second.refresh_from_db()
+    assert second.sync_state == SyncState.QUEUED and second.attempts == 0 and on_platform(sandbox_company) == []
+    typed = new_note(sandbox_company, numbering=Numbering.MANUAL, despatch_number=f"{first.despatch_number[:7]}"
+                                                                                   "000000099")
+    assert pushed(typed).sync_state == SyncState.SYNCED
+    assert pushed(first).sync_state == SyncState.SYNCED and pushed(second).sync_state == SyncState.SYNCED
+    arrived = [item["despatchAdviceNumber"] for item in on_platform(sandbox_company)]  # in the order created
+    assert arrived == [typed.despatch_number, first.despatch_number, second.despatch_number]
+
+
+@pytest.mark.parametrize("item,ours", [
+    ({}, True),  # an item that carries nothing to compare: found by our reference or number alone
+    ({"localReferenceId": "BO-1", "issueDate": None}, True),
+    ({"targetVknTckn": "9999999999"}, False),  # what it carries must be ours
+    ({"issueDate": "2020-01-01T00:00:00"}, False),
+    ({"despatchAdviceNumber": "IRS2026000000002"}, False),
+    ({"localReferenceId": "ERP-7"}, False),
+    ({"despatchAdviceNumber": "IRS2026000000001", "localReferenceId": "BO-1", "targetVknTckn": SINGLE_VKN,
+      "issueDate": "2026-03-05T00:00:00+03:00"}, True),
+])
+def test_a_note_found_is_ours_when_what_its_item_carries_matches(item, ours):
+    note = DispatchNote(despatch_number="IRS2026000000001", local_reference_id="BO-1",
+                        receiver_identifier=SINGLE_VKN, issue_date=timezone.datetime(2026, 3, 5).date())
+    assert services._is_ours(note, {"id": "x", **item}) is ours

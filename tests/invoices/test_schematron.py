@@ -115,9 +115,10 @@ TYPE_LINES = {
     InvoiceType.SATIS: [line(0), line(1, vat_rate="0", vat_exemption_reason_code="351")],
     InvoiceType.IADE: [line(0, withholding_code="602"), line(1, vat_rate="0", vat_exemption_reason_code="301")],
     InvoiceType.ISTISNA: [line(0, vat_rate="0", vat_exemption_reason_code="301"), line(1)],
-    InvoiceType.OZELMATRAH: [line(0, vat_exemption_reason_code="801")],
+    InvoiceType.OZELMATRAH: [line(index, vat_exemption_reason_code=str(801 + index)) for index in range(12)],
     InvoiceType.TEVKIFAT: [line(0, withholding_code="602"), line(1, vat_rate="10", discount_rate="10")],
-    InvoiceType.IHRACKAYITLI: [line(0, vat_exemption_reason_code="701")],
+    InvoiceType.IHRACKAYITLI: [line(index, vat_exemption_reason_code=code)  # 702 needs customs codes: not offered
+                               for index, code in enumerate(("701", "703", "704"))],
     InvoiceType.SGK: [line(0, withholding_code="624")],
     InvoiceType.KOMISYONCU: [line(0, other_tax_code="0071", other_tax_rate="5"),
                              line(1, vat_exemption_reason_code="555")],
@@ -176,6 +177,11 @@ def general(**members):
 
 def first_line(**members):
     return lambda body: body["invoiceLines"][0].update(members)
+
+
+def second_line(**members):
+    """A second line: the first as sent, changed by members."""
+    return lambda body: body["invoiceLines"].append({**copy.deepcopy(body["invoiceLines"][0]), **members})
 
 
 def einvoice(profile: int):
@@ -246,6 +252,16 @@ DISAGREEMENTS = {
     "fixed assets without VAT": (
         {"lines-0-vat_rate": "0", "lines-0-vat_exemption_reason_code": "555"}, "lines-0-vat_exemption_reason_code",
         "for a line with VAT", first_line(vatRate=0, vatExemptionReasonCode="555"), "DemirbasKDVTaxExemptionCheck-2"),
+    "fixed assets beside a line without VAT": (
+        {"lines-TOTAL_FORMS": "2", "lines-0-vat_exemption_reason_code": "555",
+         **line(1, vat_rate="0", vat_exemption_reason_code="351")}, "lines-1-vat_rate", "555 (fixed assets) line",
+        both(second_line(vatRate=0, vatExemptionReasonCode="351"), first_line(vatExemptionReasonCode="555")),
+        "DemirbasKDVTaxExemptionCheck-2"),
+    "fixed assets whose VAT comes to 0,00": (
+        {"lines-0-vat_exemption_reason_code": "555", "lines-0-vat_rate": "1", "lines-0-quantity": "1",
+         "lines-0-unit_price": "0,10"}, "lines-0-vat_rate", "555 (fixed assets) line",
+        first_line(vatExemptionReasonCode="555", vatRate=1, amount=1, unitPrice=0.1),
+        "DemirbasKDVTaxExemptionCheck-2"),
     "VAT that comes to nothing": (
         {"lines-0-unit_price": "0"}, "lines-0-vat_rate", "comes to 0.00", first_line(unitPrice=0),
         "TaxExemptionReasonCheck-1"),

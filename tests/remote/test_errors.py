@@ -19,6 +19,10 @@ from backoffice.remote.transport import _retry_after, _token_lifetime, parse_err
     ({"Error": {"Code": 12, "Message": "Excel hazır değil"}}, "", "Code: 12; Message: Excel hazır değil"),
     ({"title": "One or more validation errors occurred.", "errors": {"Name": ["required"]}},
      "One or more validation errors occurred.", "Name: required"),
+    # a member given as null says nothing: the Error's text is the refusal's (issue 28 review)
+    ({"Error": "Fatura bulunamadı", "title": None}, "", "Fatura bulunamadı"),
+    ({"title": None, "detail": None, "Error": {"title": "Hata", "detail": "Liste okunamadı."}}, "Hata",
+     "Liste okunamadı."),
 ])
 def test_error_styles(body, title, detail):
     parsed_title, parsed_detail, parsed = parse_error(json.dumps(body).encode())

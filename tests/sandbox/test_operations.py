@@ -166,3 +166,25 @@ def test_a_list_filter_condition_is_spelled_as_written(api, service, path, param
         refused = listing(condition)
         assert refused.status_code == 400, refused.text
         assert refused.json()["detail"].startswith(f"{parameter}: unknown member '{member}'")
+
+
+@pytest.mark.parametrize("service,path,params,spelling", [
+    ("accounting", "/v1/currentaccount", {"SortedColumn": "Name"}, "sortedColumn"),
+    ("accounting", "/v1/currentaccount", {"IsDesc": "true"}, "isDesc"),
+    ("accounting", "/v1/currentaccount", {"FilterQuery": "[]"}, "filterQuery"),
+    ("accounting", "/v1/chartofaccount", {"IsDesc": "true"}, "isDesc"),
+    ("accounting", "/v1/invoice/outgoing/list", {"SortedColumn": "issueDate"}, "sortedColumn"),
+    ("accounting", "/v1/invoice/outgoing/list", {"FilterQuery": "[]"}, "filterQuery"),
+    ("ledger", "/v1/period/getperiodlist", {"IsDesc": "true"}, "isDesc"),
+    ("accounting", "/v1/currentaccount", {"PageIndex": "1", "pageIndex": None}, "pageIndex"),
+], ids=lambda value: value if isinstance(value, str) else None)
+def test_a_query_name_in_another_letter_case_is_refused_never_ignored(api, service, path, params, spelling):
+    """Issue 28: the sandbox reads document 3's names only as spelled, so a client that misspells an optional
+    filter, order or flag gets a 400 naming the spelling instead of an unfiltered answer."""
+    query = {"pageIndex": 1, "pageSize": 5, **params}
+    answer = api.get(service, path, params={name: value for name, value in query.items() if value is not None})
+    assert answer.status_code == 400, answer.text
+    assert f"this operation spells it {spelling} (names are case-sensitive)" in answer.json()["detail"]
+    right = {name if name.lower() != spelling.lower() else spelling: value for name, value in query.items()
+             if value is not None}
+    assert api.get(service, path, params=right).status_code == 200

@@ -310,6 +310,8 @@ def page(call: Call) -> tuple[int, int]:
     try:
         return page_params(call)
     except ApiError as error:  # the shared helper answers 422 {field: [message]}; these services use Error
+        if error.status != 422:  # already a problem of its own (a name in another letter case)
+            raise
         field_name, messages = next(iter(error.body.items()))
         raise refused("Bad Request", f"{field_name}: {messages[0]}") from None
 

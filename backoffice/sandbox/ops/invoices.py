@@ -34,7 +34,8 @@ Choices where document 3 and the facts file say "not shown" (the back office rel
   only (404 in the other), without isSend in both.
 - What the tax authority's schematron ties to the invoice type is refused at save, as the platform refuses it
   (_type_rules): withholding (and tax 4171) outside TEVKIFAT, IADE and SGK; an exemption reason on a type it is not
-  for, or a full exemption on a line with VAT (701-704, 801-812 and 555 may have VAT; 555 must); a return (IADE)
+  for, or a full exemption on a line with VAT (701-704, 801-812 and 555 may have VAT; 555 must, and beside a 555
+  line no line's VAT may be 0 or come to 0.00: _fixed_asset_rule); a return (IADE)
   e-invoice other than TEMELFATURA; an issueDate before 2005.
 - Lists: filterQuery and sortedColumn as the current-account lists (list_filters.py), with the categories of
   COLUMNS, the members of a condition and sortedColumn spelled exactly as document 3 spells them (_exact); updateDateUtc and createDateUtc compare as moments (ISO, any offset; naive ones in Türkiye's time),
@@ -461,6 +462,8 @@ def _rules(call: Call, body: dict, doc: Document | None) -> dict:
     for name, message in info.items:
         checks.add(f"generalInfoModel.{name}", message)
     checks.raise_any()
+    _fixed_asset_rule(checks, lines)  # on priced lines: every line is valid here, in the body's order
+    checks.raise_any()
     if record_type == E_ARCHIVE:
         profile = EARSIVFATURA
     return {"is_send": is_send, "record_type": record_type, "profile": profile or 0, "type": kind,
@@ -479,6 +482,19 @@ def _reason_types(code: str) -> tuple[str, ...] | None:
     if code == NOT_EXEMPT_REASON:
         return None
     return ("ISTISNA", "IADE", "IHRACKAYITLI", "SGK")  # the full exemptions
+
+
+def _fixed_asset_rule(checks: Checks, lines: list[dict]) -> None:
+    """A 555 (fixed assets) line anywhere: no line may have vatRate 0 or VAT that comes to 0.00 (the tax
+    authority's DemirbasKDVTaxExemptionCheck-2 reads the whole invoice)."""
+    if not any(line.get("vatExemptionReasonCode") == FIXED_ASSET_REASON for line in lines):
+        return
+    for index, line in enumerate(lines):
+        if not number(line["vatRate"]) or not number(line["vatAmount"]):
+            checks.add(f"invoiceLines[{index}].vatRate", "A line with vatExemptionReasonCode 555 (fixed assets) is "
+                                                         "on this invoice: no line may have VAT 0 (vatRate 0 or a "
+                                                         f"VAT amount of 0.00; got vatRate {line['vatRate']}, VAT "
+                                                         f"{line['vatAmount']:.2f}).")
 
 
 def _objects(value, where: str):
