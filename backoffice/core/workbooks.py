@@ -22,7 +22,7 @@ from django.utils.formats import number_format
 from django.utils.translation import gettext as _
 from lxml import etree
 from openpyxl.cell import WriteOnlyCell
-from openpyxl.reader.excel import ExcelReader
+from openpyxl.reader.excel import ExcelReader, _find_workbook_part
 from openpyxl.styles.stylesheet import apply_stylesheet
 from openpyxl.utils import column_index_from_string, get_column_letter
 from openpyxl.utils.datetime import from_excel, from_ISO8601
@@ -34,8 +34,8 @@ MB = 1024 ** 2
 EXCEL_ROWS, EXCEL_COLUMNS = 1_048_576, 16_384  # Excel's own sheet limits
 ROW_BYTES = 2 * MB  # the XML of one row (or of what comes before the first): 16,384 cells fit in 1 MB
 RATIO_FROM = MB  # parts smaller than this are not judged by their ratio (tiny parts pack oddly)
-_ROW, _DATA, _STRING, _CELL, _VALUE, _INLINE, _TEXT, _RUN = (
-    f"{{{SHEET_MAIN_NS}}}{tag}" for tag in ("row", "sheetData", "si", "c", "v", "is", "t", "r"))
+_ROW, _DATA, _STRING, _SST, _CELL, _VALUE, _INLINE, _TEXT, _RUN = (
+    f"{{{SHEET_MAIN_NS}}}{tag}" for tag in ("row", "sheetData", "si", "sst", "c", "v", "is", "t", "r"))
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
 
@@ -110,12 +110,9 @@ def inspect(source, limits: Limits) -> None:
         names.add(name)
         most = limits.sheet_bytes if name.startswith("xl/worksheets/") and not name.endswith(".rels") \
             else limits.part_bytes
-        if name == "xl/styles.xml":  # known before a byte is unpacked (openpyxl reads the styles by this name)
+        if name in READ_WHOLE_BY_NAME or name.endswith(".rels"):  # openpyxl finds these by their names
             _parsed_whole(member)
-        if member.file_size > most:
-            raise WorkbookRefused(_("A part of the Excel file (%(name)s) unpacks to %(size)s MB, more than the "
-                                    "%(max)s MB allowed: split the file.") % {
-                "name": name[:80], "size": member.file_size // MB, "max": most // MB})
+        _within(member, most)
         if member.file_size > RATIO_FROM and member.file_size > ratio * max(member.compress_size, 1):
             raise WorkbookRefused(_("A part of the Excel file (%(name)s) unpacks to %(ratio)s times its packed size; "
                                     "a real workbook packs at most %(max)s times. Save it again in Excel as "
@@ -129,9 +126,18 @@ def inspect(source, limits: Limits) -> None:
     _no_doctype(source, members)
 
 
-# The parts openpyxl parses whole on our way to the sheet (by their root element: a part's role comes from the
-# manifest and the relations, not its name): the content types, relations, the workbook and the styles.
-PARSED_WHOLE = frozenset({"Types", "Relationships", "workbook", "styleSheet"})
+# The parts openpyxl parses whole on our way to the sheet, by the names it reads them by (and every relations
+# part); the workbook part, which the manifest names, is checked once the manifest is read (read_sheet). A part's
+# role is never taken from its root element: the file chooses that, and openpyxl does not look at it.
+READ_WHOLE_BY_NAME = frozenset({"[Content_Types].xml", "_rels/.rels", "xl/styles.xml"})
+PROLOG_BYTES = 64 * 1024  # an XML part's first element starts within this (a real one: within its first 300 bytes)
+
+
+def _within(member, most: int) -> None:
+    if member.file_size > most:
+        raise WorkbookRefused(_("A part of the Excel file (%(name)s) unpacks to %(size)s MB, more than the "
+                                "%(max)s MB allowed: split the file.") % {
+            "name": member.filename[:80], "size": member.file_size // MB, "max": most // MB})
 
 
 def _parsed_whole(member) -> None:
@@ -148,36 +154,47 @@ class _Prolog(Exception):
 
 
 def _no_doctype(source, members) -> None:
-    """Refuse a part that declares a DOCTYPE (internal entities expand a few KB into gigabytes, in any parser that
-    resolves them; no workbook has one), and a part openpyxl parses whole (PARSED_WHOLE) past max_xml_part(). Only
-    each part's prolog is read, up to its root element, whatever the part's name says it is."""
+    """Refuse a part that declares a DOCTYPE (internal entities expand a few KB into gigabytes in a parser that
+    resolves them; no workbook has one), whatever the part's name says it is. Only each part's first PROLOG_BYTES are
+    read: an XML part (.xml, .rels) whose first element has not started by then, or that expat cannot read there
+    (UTF-32, which lxml would read past this check), is refused too."""
     def doctype(*_args):
         raise WorkbookRefused(_("The Excel file holds a part with a document type declaration (%(name)s), which no "
                                 "workbook has: save it again in Excel as .xlsx.") % {"name": member.filename[:80]})
 
-    def root(tag, _attributes):
-        if tag.rsplit("}", 1)[-1] in PARSED_WHOLE:
-            _parsed_whole(member)
+    def root(*_args):
         raise _Prolog
 
     try:
         with zipfile.ZipFile(source) as archive:
             for member in members:
-                parser = expat.ParserCreate(namespace_separator="}")
+                parser = expat.ParserCreate()
                 parser.StartDoctypeDeclHandler = parser.EntityDeclHandler = doctype
                 parser.StartElementHandler = root
                 with archive.open(member) as part:
-                    try:
-                        while chunk := part.read(64 * 1024):
-                            parser.Parse(chunk, False)
-                    except (_Prolog, expat.ExpatError):  # the root reached, or no XML (an image): no DOCTYPE here
-                        continue
+                    head = part.read(PROLOG_BYTES)
+                    rest = bool(part.read(1))
+                try:
+                    parser.Parse(head, not rest)
+                except _Prolog:
+                    continue
+                except expat.ExpatError:
+                    if member.filename.endswith((".xml", ".rels")):
+                        raise _unreadable_part(member) from None
+                    continue  # no XML (an image, a binary part): nobody parses it
+                if member.filename.endswith((".xml", ".rels")) or head.lstrip().startswith(b"<"):
+                    raise _unreadable_part(member)  # more than PROLOG_BYTES before its first element
     except WorkbookRefused:
         raise
     except Exception:  # a part that fails its CRC or does not unpack
         raise _not_xlsx() from None
     finally:
         source.seek(0)
+
+
+def _unreadable_part(member):
+    return WorkbookRefused(_("A part of the Excel file (%(name)s) is not XML as Excel writes it: save the file again "
+                             "in Excel as .xlsx.") % {"name": member.filename[:80]})
 
 
 class _Metered:
@@ -203,15 +220,21 @@ def _check_deadline(deadline):
                               % {"seconds": f"{deadline[1]:g}"})
 
 
-def _elements(source, tag):
-    """The tag's elements as they end, each dropped from the tree once the caller is done with it (memory stays
-    flat). lxml, with no entity resolved and no DTD or network read (inspect refused a DOCTYPE already)."""
-    for _event, element in etree.iterparse(source, events=("end",), tag=tag, resolve_entities=False,
-                                           load_dtd=False, no_network=True, huge_tree=False):
+def _elements(source, tag, parent):
+    """The tag's elements as they end, each dropped from the tree once the caller is done with it, with everything
+    before it (memory stays flat). An element of the tag outside `parent` refuses the file: wrapping rows in
+    something else would keep what lies between them. lxml, with no entity resolved and no DTD or network read
+    (inspect refused a DOCTYPE already), comments and processing instructions left out as openpyxl leaves them."""
+    for _event, element in etree.iterparse(source, events=("end",), tag=tag, resolve_entities=False, load_dtd=False,
+                                           no_network=True, huge_tree=False, remove_comments=True, remove_pis=True):
+        above = element.getparent()
+        if element.tag != parent and (above is None or above.tag != parent):
+            raise WorkbookRefused(_("The Excel file could not be read (%(error)s). Open it in Excel, save it again "
+                                    "as .xlsx and upload it again.") % {"error": "misplaced element"})
         yield element
         element.clear(keep_tail=False)
         while element.getprevious() is not None:
-            del element.getparent()[0]
+            del above[0]
 
 
 def _text(node) -> str:
@@ -227,8 +250,10 @@ def _strings(archive, path, deadline) -> list:
     """The shared strings, streamed."""
     strings = []
     with archive.open(path) as raw:
-        for element in _elements(_Metered(raw, deadline, most=1 << 62), _STRING):
+        source = _Metered(raw, deadline)
+        for element in _elements(source, _STRING, _SST):
             strings.append(_text(element).replace("x005F_", ""))
+            source.since_row = 0
             if not len(strings) % 4096:
                 _check_deadline(deadline)
     return strings
@@ -245,15 +270,20 @@ def read_sheet(source, limits: Limits):
     deadline = (time.monotonic() + limits.seconds, limits.seconds)
     inspect(source, limits)
     try:
-        reader = ExcelReader(source, read_only=True, data_only=True)
-        reader.read_manifest()
+        # keep_links=False: openpyxl would parse an external link's part whole once per reference to it
+        reader = ExcelReader(source, read_only=True, data_only=True, keep_links=False)
+        reader.read_manifest()  # [Content_Types].xml: under max_xml_part() (inspect)
+        _parsed_whole(reader.archive.getinfo(_find_workbook_part(reader.package).PartName[1:]))
         strings = reader.package.find(SHARED_STRINGS)
-        if strings is not None:
+        if strings is not None:  # whatever its name, the shared strings' own limit
+            _within(reader.archive.getinfo(strings.PartName[1:]), limits.part_bytes)
             reader.shared_strings = _strings(reader.archive, strings.PartName[1:], deadline)
         reader.read_workbook()
         apply_stylesheet(reader.archive, reader.wb)
         path = next((rel.target for _sheet, rel in reader.parser.find_sheets()
                      if rel.target in reader.valid_files and "chartsheet" not in rel.Type), None)
+        if path is not None:
+            _within(reader.archive.getinfo(path), limits.sheet_bytes)
     except WorkbookRefused:
         raise
     except Exception:  # openpyxl raises many kinds for a file that is no xlsx
@@ -272,11 +302,10 @@ def _rows(archive, path, cells, limits, deadline):
         with archive.open(path) as raw:
             source = _Metered(raw, deadline)
             expected, seen, number = 1, 0, 0
-            for element in _elements(source, (_ROW, _DATA)):
+            for element in _elements(source, (_ROW, _DATA), _DATA):
                 if element.tag == _DATA:
                     return  # nothing after the rows is read
-                given = element.get("r")
-                number = int(given) if given else number + 1
+                number = _row_number(element.get("r"), number)
                 source.since_row = 0
                 seen += 1
                 if number > limits.rows or seen > limits.rows:
@@ -297,6 +326,19 @@ def _rows(archive, path, cells, limits, deadline):
                                 ".xlsx and upload it again.") % {"error": exc.__class__.__name__}) from None
     finally:
         archive.close()
+
+
+def _row_number(given, previous: int) -> int:
+    """A row's r, as openpyxl reads it (a whole number written "12.0" too); none: the one after the previous."""
+    if not given:
+        return previous + 1
+    try:
+        return int(given)
+    except ValueError:
+        number = float(given)
+        if not number.is_integer():
+            raise
+        return int(number)
 
 
 class _Cells:
@@ -347,10 +389,10 @@ class _Cells:
             return None
         if kind == "n":
             number = float(value) if "." in value or "E" in value or "e" in value else int(value)
-            style = cell.get("s")
-            if style is not None and int(style) in self.date_formats or not style and 0 in self.date_formats:
+            style = int(cell.get("s") or 0)
+            if style in self.date_formats:
                 try:
-                    return from_excel(number, self.epoch, timedelta=int(style or 0) in self.timedelta_formats)
+                    return from_excel(number, self.epoch, timedelta=style in self.timedelta_formats)
                 except (OverflowError, ValueError):
                     return "#VALUE!"
             return number

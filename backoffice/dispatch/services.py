@@ -515,17 +515,17 @@ def _number_taken(note, found) -> RemoteError:
 def _is_ours(note, found) -> bool:
     """Whether the platform's note found under our localReferenceId or our number is this one: only when its
     content matches (issue 28): the same reference, our number when we gave one, the receiver and the date. An ERP's
-    reference or a number may also be on a note written elsewhere (the portal, the ERP itself). What the list item
-    does not carry is not compared (document 3 does not show the item: tickets and invoices are read the same way),
-    and what it carries must be ours."""
+    reference or a number may also be on a note written elsewhere (the portal, the ERP itself). A member the list
+    item does not carry is not compared (document 3 does not show the item: tickets and invoices are read the same
+    way); one it carries must be ours, a null included."""
     expected = {"despatchAdviceNumber": note.despatch_number, "localReferenceId": note.local_reference_id,
                 "targetVknTckn": note.receiver_identifier,
                 "issueDate": note.issue_date.isoformat() if note.issue_date else ""}
     for name, ours in expected.items():
-        theirs = found.get(name)
-        if not ours or theirs in (None, ""):
+        if not ours or name not in found:
             continue
-        if (str(theirs)[:10] if name == "issueDate" else str(theirs)) != ours:
+        theirs = "" if found[name] is None else str(found[name])
+        if (theirs[:10] if name == "issueDate" else theirs) != ours:  # a null or another value: not ours
             return False
     return True
 

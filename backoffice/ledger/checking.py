@@ -311,8 +311,11 @@ def checks_sweep(*, older_than_minutes: int = 10) -> int:
                 message = _("The check stopped before its end %(count)s times (its worker was stopped, e.g. out of "
                             "memory). Split the file into smaller ones and upload them; if this happens again, tell "
                             "your administrator.") % {"count": jobs.LOST_RETRIES + 1}
-            Journal.objects.filter(pk=journal.pk, check_state=journal.check_state).update(
-                check_state=CheckState.UNREADABLE, checked_at=timezone.now(), check_message=message)
+            with transaction.atomic():  # the killed run's findings go: they were of a check that never ended
+                Finding.objects.filter(journal=journal).delete()
+                Journal.objects.filter(pk=journal.pk, check_state=journal.check_state).update(
+                    check_state=CheckState.UNREADABLE, checked_at=timezone.now(), check_message=message,
+                    findings_count=0, findings_by_rule={})
         else:
             requested += check_request(journal).is_new
     return requested

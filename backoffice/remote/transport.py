@@ -125,9 +125,11 @@ def _error_parts(data) -> tuple[str, str]:
         return "", "; ".join(_error_parts(item)[1] or str(item) for item in data)
     if not isinstance(data, dict):
         return "", str(data)
-    # A member given as null says nothing ({"Error": "text", "title": null} is the Error's text).
-    lowered = {str(k).lower(): v for k, v in data.items() if v is not None}
-    if "title" in lowered or "detail" in lowered:
+    lowered = {str(k).lower(): v for k, v in data.items()}
+    # Problem details when one of its members says something; an empty title or detail beside a filled Error
+    # ({"Error": "text", "title": null}) is the Error's text.
+    problem = any(filled(lowered.get(key)) for key in ("title", "detail", "errors"))
+    if problem or ("title" in lowered or "detail" in lowered) and not filled(lowered.get("error")):
         title, detail = str(lowered.get("title") or ""), str(lowered.get("detail") or "")
         errors = lowered.get("errors")
         if isinstance(errors, dict) and errors:  # problem details with validation errors

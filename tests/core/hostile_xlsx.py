@@ -183,3 +183,59 @@ def wide(header=("type", "name"), rows=19_999, columns=64) -> bytes:
                                                             for index, letter in enumerate(letters)) + b"</row>"
                            for row in range(start, min(start + 1000, rows + 2)))
     return build(chunks(), header=header)
+
+
+def _edited(data: bytes, name: str, edit) -> bytes:
+    with zipfile.ZipFile(io.BytesIO(data)) as archive:
+        return _replaced(data, name, [edit(archive.read(name))])
+
+
+def external_links(header=("type", "name"), references=2_000, cells=2_000) -> bytes:
+    """One external link's part referenced `references` times from the workbook (openpyxl's default reads the part
+    whole once per reference)."""
+    rel = b'<externalReference xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships" r:id="rId99"/>'
+    data = _edited(build(header=header), "xl/workbook.xml", lambda xml: xml.replace(
+        b"</sheets>", b"</sheets><externalReferences>" + rel * references + b"</externalReferences>"))
+    data = _edited(data, "xl/_rels/workbook.xml.rels", lambda xml: xml.replace(b"</Relationships>", (
+        b'<Relationship Id="rId99" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/'
+        b'externalLink" Target="externalLinks/externalLink1.xml"/></Relationships>')))
+    row = b"".join(b'<cell r="A%d"><v>1</v></cell>' % index for index in range(1, cells + 1))
+    return _replaced(data, "xl/externalLinks/externalLink1.xml", [
+        b'<externalLink xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><externalBook><sheetDataSet>'
+        b'<sheetData sheetId="0"><row r="1">' + row + b"</row></sheetData></sheetDataSet></externalBook></externalLink>"])
+
+
+def renamed_root(header=("type", "name"), overrides=270_000) -> bytes:
+    """A 16 MB manifest whose root is not called Types (openpyxl does not look at the root's name)."""
+    return _edited(build(header=header), "[Content_Types].xml", lambda xml: xml.replace(b"<Types ", b"<Typez ").replace(
+        b"</Types>", b"".join(b'<Override PartName="/p%d" ContentType="application/x%d"/>' % (index, index % 97)
+                              for index in range(overrides)) + b"</Typez>"))
+
+
+def wrapped_rows(header=("type", "name"), blocks=8) -> bytes:
+    """Rows each wrapped in an element of their own, with 1.9 MB of empty elements between them (what lies
+    between wrapped rows is never the rows' siblings)."""
+    rnd = random.Random(5)
+    filler = b"".join(b'<a v="%08x"/>' % rnd.getrandbits(32) for _ in range(1_900_000 // 16))  # packs ~3 times
+    return build([b'<w><row r="%d"><c r="A%d"><v>1</v></c></row></w>' % (row, row) + filler
+                  for row in range(2, blocks + 2)], header=header)
+
+
+def utf32_part(header=("type", "name")) -> bytes:
+    """Styles in UTF-32, which expat does not read and lxml does: with entities in them."""
+    styles = ('<?xml version="1.0" encoding="UTF-32"?><!DOCTYPE s [<!ENTITY a "aaaaaaaaaa">]>'
+              '<styleSheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"/>').encode("utf-32")
+    return _replaced(build(header=header), "xl/styles.xml", [styles])
+
+
+def long_prolog(header=("type", "name"), size=60 * MB) -> bytes:
+    """A sheet whose first element comes after `size` bytes of comment (expat's time grows with its square)."""
+    declaration, rest = HEAD.split(b"\n", 1)
+
+    def chunks():
+        yield declaration + b"\n<!--"
+        text = bytes(random.Random(size).choices(b"abcdefghij ", k=MB))
+        for _ in range(size // MB):
+            yield text
+        yield b"-->" + rest + header_row(header) + TAIL
+    return _replaced(build(header=header), SHEET, chunks())

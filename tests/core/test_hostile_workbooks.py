@@ -9,6 +9,7 @@ import os
 import resource
 import subprocess
 import sys
+import zipfile
 from dataclasses import replace
 from pathlib import Path
 
@@ -234,19 +235,41 @@ def _xml_part(root: str, size: int):
     yield b"</%s>" % root.encode()
 
 
-@pytest.mark.parametrize("name,root,refused", [
-    ("xl/media/image.bin", "styleSheet", True),  # styles by their root, whatever the part's name
-    ("xl/sheetdata.dat", "workbook", True),
-    ("xl/pivotCache/pivotCacheRecords1.xml", "pivotCacheRecords", False),  # big, never parsed: a real workbook's
-    ("xl/drawings/drawing1.xml", "wsDr", False),
-])
-def test_parts_openpyxl_parses_whole_are_known_by_their_root_not_their_name(name, root, refused):
-    data = hostile.build(extra=[(name, _xml_part(root, 3 * hostile.MB))])
-    limits = replace(IMPORT_LIMITS, ratio=10_000)
+def test_big_parts_nobody_parses_pass_as_in_a_real_workbook():
+    """A pivot cache or a drawing of a few MB (real workbooks have them) is never parsed: only its prolog is read."""
+    data = hostile.build(extra=[("xl/pivotCache/pivotCacheRecords1.xml", _xml_part("pivotCacheRecords", 3 << 20)),
+                                ("xl/drawings/drawing1.xml", _xml_part("wsDr", 3 << 20))])
     with translation.override("en"):
-        if refused:
-            with pytest.raises(workbooks.WorkbookRefused, match=f"\\({name}\\) unpacks to 2.8 MB, more than the 2 "
-                                                                 "MB a workbook.s styles"):
-                workbooks.inspect(io.BytesIO(data), limits)
-        else:
-            workbooks.inspect(io.BytesIO(data), limits)
+        assert list(workbooks.read_sheet(io.BytesIO(data), replace(IMPORT_LIMITS, ratio=10_000))) == [
+            ("type", "name")]
+
+
+def test_the_workbook_part_is_held_to_its_limit_under_whatever_name_the_manifest_gives_it():
+    data = hostile.build()
+    for name, old, new in (("[Content_Types].xml", b"/xl/workbook.xml", b"/xl/book.dat"),
+                           ("_rels/.rels", b"xl/workbook.xml", b"xl/book.dat")):
+        data = hostile._edited(data, name, lambda xml, old=old, new=new: xml.replace(old, new))
+    with zipfile.ZipFile(io.BytesIO(data)) as archive:
+        book, rels = archive.read("xl/workbook.xml"), archive.read("xl/_rels/workbook.xml.rels")
+    data = hostile._replaced(data, "xl/_rels/book.dat.rels", [rels])
+    data = hostile._replaced(data, "xl/book.dat", [book.replace(b"</workbook>", b"".join(
+        _xml_part("x", 3 << 20)) + b"</workbook>")])
+    with translation.override("en"), pytest.raises(workbooks.WorkbookRefused, match=r"\(xl/book.dat\) unpacks to "
+                                                                                      r"2.8 MB, more than the 2 MB"):
+        list(workbooks.read_sheet(io.BytesIO(data), replace(IMPORT_LIMITS, ratio=10_000)))
+
+
+@pytest.mark.parametrize("shape,words", [
+    (hostile.renamed_root, "([Content_Types].xml) unpacks to 15"),  # a part's role by its name, not its root
+    (hostile.wrapped_rows, "misplaced element"),
+    (hostile.utf32_part, "(xl/styles.xml) is not XML as Excel writes it"),
+    (hostile.long_prolog, "(xl/worksheets/sheet1.xml) is not XML as Excel writes it"),
+    (hostile.external_links, ""),  # read: openpyxl is not let to parse the link once per reference
+], ids=["manifest-root-renamed", "rows-wrapped", "utf-32-part", "long-prolog", "external-links"])
+@pytest.mark.parametrize("kind", ["import", "journal"])
+def test_what_a_review_found_past_the_first_checks_holds_the_bound(kind, shape, words, tmp_path):
+    result = measured(shape(HEADERS[kind]), kind, tmp_path)
+    assert_bound(result)
+    assert words in result["message"], result
+    if not words:
+        assert "could not be read" not in result["message"] and "Excel" not in result["message"], result

@@ -536,7 +536,9 @@ def test_a_single_push_waits_while_the_number_before_it_is_on_its_way(sandbox, s
 
 @pytest.mark.parametrize("item,ours", [
     ({}, True),  # an item that carries nothing to compare: found by our reference or number alone
-    ({"localReferenceId": "BO-1", "issueDate": None}, True),
+    ({"localReferenceId": "BO-1", "targetVknTckn": SINGLE_VKN}, True),
+    ({"localReferenceId": None}, False),  # a portal note without a reference, found by our number: not ours
+    ({"issueDate": None}, False),
     ({"targetVknTckn": "9999999999"}, False),  # what it carries must be ours
     ({"issueDate": "2020-01-01T00:00:00"}, False),
     ({"despatchAdviceNumber": "IRS2026000000002"}, False),

@@ -23,6 +23,9 @@ from backoffice.remote.transport import _retry_after, _token_lifetime, parse_err
     ({"Error": "Fatura bulunamadı", "title": None}, "", "Fatura bulunamadı"),
     ({"title": None, "detail": None, "Error": {"title": "Hata", "detail": "Liste okunamadı."}}, "Hata",
      "Liste okunamadı."),
+    ({"title": "", "Error": "Fatura bulunamadı"}, "", "Fatura bulunamadı"),
+    ({"title": None, "detail": None, "errors": {"Email": ["bad e-mail"]}}, "", "Email: bad e-mail"),
+    ({"title": None, "detail": None}, "", ""),
 ])
 def test_error_styles(body, title, detail):
     parsed_title, parsed_detail, parsed = parse_error(json.dumps(body).encode())
