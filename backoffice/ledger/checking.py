@@ -132,8 +132,13 @@ def journal_check(pk) -> str:
     journal = Journal.objects.filter(pk=pk).first()
     if journal is None:
         return _("The journal no longer exists.")
-    with translation.override(journal.language or settings.LANGUAGE_CODE):  # what it says is for its uploader
+    with uploaders_language(journal):
         return _journal_check(journal)
+
+
+def uploaders_language(journal):
+    """What the check says of a file is for whoever uploaded it (the worker's own language is the site's)."""
+    return translation.override(journal.language or settings.LANGUAGE_CODE)
 
 
 def _journal_check(journal) -> str:
@@ -307,7 +312,7 @@ def checks_sweep(*, older_than_minutes: int = 10) -> int:
     requested = 0
     for journal in stuck.order_by("pk")[:100]:
         if _lost_for_good(journal):
-            with translation.override(journal.language or settings.LANGUAGE_CODE):
+            with uploaders_language(journal):
                 message = _("The check stopped before its end %(count)s times (its worker was stopped, e.g. out of "
                             "memory). Split the file into smaller ones and upload them; if this happens again, tell "
                             "your administrator.") % {"count": jobs.LOST_RETRIES + 1}
