@@ -8,8 +8,11 @@ STAMP := $(VENV)/.installed
 # Every target here is development (DEBUG, the development secret key): settings.DEVELOPMENT. A production
 # start (docker/) never runs make, and without this variable the settings refuse to run on made-up secrets.
 export DJANGO_DEVELOPMENT ?= 1
-# Extra pytest arguments, e.g. make test PYTEST_ARGS="-m 'not browser' -x"
+# Extra pytest arguments, e.g. make test PYTEST_ARGS="-m 'not browser' -x" or PYTEST_ARGS=tests/core/test_jobs.py
 PYTEST_ARGS ?=
+# xdist workers: one more than the cores (many tests wait on a sandbox, a worker process or a browser), each with its
+# own database copy, sandbox server and Redis database.
+TEST_WORKERS ?= $(shell echo $$(( $$(nproc 2>/dev/null || echo 1) + 1 )))
 # Translations: every .po is compiled when it is newer than its .mo.
 PO_FILES := $(shell find backoffice -path '*/LC_MESSAGES/*.po' 2>/dev/null)
 MO_FILES := $(PO_FILES:.po=.mo)
@@ -20,11 +23,12 @@ apt_install = if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
 	apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(1) >/dev/null; \
 	else echo "note: Debian package(s) $(1) missing and not installable here (not root or no apt-get)"; fi
 
-.PHONY: help run test bench chaos venv install migrate seed messages test-tools clean distclean
+.PHONY: help run test test-deep bench chaos venv install migrate seed messages test-tools clean distclean
 
 help:
 	@echo "make run      migrate, load demo data, start web (:8000), sandbox (:8001), worker, cron, Redis"
 	@echo "make test     install what the tests need and run the whole suite"
+	@echo "make test-deep  the property tests with ten times the examples, random (a release, a nightly run)"
 	@echo "make bench    run the benchmarks (tests/benchmarks, marker bench)"
 	@echo "make chaos    1,000 documents through real workers under faults, then the mirror against the sandbox"
 	@echo "make install | migrate | seed | messages | clean | distclean"
@@ -68,17 +72,27 @@ run: $(STAMP) $(MO_FILES)
 	$(PY) scripts/run.py
 
 # Debian packages the tests use: Chromium for the Playwright browser tests, docker-compose to validate
-# docker/compose.yml. Those tests skip, saying why, when a package is missing and cannot be installed.
+# docker/compose.yml, iso-codes for the code-list refresh (scripts/refresh_codelists.py). Those tests skip,
+# saying why, when a package is missing and cannot be installed.
 test-tools:
 	@missing=""; \
 	[ -x /usr/bin/chromium ] || missing="$$missing chromium"; \
 	command -v docker-compose >/dev/null 2>&1 || missing="$$missing docker-compose"; \
+	[ -d /usr/share/iso-codes/json ] || missing="$$missing iso-codes"; \
 	if [ -n "$$missing" ]; then $(call apt_install,$$missing); fi
 
 # pytest's exit code 5 means it collected nothing: for this suite that is a failure, said out loud.
+# Parallel (xdist): tests handed out as workers free up, the browser tests as one group on one worker
+# (tests/conftest.py); the 15 slowest printed.
+PYTEST_PARALLEL = -n $(TEST_WORKERS) --dist loadgroup --durations=15
 test: $(STAMP) $(MO_FILES) test-tools
-	@$(PY) -m pytest $(PYTEST_ARGS); rc=$$?; \
+	@$(PY) -m pytest $(PYTEST_PARALLEL) $(PYTEST_ARGS); rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "make test: pytest collected no test: failing" >&2; exit 1; fi; exit $$rc
+
+# The property tests (Hypothesis) with random examples, ten times as many as in make test (tests/properties.py):
+# for a release or a nightly run.
+test-deep: $(STAMP) $(MO_FILES) test-tools
+	@HYPOTHESIS_PROFILE=deep $(PY) -m pytest $(PYTEST_PARALLEL) -m hypothesis $(PYTEST_ARGS)
 
 bench: $(STAMP) $(MO_FILES)
 	@$(PY) -m pytest tests/benchmarks -m bench -s $(PYTEST_ARGS); rc=$$?; \

@@ -2,6 +2,8 @@
 
     pip download efatura-kontrol==0.1.0 --no-deps -d /tmp/ek
     .venv/bin/python scripts/refresh_codelists.py /tmp/ek/efatura_kontrol-0.1.0-py3-none-any.whl
+    # or the package make installs for the tests (requirements-oracle.txt):
+    .venv/bin/python scripts/refresh_codelists.py .venv/lib/python3.*/site-packages/efatura_kontrol
 
 Where each part comes from:
 - the codes: efatura-kontrol's `ekler/kodlar.json` (MIT), which its author took from the tax authority's

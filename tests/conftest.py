@@ -1,3 +1,4 @@
+import os
 import uuid
 from importlib import import_module
 
@@ -8,9 +9,66 @@ from django.contrib.auth.models import Group, Permission, User
 
 from backoffice.core.models import Company, Membership
 from backoffice.remote import transport
+from tests import databases, properties  # noqa: F401 (properties: the Hypothesis profiles, before any test module)
 from tests.testapp.testing import output, running_worker
 
 pytest_plugins = ["tests.sandbox_server"]
+
+
+def pytest_configure(config):
+    from django.conf import settings
+
+    # A test user costs 0.27 s with the production hasher (PBKDF2, a million rounds) and its strength is not
+    # under test: the suite hashes with MD5. Subprocesses (make run, the seed) keep the real one.
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+def pytest_itemcollected(item):
+    """The browser tests in one xdist group (make test runs --dist loadgroup): one Chromium and its live server at a
+    time, never two contending for the same cores."""
+    if item.get_closest_marker("browser"):
+        item.add_marker(pytest.mark.xdist_group("browser"))
+
+
+@pytest.hookimpl(trylast=True)  # after pytest-django's own order (by kind of database use)
+def pytest_collection_modifyitems(config, items):
+    """The slow tests first (a stable sort: the rest keep their order), so that on xdist no long test starts
+    last and holds the run while the other workers wait."""
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)
+
+
+@pytest.fixture(scope="session")
+def django_db_setup(request, django_test_environment, django_db_blocker, django_db_use_migrations, django_db_keepdb,
+                    django_db_createdb, django_db_modify_db_settings):
+    """pytest-django's, except on an xdist worker of a run whose controller migrated a template
+    (tests/databases.py): there the worker's database is a copy of it."""
+    if os.environ.get(databases.TEMPLATE) and hasattr(request.config, "workerinput"):
+        with django_db_blocker.unblock():
+            original = databases.copy_template()
+        yield
+        with django_db_blocker.unblock():
+            try:
+                databases.drop_copy(original)
+            except Exception as exc:  # as pytest-django: a database still in use is a warning, not a failure
+                request.node.warn(pytest.PytestWarning(f"could not drop the test database: {exc!r}"))
+        return
+    from django.test.utils import setup_databases, teardown_databases
+    from pytest_django.fixtures import _disable_migrations, _get_databases_for_setup
+
+    if not django_db_use_migrations:
+        _disable_migrations()
+    aliases, serialized_aliases = _get_databases_for_setup(request.session.items)
+    with django_db_blocker.unblock():
+        db_cfg = setup_databases(verbosity=request.config.option.verbose, interactive=False, aliases=aliases,
+                                 serialized_aliases=serialized_aliases,
+                                 keepdb=django_db_keepdb and not django_db_createdb)
+    yield
+    if not django_db_keepdb:
+        with django_db_blocker.unblock():
+            try:
+                teardown_databases(db_cfg, verbosity=request.config.option.verbose)
+            except Exception as exc:
+                request.node.warn(pytest.PytestWarning(f"could not drop the test database: {exc!r}"))
 
 
 @pytest.fixture(autouse=True)
@@ -21,6 +79,26 @@ def isolated_limits_and_tokens(settings):
     transport.forget_tokens()
     yield
     transport.forget_tokens()
+
+
+@pytest.fixture(autouse=True)
+def default_language():
+    """Each test starts in the default language (Turkish): a request or a test that activated another one
+    leaves it active in its thread, and the next test on that xdist worker would read it."""
+    from django.utils import translation
+
+    translation.deactivate()
+    yield
+    translation.deactivate()
+
+
+@pytest.fixture(autouse=True)
+def migrated_data(request):
+    """Each test that uses the database starts with the rows the migrations create (the role groups): a
+    transactional test's flush empties every table, and on xdist any test may follow one on its worker."""
+    if request.node.get_closest_marker("django_db") or {"db", "transactional_db"} & set(request.fixturenames):
+        request.getfixturevalue("_django_db_helper")
+        ensure_roles()
 
 
 @pytest.fixture
@@ -36,7 +114,7 @@ def other_company(db):
 def ensure_roles():
     """The role groups and the administrators' permissions, as migration core 0002 creates them: a
     transactional test's flush empties every table, and its post_migrate brings back only content types
-    and permissions. Tests that make users then do not depend on the order they run in."""
+    and permissions (see migrated_data)."""
     roles = import_module("backoffice.core.migrations.0002_roles")
     if Group.objects.filter(name__in=roles.ROLES).count() == len(roles.ROLES):
         return

@@ -22,6 +22,8 @@ from urllib.parse import urlsplit
 import pytest
 import requests
 
+from tests import databases
+
 ROOT = Path(__file__).resolve().parent.parent
 SERVICES = ("auth", "ticket", "invoice", "accounting", "ledger", "dispatch", "crm")
 
@@ -98,15 +100,7 @@ class SandboxServer:
 
 
 def _sandbox_env(database: Path, control_token: str) -> dict:
-    env = dict(os.environ)
-    env.update({
-        "DJANGO_SETTINGS_MODULE": "backoffice.sandbox.settings",
-        "SANDBOX_DATABASE_URL": f"sqlite:///{database}",
-        "SANDBOX_CONTROL_TOKEN": control_token,
-        "DJANGO_DEBUG": "0",
-        "PYTHONUNBUFFERED": "1",
-    })
-    return env
+    return databases.sandbox_env(database, SANDBOX_CONTROL_TOKEN=control_token)
 
 
 def _wait_until_up(server: SandboxServer, process, log_path: Path, deadline_seconds=60):
@@ -128,7 +122,8 @@ def sandbox_server():
     control_token = secrets.token_urlsafe(24)
     env = _sandbox_env(workdir / "sandbox.sqlite3", control_token)
     manage = [sys.executable, str(ROOT / "manage.py")]
-    subprocess.run([*manage, "migrate", "--noinput", "-v", "0"], cwd=ROOT, env=env, check=True)
+    if not databases.copy_sandbox(workdir / "sandbox.sqlite3"):  # a parallel run's template, else migrate
+        databases.migrate_sandbox(workdir / "sandbox.sqlite3", env)
     # The port of settings.SANDBOX_URL (tests/services_plugin.py chose it for this process).
     port = urlsplit(os.environ["SANDBOX_URL"]).port or _free_port()
     log_path = workdir / "server.log"

@@ -48,3 +48,32 @@ if os.environ.get("PYTEST_XDIST_WORKER", "").startswith("gw"):
         os.environ["REDIS_URL"] = f"unix://{_url.path}?{_query}"
     else:
         os.environ["REDIS_URL"] = urlunsplit(_url._replace(path=f"/{_db}"))
+
+# The test databases of a parallel run, migrated once by the controller before its workers start
+# (tests/databases.py); the workers copy them in tests/conftest.py's django_db_setup.
+import pytest  # noqa: E402
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_sessionstart(session):
+    config = session.config
+    if hasattr(config, "workerinput") or not config.pluginmanager.getplugin("dsession"):
+        return
+    from pytest_django.plugin import blocking_manager_key
+
+    from tests import databases
+
+    config.stash[_templates_key] = databases.make_templates(config.stash[blocking_manager_key])
+
+
+def pytest_sessionfinish(session):
+    folder = session.config.stash.get(_templates_key, None)
+    if folder is not None:
+        from pytest_django.plugin import blocking_manager_key
+
+        from tests import databases
+
+        databases.drop_templates(session.config.stash[blocking_manager_key], folder)
+
+
+_templates_key = pytest.StashKey()

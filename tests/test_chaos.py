@@ -23,7 +23,10 @@ ARGS = ["--documents", "40", "--chaos-seconds", "25", "--settle-seconds", "95", 
         "--event-every", "3", "5", "--action-every", "3", "--seed", "11"]
 
 
+@pytest.mark.slow
 def test_a_small_chaos_run_loses_nothing_and_leaves_no_process(tmp_path):
+    """Slow (about two minutes): the chaos script's own processes through faults, then a settling time longer than the
+    jobs' submission grace (60 s); see ARGS."""
     # With DATABASE_URL (CI's first pass) the run makes a database of its own on that PostgreSQL server and drops
     # it; without, a SQLite file in its directory.
     env = {**os.environ, "TMPDIR": str(tmp_path)}  # the run's directory (kept when a check fails) lands in the test's

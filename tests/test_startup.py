@@ -103,7 +103,9 @@ def ports():
         pytest.skip(f"cannot bind a local port: {error}")
 
 
+@pytest.mark.slow
 def test_make_run_brings_everything_up_and_one_ctrl_c_stops_it(tmp_path, ports):
+    """Slow (over 10 s): `make run` itself, from migrations to every process up, then stopped."""
     web_port, sandbox_port = ports
     env = {key: value for key, value in os.environ.items()
            if key not in {"REDIS_URL", "DATABASE_URL", "SANDBOX_DATABASE_URL", "SANDBOX_URL",

@@ -5,6 +5,7 @@ and of the database (unique number, ERP reference) are the services' too, under 
 
 import re
 from decimal import Decimal
+from functools import cache
 
 from django import forms
 from django.core.exceptions import ValidationError
@@ -15,6 +16,7 @@ from django.utils.translation import gettext_lazy as _
 from backoffice.core.fields import LocalizedDecimalField, localized_formfield
 from backoffice.core.generic.forms import PlatformExportForm
 from backoffice.core.validators import validate_document_number, validate_driver_tckn, validate_vkn_or_tckn
+from backoffice.core.widgets import WIDGET_RENDERER, FixedChoices
 from backoffice.current_accounts.forms import resolve_account
 from backoffice.invoices import codes
 
@@ -290,6 +292,12 @@ class DispatchNoteForm(NumberingFields, forms.ModelForm):
         return (self.cleaned_data if hasattr(self, "cleaned_data") else {}).get("carrier") == CARRIER_COMPANY
 
 
+@cache
+def _units_shown() -> FixedChoices:
+    """The units a line offers, built once: the same for every line, company and language."""
+    return FixedChoices(codes.choices(codes.UNIT_CODES)[:UNIT_CHOICES_SHOWN])
+
+
 class LineForm(forms.ModelForm):
     quantity = LocalizedDecimalField(label=_("Quantity"), max_digits=18, decimal_places=6,
                                      min_value=Decimal("0.000001"))
@@ -307,10 +315,10 @@ class LineForm(forms.ModelForm):
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        shown = codes.choices(codes.UNIT_CODES)[:UNIT_CHOICES_SHOWN]
+        shown = _units_shown()
         current = self.initial.get("unit_code") or (self.instance.unit_code if self.instance.pk else "")
         if current and all(code != current for code, _label in shown):
-            shown.append((current, codes.label(codes.UNIT_CODES, current)))
+            shown = FixedChoices((*shown, (current, codes.label(codes.UNIT_CODES, current))))
         self.fields["unit_code"].choices = shown
 
     def clean_product_name(self):
@@ -396,10 +404,13 @@ class BaseDriverFormSet(BaseChildFormSet):
         return [] if self.carrier_is_company else super().kept()
 
 
+# Their hidden ids, delete boxes and management forms written without a template each (core.widgets).
 LineFormSet = inlineformset_factory(DispatchNote, DispatchLine, form=LineForm, formset=BaseLineFormSet, extra=0,
-                                    min_num=1, validate_min=True, max_num=500, validate_max=True, can_delete=True)
+                                    min_num=1, validate_min=True, max_num=500, validate_max=True, can_delete=True,
+                                    renderer=WIDGET_RENDERER)
 DriverFormSet = inlineformset_factory(DispatchNote, DispatchDriver, form=DriverForm, formset=BaseDriverFormSet,
-                                      extra=0, min_num=1, max_num=5, validate_max=True, can_delete=True)
+                                      extra=0, min_num=1, max_num=5, validate_max=True, can_delete=True,
+                                      renderer=WIDGET_RENDERER)
 
 
 class UblUploadForm(NumberingFields):

@@ -8,6 +8,7 @@ authority's taxpayer list, kept locally) gets an e-invoice at one of its mailbox
 import re
 from datetime import date
 from decimal import Decimal
+from functools import cache
 
 from django import forms
 from django.core.exceptions import ValidationError
@@ -17,6 +18,7 @@ from django.utils.translation import gettext_lazy as _
 
 from backoffice.core.fields import IbanField, LocalizedDecimalField, localized_formfield
 from backoffice.core.validators import validate_vkn_or_tckn
+from backoffice.core.widgets import WIDGET_RENDERER, FixedChoices
 from backoffice.current_accounts.forms import resolve_account  # noqa: F401 (the views' import)
 
 from . import codes, services, taxpayers, totals
@@ -51,6 +53,12 @@ def type_allowed(profile, invoice_type) -> bool:
 
 def _blank(label):
     return [("", label)]
+
+
+@cache
+def _code_choices(name, blank=None) -> FixedChoices:
+    """A code list as choices, built once (the same for every form, company and language: Turkish names)."""
+    return FixedChoices((_blank(blank) if blank is not None else []) + codes.choices(name))
 
 
 def _invoice_day(day, future_message):
@@ -99,8 +107,8 @@ class InvoiceForm(forms.ModelForm):
     def __init__(self, *args, company, **kwargs):
         super().__init__(*args, **kwargs)
         self.company = company
-        self.fields["currency_code"].choices = codes.choices(codes.CURRENCIES)
-        self.fields["payment_means_code"].choices = _blank("---------") + codes.choices(codes.PAYMENT_MEANS)
+        self.fields["currency_code"].choices = _code_choices(codes.CURRENCIES)
+        self.fields["payment_means_code"].choices = _code_choices(codes.PAYMENT_MEANS, "---------")
         self.fields["invoice_type"].choices = [(kind.value, kind.label) for kind in OFFERED_TYPES]
         self.fields["issue_date"].required = True
         self.fields["description"].required = True
@@ -243,6 +251,22 @@ class InvoiceForm(forms.ModelForm):
         return invoice
 
 
+@cache
+def _line_choices() -> dict:
+    """The code lists every line offers, built once: the same for every line, company and language (the codes'
+    names are Turkish; "none" stays a lazy translation, written in the page's language)."""
+    return {name: FixedChoices(choices) for name, choices in {
+        "unit_code": codes.choices(codes.UNIT_CODES)[:UNIT_CHOICES_SHOWN],
+        "vat_exemption_reason_code": _blank("---------") + [
+            (code, f"{code} · {label}") for code, label in codes.choices(codes.VAT_EXEMPTION_REASONS)
+            if code not in codes.REASONS_NOT_OFFERED],
+        "withholding_code": _blank(_("none")) + [
+            (code, f"{code} · {label}") for code, label in codes.choices(codes.WITHHOLDING)],
+        "other_tax_code": _blank(_("none")) + [
+            (code, f"{code} · {label}") for code, label in codes.choices(codes.OTHER_TAX_TYPES)],
+    }.items()}
+
+
 class LineForm(forms.ModelForm):
     quantity = LocalizedDecimalField(label=_("Quantity"), max_digits=18, decimal_places=6, min_value=Decimal("0.000001"))
     unit_price = LocalizedDecimalField(label=_("Unit price"), max_digits=18, decimal_places=6, min_value=Decimal(0))
@@ -268,19 +292,22 @@ class LineForm(forms.ModelForm):
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        units = codes.choices(codes.UNIT_CODES)
-        shown = units[:UNIT_CHOICES_SHOWN]
+        choices = _line_choices()
+        shown = choices["unit_code"]
         current = self.initial.get("unit_code") or (self.instance.unit_code if self.instance.pk else "")
         if current and all(code != current for code, _label in shown):
-            shown.append((current, codes.label(codes.UNIT_CODES, current)))
+            shown = FixedChoices((*shown, (current, codes.label(codes.UNIT_CODES, current))))
         self.fields["unit_code"].choices = shown  # the Turkish names (the codes are the UN/ECE's English ones)
-        self.fields["vat_exemption_reason_code"].choices = _blank("---------") + [
-            (code, f"{code} · {label}") for code, label in codes.choices(codes.VAT_EXEMPTION_REASONS)
-            if code not in codes.REASONS_NOT_OFFERED]
-        self.fields["withholding_code"].choices = _blank(_("none")) + [
-            (code, f"{code} · {label}") for code, label in codes.choices(codes.WITHHOLDING)]
-        self.fields["other_tax_code"].choices = _blank(_("none")) + [
-            (code, f"{code} · {label}") for code, label in codes.choices(codes.OTHER_TAX_TYPES)]
+        for name in ("vat_exemption_reason_code", "withholding_code", "other_tax_code"):
+            self.fields[name].choices = choices[name]
+
+    DETAILS = ("discount_rate", "discount_amount", "vat_exemption_reason_code", "withholding_code", "other_tax_code",
+               "warehouse_code")
+
+    def details_open(self) -> bool:
+        """Whether the line's second row (discount, exemption, withholding, other taxes) is shown open: it holds a
+        value or the line has an error."""
+        return bool(self.errors) or any(self[name].value() for name in self.DETAILS)
 
     def clean_unit_code(self):
         code = self.cleaned_data.get("unit_code")
@@ -401,8 +428,10 @@ def _fixed_assets_beside_no_vat(kept, figures) -> None:
                                          "another invoice."))
 
 
+# Its hidden ids, delete boxes and management form written without a template each (core.widgets).
 LineFormSet = inlineformset_factory(Invoice, InvoiceLine, form=LineForm, formset=BaseLineFormSet, extra=0,
-                                    min_num=1, validate_min=True, max_num=500, validate_max=True, can_delete=True)
+                                    min_num=1, validate_min=True, max_num=500, validate_max=True, can_delete=True,
+                                    renderer=WIDGET_RENDERER)
 
 
 def kept_lines(formset) -> list:

@@ -95,8 +95,11 @@ def fifty_rows(known):
     return rows
 
 
+@pytest.mark.slow
 def test_accounts_children_default_mapping_and_import(live_server, browser_page, sandbox, make_sandbox_company,
                                                       rq_worker, tmp_path):
+    """Slow (over 10 s): accounts, their children, the default mapping and an import in a real browser through a real
+    worker."""
     for role in Role:
         Group.objects.get_or_create(name=role.value)
     company = make_sandbox_company(name="Boğaziçi Ticaret A.Ş.")

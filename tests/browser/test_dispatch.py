@@ -48,8 +48,10 @@ def in_turkish(text) -> str:
         return gettext(str(text))
 
 
+@pytest.mark.slow
 def test_a_note_carried_by_our_driver_is_fixed_sent_approved_and_its_pdf_opens(live_server, browser_page, sandbox,
                                                                                   make_sandbox_company, rq_worker):
+    """Slow (over 10 s): a dispatch note's whole life in a real browser through a real worker, its PDF opened."""
     for role in Role:
         Group.objects.get_or_create(name=role.value)
     company = make_sandbox_company(name="Marmara Yapı Malzemeleri A.Ş.")

@@ -76,8 +76,11 @@ def sender_note(sender, receiver) -> DispatchNote:
     return services.note_save(note, lines, drivers)
 
 
+@pytest.mark.slow
 def test_a_partial_acceptance_is_sent_followed_and_shown_on_the_senders_note(live_server, browser_page, sandbox,
                                                                               make_sandbox_company, rq_worker):
+    """Slow (over 10 s): both companies' sides of a reply in a real browser, each through a real worker and the
+    sandbox."""
     for role in Role:
         Group.objects.get_or_create(name=role.value)
     sender = make_sandbox_company(name="Marmara Yapı Malzemeleri A.Ş.")

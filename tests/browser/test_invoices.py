@@ -53,8 +53,11 @@ def label_in_turkish(choice) -> str:
         return str(choice.label)
 
 
+@pytest.mark.slow
 def test_earchive_invoice_issued_approved_posted_and_reversed(live_server, browser_page, sandbox,
                                                                make_sandbox_company, rq_worker):
+    """Slow (over 10 s): an e-archive invoice's whole life in a real browser, each step through a real worker and the
+    sandbox."""
     for role in Role:
         Group.objects.get_or_create(name=role.value)
     # Each status step of the e-archive path (queued, running, approved) takes a second.

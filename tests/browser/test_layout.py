@@ -352,8 +352,10 @@ def sign_in(page, url, username):
     page.wait_for_url(f"{url}/")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("width", list(WIDTHS))
 def test_main_pages_fit_the_screen(live_server, browser_page, day, width):
+    """Slow (over 10 s): every main page opened and measured in a real browser at this width."""
     page = browser_page
     page.set_viewport_size({"width": width, "height": WIDTHS[width]})
     sign_in(page, live_server.url, "ayse")

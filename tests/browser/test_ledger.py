@@ -88,9 +88,11 @@ def journal_workbook(path, errors=()):
     return path
 
 
+@pytest.mark.slow
 def test_an_excel_journal_checked_fixed_uploaded_and_followed_to_its_preview(live_server, browser_page, sandbox,
                                                                              make_sandbox_company, rq_worker,
                                                                              tmp_path):
+    """Slow (over 10 s): a journal checked, fixed, uploaded and followed in a real browser through a real worker."""
     for role in Role:
         Group.objects.get_or_create(name=role.value)
     company = make_sandbox_company(name="Ege Gıda Ticaret A.Ş.")  # no period on the platform yet

@@ -19,7 +19,7 @@ from backoffice.subcompanies.choices import OperationKind
 from backoffice.subcompanies.models import SubCompany, SubCompanyOperation, UsageSnapshot
 from tests.browser.conftest import CHROMIUM, screenshot
 from tests.conftest import make_user
-from tests.subcompanies.conftest import SCALE, new_vkn
+from tests.subcompanies.conftest import PAGE_SCALE as SCALE, new_vkn
 from tests.testapp.testing import _empty, wait_for
 
 pytestmark = [
@@ -71,8 +71,11 @@ def login(page, url, username):
     page.wait_for_url(f"{url}/")
 
 
+@pytest.mark.slow
 def test_create_wait_appear_bulk_credit_and_dashboard(live_server, browser_page, sandbox, make_sandbox_company,
                                                       settings, queue):
+    """Slow (over 10 s): sub-companies created, waited for, credited and charted in a real browser, with the report's
+    rate-limit window waited out twice."""
     for role in Role:
         Group.objects.get_or_create(name=role.value)
     settings.RATE_LIMIT_SCALE = SCALE

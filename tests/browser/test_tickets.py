@@ -51,8 +51,11 @@ def examples(company):
             sync_state=SyncState.SYNCED, payable_amount=payable, total_amount=payable)
 
 
+@pytest.mark.slow
 def test_event_ticket_from_form_to_approval_cancel_and_export(live_server, browser_page, sandbox,  # noqa: F811
                                                               make_sandbox_company, rq_worker):
+    """Slow (over 10 s): one user's whole day with an event ticket in a real browser, through a real worker and the
+    sandbox's settling: form, send, approval, cancel, export."""
     for role in Role:
         Group.objects.get_or_create(name=role.value)
     sandbox.configure(ticket_processing_seconds=1, export_ready_seconds=2)

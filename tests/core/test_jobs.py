@@ -17,6 +17,9 @@ from backoffice.core.models import JobRun
 from backoffice.remote.errors import RateLimited, RemoteError
 from tests.testapp.testing import rq_queue, run_rq_job, scheduled_at  # noqa: F401 (fixture)
 
+# The database engine matters here (job claims and their transactions): CI's SQLite pass runs these too.
+pytestmark = pytest.mark.database
+
 HERE = __name__
 
 

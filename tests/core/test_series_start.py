@@ -11,7 +11,9 @@ from backoffice.core.models import DocumentSeries
 from tests.conftest import make_user
 from tests.tickets.conftest import login
 
-pytestmark = pytest.mark.django_db
+# The database engine matters here (the series' numbers taken under the database's locking): CI's SQLite pass runs
+# these too.
+pytestmark = [pytest.mark.django_db, pytest.mark.database]
 
 URL = reverse("core:series")
 

@@ -14,6 +14,7 @@ from backoffice.core.choices import SyncState
 from backoffice.current_accounts.models import Address, Bank, Contact, CurrentAccount, Mapping
 from tests.conftest import form_post, guard_fields, make_user
 from tests.tickets.conftest import login
+from tests.properties import examples
 
 pytestmark = pytest.mark.django_db
 
@@ -236,7 +237,7 @@ def test_import_refuses_what_is_not_an_xlsx_and_unknown_columns(web):
     assert any("Unknown column" in error.message for error in response.context["errors"])
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.dictionaries(
     st.sampled_from(["name", "identifier", "code", "surname", "maturity", "branch_id", "address-address_name",
                      "address-city", "address-phone_number", "address-web_site", "address-email_address"]),
@@ -246,7 +247,7 @@ def test_no_input_to_the_account_form_is_a_server_error(web, data):
     assert response.status_code in (200, 302)
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(part=st.sampled_from(["address", "bank", "contact", "mapping", "nonsense"]),
        value=st.text(max_size=40) | st.sampled_from(["", "TR330006100519786457841326", "1", "-5"]))
 def test_no_input_to_the_child_forms_is_a_server_error(web, account, part, value):
@@ -256,7 +257,7 @@ def test_no_input_to_the_child_forms_is_a_server_error(web, account, part, value
     assert response.status_code in (200, 302, 404)
 
 
-@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(30), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.dictionaries(st.sampled_from(["type", "parent", "base_code", "unit_code", "name", "currency_code_id",
                                              "is_bundle_account"]),
                             st.text(max_size=20) | st.sampled_from(["0", "1", "2", "", "on", "999999999999"])))

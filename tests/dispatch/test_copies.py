@@ -24,7 +24,8 @@ from tests.tickets.conftest import login
 
 from .builders import SINGLE_ALIAS, SINGLE_VKN, receiver
 
-pytestmark = pytest.mark.django_db
+# The database engine matters here (the mirror's bulk upserts): CI's SQLite pass runs these too.
+pytestmark = [pytest.mark.django_db, pytest.mark.database]
 
 
 @pytest.fixture(autouse=True)

@@ -19,6 +19,7 @@ from backoffice.dispatch.choices import DispatchStatus, Numbering
 from backoffice.dispatch.models import DispatchDriver, DispatchNote
 from tests.conftest import form_post, guard_fields
 from tests.tickets.conftest import login
+from tests.properties import examples
 
 from .builders import (CARRIER_VKN, GENERIC_ALIAS, LINE, OUTSIDER_VKN, RECEIVER_ALIASES, RECEIVER_VKN, SINGLE_ALIAS,
                        SINGLE_VKN, directory, note_data, receiver)
@@ -254,7 +255,7 @@ text_or_junk = st.one_of(st.text(max_size=30), st.sampled_from(["", "0", "-1", "
                                                                  "2026-02-30", "34 ABC 123", "11111111111"]))
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
                                                                  HealthCheck.too_slow])
 @given(st.dictionaries(st.sampled_from(sorted(note_data())), text_or_junk, max_size=8))
 def test_no_input_gives_a_server_error(web, company, changes):

@@ -19,6 +19,7 @@ from backoffice.dispatch.models import (DispatchLine, DispatchNote, DispatchRepl
 from tests.conftest import form_post, guard_fields
 from tests.dispatch.inbox_helpers import delivered_recently
 from tests.tickets.conftest import login
+from tests.properties import examples
 
 pytestmark = pytest.mark.django_db
 
@@ -256,7 +257,7 @@ text_or_junk = st.one_of(st.text(max_size=20), st.sampled_from(["", "0", "-1", "
                                                                  "2026-02-30T10:00", "IRY"]))
 
 
-@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
+@settings(max_examples=examples(30), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
                                                                  HealthCheck.too_slow])
 @given(st.dictionaries(st.sampled_from(["accepted_1", "rejected_1", "reason_1", "accepted_3", "rejected_3",
                                         "delivered_at", "delivery_contact", "prefix"]), text_or_junk, max_size=5))

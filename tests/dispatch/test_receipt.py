@@ -1,13 +1,18 @@
 """Incoming dispatch notes and replies (issue 16): reading an incoming DespatchAdvice, writing a ReceiptAdvice draft,
 the pre-check of an uploaded reply (file, schema, each rule with its message and line) and reading a received
-reply. Our own fixtures; the public samples of another integrator are tried only where their mirror exists."""
+reply. Our own fixtures (whole files in tests/dispatch/samples); the public samples of another integrator are tried
+too where a mirror of them exists."""
 
 import base64
 import io
+import os
 import subprocess
+import warnings
 import zipfile
+from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from decimal import Decimal
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -402,46 +407,113 @@ def test_read_receipt_reports_problems_without_refusing():
         read_receipt(despatch_xml())
 
 
-# --- the public samples of another integrator, where their mirror exists (never copied into the project) ----------
+# --- whole files: ours always, the public samples of another integrator where a mirror of them exists -------------
 
-MIRROR = Path("/work/.mirror/izibiz+api-documentation/repo")
+SAMPLES = Path(__file__).parent / "samples"  # ours, in the public samples' shapes (README.txt there)
+# github.com/izibiz/api-documentation, read in place where this machine has a mirror of it (its files are never
+# copied into the project). IZIBIZ_MIRROR names another mirror, or a missing path to leave them out.
+MIRROR = Path(os.environ.get("IZIBIZ_MIRROR", "/work/.mirror/izibiz+api-documentation/repo"))
+MIRRORED = "source/resource/xml/"
 
 
-def sample(name: str) -> bytes:
+@cache
+def _mirrored() -> frozenset[str]:
+    """The sample files the mirror's HEAD holds, listed once at collection: none without a mirror, so a fresh clone
+    collects our own samples only and skips nothing."""
     if not MIRROR.exists():
-        pytest.skip("the izibiz/api-documentation mirror is not on this machine")
+        return frozenset()
     try:
-        return subprocess.run(["git", "-C", str(MIRROR), "show", f"HEAD:source/resource/xml/{name}"],
-                              check=True, capture_output=True, timeout=30).stdout
+        listing = subprocess.run(["git", "-C", str(MIRROR), "ls-tree", "--name-only", "HEAD", MIRRORED],
+                                 check=True, capture_output=True, timeout=30).stdout
     except (OSError, subprocess.SubprocessError) as error:
-        pytest.skip(f"the sample {name} cannot be read: {error}")
+        warnings.warn(f"the mirror {MIRROR} cannot be listed, its samples are left out: {error}", stacklevel=1)
+        return frozenset()
+    return frozenset(Path(line).name for line in listing.decode().splitlines())
 
 
-@pytest.mark.parametrize("name", ["irsaliyeyanit_fazlaeksik_ornek.xml", "irsaliyeyanit_hasarli_ornek.xml",
-                                  "irsaliyeyanit_kabul_ornek.xml", "irsaliyeyanit_sikayet_ornek.xml"])
-def test_the_public_receipt_samples(name):
-    xml = sample(name)
+def samples(ours: dict, public: dict) -> list:
+    """(source, name, expected) for each of our files, then for each public one the mirror holds."""
+    mirrored = _mirrored()
+    return ([pytest.param("ours", name, expected, id=f"ours/{name}") for name, expected in ours.items()]
+            + [pytest.param("izibiz", name, expected, id=f"izibiz/{name}") for name, expected in public.items()
+               if name in mirrored])
+
+
+def sample(source: str, name: str) -> bytes:
+    if source == "ours":
+        return (SAMPLES / name).read_bytes()
+    return subprocess.run(["git", "-C", str(MIRROR), "show", f"HEAD:{MIRRORED}{name}"], check=True,
+                          capture_output=True, timeout=30).stdout
+
+
+@dataclass(frozen=True)
+class Reply:
+    """What a reply sample holds besides the shape they share (4 lines, 20 received on line 1)."""
+    contact: str  # cac:DeliveryCustomerParty/cac:DeliveryContact
+    first_rejected: tuple = (Decimal(0), "")  # line 1's RejectedQuantity and RejectReason
+    others: tuple = ()  # the problems found besides LineCountNumeric's, in order
+
+
+@dataclass(frozen=True)
+class Note:
+    sender: str
+    receiver: str
+    first_item: str  # line 1's cac:SellersItemIdentification
+
+
+# the public replies' delivery predates the note they answer
+EARLY = "The delivery (cbc:ActualDeliveryDate) is dated 2020-04-21, before the note it answers (2020-05-22)."
+OUR_REPLIES = {"reply_accepted.xml": Reply("Elif Demirtaş"),
+               "reply_damaged.xml": Reply("Elif Demirtaş", (Decimal(2), "2 metre boru ezik geldi")),
+               "reply_short_and_over.xml": Reply("Elif Demirtaş"),
+               "reply_late_complaint.xml": Reply("Elif Demirtaş")}
+PUBLIC_REPLIES = {"irsaliyeyanit_fazlaeksik_ornek.xml": Reply("Ahmet Mehmet", others=(EARLY,)),
+                  "irsaliyeyanit_hasarli_ornek.xml": Reply("Ahmet Mehmet", (Decimal(2), "2 tane ürün hasarlıdır"),
+                                                           others=(EARLY,)),
+                  "irsaliyeyanit_kabul_ornek.xml": Reply("Ahmet Mehmet", others=(EARLY,)),
+                  "irsaliyeyanit_sikayet_ornek.xml": Reply("Ahmet Mehmet", others=(EARLY,))}
+OUR_NOTES = {name: Note("7310000014", "7310000022", "GB-050")
+             for name in ("note_basic.xml", "note_partial.xml", "note_other_parties.xml")}
+PUBLIC_NOTES = {name: Note("4840847211", "4840847211", "EF1")
+                for name in ("irsaliye_temel_ornek.xml", "irsaliye_kismi_ornek.xml", "irsaliye_farklitaraf_ornek.xml")}
+
+
+@pytest.mark.parametrize(("source", "name", "expected"), samples(OUR_REPLIES, PUBLIC_REPLIES))
+def test_the_receipt_samples(source, name, expected):
+    """The fault of the public replies (cbc:LineCountNumeric after cac:OrderReference) said once and clearly, their
+    reference to the note by its UUID accepted, and every line read all the same."""
+    xml = sample(source, name)
     reply = check(xml, name=name)
     messages = [message for _line, message in found(reply)]
-    assert any(message.startswith("cbc:LineCountNumeric is out of place") and "follows cac:OrderReference" in message
-               for message in messages), messages
+    out_of_place = [problem for problem in reply.problems
+                    if problem.message.startswith("cbc:LineCountNumeric is out of place")]
+    assert len(out_of_place) == 1 and "follows cac:OrderReference" in out_of_place[0].message, messages
+    assert (out_of_place[0].kind, out_of_place[0].line) == ("schema", line_of(xml, "<cbc:LineCountNumeric>"))
+    assert [problem.message for problem in reply.problems if problem is not out_of_place[0]] == list(
+        expected.others), messages
     # they refer to the note by its UUID, which is accepted
+    assert receipt.GUID_RE.match(reply.despatch_number), reply.despatch_number
     assert not any("DespatchDocumentReference/cbc:ID" in message for message in messages), messages
     read = read_receipt(xml)
+    assert found(read) == found(reply)  # a received reply: the same faults, reported and not refused
     assert read.line_count == 4 and [line["line_id"] for line in read.lines] == ["1", "2", "3", "4"]
-    assert read.lines[0]["received"] == Decimal(20) and read.delivery_contact == "Ahmet Mehmet"
-    if "hasarli" in name:
-        assert (read.lines[0]["rejected"], read.lines[0]["reason"]) == (Decimal(2), "2 tane ürün hasarlıdır")
+    assert read.lines[0]["received"] == Decimal(20) and read.delivery_contact == expected.contact
+    assert (read.lines[0]["rejected"], read.lines[0]["reason"]) == expected.first_rejected
 
 
-@pytest.mark.parametrize("name", ["irsaliye_temel_ornek.xml", "irsaliye_kismi_ornek.xml",
-                                  "irsaliye_farklitaraf_ornek.xml"])
-def test_the_public_despatch_samples_are_read_and_refused_as_replies(name):
-    xml = sample(name)
+@pytest.mark.parametrize(("source", "name", "expected"), samples(OUR_NOTES, PUBLIC_NOTES))
+def test_the_despatch_samples_are_read_and_refused_as_replies(source, name, expected):
+    xml = sample(source, name)
     despatch = read_despatch(xml)
     assert receipt.GUID_RE.match(despatch.uuid) and receipt.DOCUMENT_NUMBER_RE.match(despatch.number)
-    assert despatch.sender.identifier == "4840847211" and despatch.lines
+    # the sender and the receiver, not the buyer, seller or originator some notes add
+    assert (despatch.sender.identifier, despatch.receiver.identifier) == (expected.sender, expected.receiver)
+    assert [line["line_id"] for line in despatch.lines] == ["1", "2", "3", "4"]
     assert all(line["line_id"] and line["quantity"] > 0 and line["unit_code"] and line["name"]
                for line in despatch.lines)
-    assert despatch.lines[0]["seller_item_id"] == "EF1"
-    assert only(check(xml, name=name), "file")[1].startswith("This is a dispatch note (DespatchAdvice)")
+    assert despatch.lines[0]["seller_item_id"] == expected.first_item
+    line, message = only(check(xml, name=name), "file")
+    assert line == line_of(xml, "<DespatchAdvice") and message.startswith("This is a dispatch note (DespatchAdvice)")
+    # a real note's shape: the schema of a note finds nothing in it
+    assert not [problem for problem in ubl.check_xml(name, xml, manual_number=True).problems
+                if problem.kind == "schema"]

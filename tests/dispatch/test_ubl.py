@@ -16,6 +16,7 @@ from backoffice.dispatch import ubl
 from backoffice.dispatch.ubl import check_upload, despatch_zip
 from tests.dispatch.ubl_samples import (CARRIER, DELIVERY, DRIVER, PERSON_RECEIVER, RECEIVER, SENDER, UNKNOWN_DRIVER,
                                         despatch_xml, line_of, zipped)
+from tests.properties import examples
 
 
 @pytest.fixture(autouse=True)
@@ -433,7 +434,7 @@ def test_garbage_other_documents_and_empty_files(data, message):
     assert problem.kind == "file" and problem.message.startswith(message) and not despatch.ok
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(cut=st.integers(min_value=0), length=st.integers(min_value=1, max_value=200),
        junk=st.binary(max_size=20), as_zip=st.booleans(), manual_number=st.booleans())
 def test_no_upload_makes_the_check_raise(cut, length, junk, as_zip, manual_number):

@@ -16,6 +16,7 @@ from backoffice.invoices.choices import InvoiceStatus, PostingStatus, RecordType
 from backoffice.invoices.models import Invoice, InvoiceLine, Taxpayer
 from tests.conftest import form_post
 from tests.tickets.conftest import login
+from tests.properties import examples
 
 pytestmark = pytest.mark.django_db
 
@@ -282,7 +283,7 @@ def test_list_totals_are_per_currency_and_follow_the_filters(web, company, other
     assert web.get(reverse("invoices:invoice_list"), {"amount_min": "60"}).status_code == 200
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
                                                                  HealthCheck.too_slow])
 @given(fields=st.dictionaries(
     st.sampled_from(["account", "kind", "prefix", "invoice_type", "issue_date", "description", "currency_code",

@@ -18,6 +18,7 @@ from backoffice.ledger.choices import CheckState, PeriodStatus
 from backoffice.ledger.models import BookEntry, Finding, Journal, Part, Period
 from tests.conftest import form_post
 from tests.tickets.conftest import login
+from tests.properties import examples
 
 from .builders import VKN, journal_text
 
@@ -201,7 +202,7 @@ def test_another_companys_records_are_404(web, other_company):
     assert web.post(reverse("ledger:period_parts", args=[period.pk])).status_code == 404
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(content=st.one_of(st.binary(max_size=3000), st.text(max_size=2000).map(lambda t: t.encode("utf-16")),
                          st.text(max_size=2000).map(lambda t: t.encode("cp1254", errors="replace"))),
        excel=st.booleans())

@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 
 from backoffice.ledger.journal import (ENTRY_FIELDS, H_FIELDS, LINE_FIELDS, MAX_LINE_BYTES, RULES, Y_FIELDS,
                                        Finding, JournalCheck, Options, check_file)
+from tests.properties import examples
 
 START, END = date(2025, 1, 1), date(2025, 1, 31)
 VKN, TCKN = "1234567890", "10000000146"
@@ -480,7 +481,7 @@ SIGNIFICANT = st.sampled_from(["\t", "\n", "\r\n", "\r", "0", "00", "1", "2", "9
                                "other", "120", "\t\t\t\t\t\t", "USD", "\x00"])
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(st.tuples(st.integers(0, 10_000), st.integers(0, 12), SIGNIFICANT), min_size=1, max_size=6),
        st.sampled_from([None, frozenset({"120.01", "600.01"})]), st.sampled_from(["\n", "\r\n"]),
        st.integers(1, 400))
@@ -506,7 +507,7 @@ def test_the_fast_path_and_the_diagnosis_agree_on_each_rule():
     assert check(data) == slow_check(data)
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(st.binary(max_size=3000), st.sampled_from([1, 5, 64, 4096]))
 def test_random_bytes_never_raise(data, size):
     checker = JournalCheck(Options(START, END))
@@ -515,7 +516,7 @@ def test_random_bytes_never_raise(data, size):
     assert checker.summary.findings == len(findings) == sum(checker.summary.by_rule.values())
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(st.sampled_from(["utf-8", "utf-8-sig", "cp1254", "utf-16", "utf-32", "latin-1"]),
        st.lists(st.tuples(st.integers(0, 2000), st.integers(0, 3 * MAX_LINE_BYTES), st.sampled_from(["x", "\t", "ş"])),
                 max_size=3),
@@ -662,7 +663,7 @@ def test_at_least_2_lines_per_entry_whatever_the_numbering():
     assert "line_number" not in {f.rule for f in findings}
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(200), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(st.tuples(st.integers(0, 10_000), st.integers(0, 12), SIGNIFICANT), max_size=6),
        st.sampled_from([1, 2, 9, 10_001]), st.sampled_from(["\n", "\r\n"]), st.integers(1, 400))
 def test_the_fast_path_and_the_diagnosis_agree_on_running_line_numbers(edits, first, newline, size):

@@ -19,7 +19,8 @@ from tests.conftest import form_post, guard_fields, make_user
 
 from .conftest import event_data, login, passenger_data
 
-pytestmark = pytest.mark.django_db
+# The database engine matters here (duplicate checks under concurrent writers): CI's SQLite pass runs these too.
+pytestmark = [pytest.mark.django_db, pytest.mark.database]
 
 EVENT_ADD = reverse("tickets:eventticket_add")
 PASSENGER_ADD = reverse("tickets:passengerticket_add")

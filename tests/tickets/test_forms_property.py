@@ -14,12 +14,13 @@ from backoffice.core.choices import SyncState
 from backoffice.tickets.choices import TicketStatus
 from backoffice.tickets.models import EventTicket
 from tests.conftest import form_post
+from tests.properties import examples
 
 from .conftest import TCKN, VKN, event_data, login, passenger_data
 
 pytestmark = pytest.mark.django_db
 
-SETTINGS = settings(max_examples=40, deadline=None, derandomize=False,
+SETTINGS = settings(max_examples=examples(40), deadline=None,
                     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 
 junk = st.one_of(

@@ -29,12 +29,11 @@ from datetime import timedelta
 
 from django.db import transaction
 from django.http import JsonResponse
-from django.utils import timezone
 
 from .. import control, fakes
 from ..api import ApiError, Call, binding_failed, operation, problem
 from ..models import Customer, Document
-from .common import BOOLEAN, INTEGER, STRING, array, bind, vkn_tckn_problem
+from .common import BOOLEAN, INTEGER, STRING, array, bind, now, vkn_tckn_problem
 
 SUB_CUSTOMER, CREDIT, PRODUCT, SETTING = "sub_customer", "credit", "product", "crm_setting"
 PRODUCT_TYPES = (1, 2, 3, 4, 5, 7, 8, 11, 12, 13)  # document 1, section 2.4
@@ -114,7 +113,7 @@ def creation_delay(customer) -> float:
 
 
 def _visible_subs(customer):
-    return Document.objects.filter(customer=customer, kind=SUB_CUSTOMER, due_at__lte=timezone.now()).order_by(
+    return Document.objects.filter(customer=customer, kind=SUB_CUSTOMER, due_at__lte=now()).order_by(
         "created", "pk")
 
 
@@ -142,15 +141,15 @@ def _products(owner, customer_unique_id) -> list[int]:
 
 
 def _add_credit(owner, sub: Document, quantity: int, show_over_usage: bool) -> Document:
-    now = timezone.now()
+    moment = now()
     data = {"customerUniqueId": sub.data["customerUniqueId"], "quantity": quantity, "isActive": True,
-            "showOverUsage": show_over_usage, "createDate": now.isoformat()}
+            "showOverUsage": show_over_usage, "createDate": moment.isoformat()}
     if show_over_usage:
         # Document 1, 2.3: the company's over-usage is deducted from the new offer.
         over = _node_figures(owner, sub)["over"]
         data.update(requestedQuantity=quantity, overUsageDeducted=min(over, quantity),
                     quantity=quantity - min(over, quantity))
-    doc = Document.objects.create(customer=owner, kind=CREDIT, key=uuid.uuid4().hex, data=data, created=now,
+    doc = Document.objects.create(customer=owner, kind=CREDIT, key=uuid.uuid4().hex, data=data, created=moment,
                                   due_at=sub.due_at)
     doc.key = str(CREDIT_ID_BASE + doc.pk)
     doc.data["id"] = int(doc.key)
@@ -170,7 +169,7 @@ def _rule_4_reason(owner, sub: Document) -> str:
 
 def _consumed(customer, key, since, base_quantity, head_start=0) -> int:
     """Credits used: a head start plus 0.5 % to 2 % of the first quantity per hour since `since`."""
-    hours = max(0.0, (timezone.now() - since).total_seconds() / 3600)
+    hours = max(0.0, (now() - since).total_seconds() / 3600)
     rate = base_quantity * (5 + fakes.seed(customer, "rate", key) % 16) / 1000
     return head_start + int(rate * hours)
 
@@ -281,10 +280,10 @@ def create_customer(call: Call):
         if mine is not None:  # the company exists: only the offer is defined
             _add_credit(call.customer, mine, quantity, False)
         else:
-            now = timezone.now()
+            moment = now()
             sub = Document.objects.create(
                 customer=call.customer, kind=SUB_CUSTOMER, key=identifier, number=identifier, status=0,
-                created=now, due_at=now + timedelta(seconds=creation_delay(call.customer)),
+                created=moment, due_at=moment + timedelta(seconds=creation_delay(call.customer)),
                 data={"customerUniqueId": str(uuid.uuid4()), "identifier": identifier, "name": body["name"].strip(),
                       "contactPersonFullName": body["contactPersonFullName"],
                       "contactPersonEmailName": body["contactPersonEmailName"],
@@ -379,7 +378,7 @@ def cancel_credit(call: Call, customerUniqueId, applicationCreditId):
             raise problem(409, "Last active offer",
                           f"The credit offer {applicationCreditId} is the last active offer of the company {uid}; "
                           "it cannot be cancelled (rule 1).")
-        credit.data.update(isActive=False, cancelDate=timezone.now().isoformat())
+        credit.data.update(isActive=False, cancelDate=now().isoformat())
         credit.save(update_fields=["data", "updated"])
     return {"id": credit.data["id"], "customerUniqueId": uid, "isActive": False}
 
@@ -412,10 +411,11 @@ def control_sub_customer(body):
     identifier = str(body.get("identifier") or "")
     if not identifier.isdigit():
         raise control.BadRequest("identifier is required")
-    now = timezone.now()
+    moment = now()
     with transaction.atomic():
         sub = Document.objects.create(
-            customer=customer, kind=SUB_CUSTOMER, key=identifier, number=identifier, status=0, created=now, due_at=now,
+            customer=customer, kind=SUB_CUSTOMER, key=identifier, number=identifier, status=0, created=moment,
+            due_at=moment,
             data={"customerUniqueId": str(uuid.uuid4()), "identifier": identifier,
                   "name": body.get("name") or f"Company {identifier}",
                   "applicationId": 200000 + fakes.seed(customer, "application", identifier) % 800000,
