@@ -103,7 +103,7 @@ class InvoiceEditView(InvoicesSection, ObjectEditView):
     def render_form(self, invoice, form, status=200, lines=None):
         lines = lines if lines is not None else LineFormSet(instance=invoice, prefix="lines")
         return self.render({"object": invoice, "form": form, "lines": lines, "is_new": invoice.pk is None,
-                            "cancel_url": self.cancel_url(invoice), "empty_line": lines.empty_form,
+                            "cancel_url": self.cancel_url(invoice), "empty_lines": [lines.empty_form],
                             "withholding_rates": codes.withholding_rates(),
                             "deducted_tax_codes": list(codes.DEDUCTED_TAX_CODES)}, status=status)
 

@@ -59,8 +59,10 @@ def issue(company, first, last, seat, identifier, amount, number="K-2412"):
     return ticket_services.ticket_create(ticket=row, lines=lines, requested_status=TicketStatus.QUEUED)
 
 
+@pytest.mark.slow
 def test_build_a_passenger_list_see_its_totals_export_and_download(live_server, browser_page, sandbox,  # noqa: F811
                                                                    make_sandbox_company, rq_worker):
+    """Slow (over 10 s): a whole flow in a real browser through a real worker and the sandbox."""
     for role in Role:
         Group.objects.get_or_create(name=role.value)
     # Tickets settle (and lists are reported) a second after they are saved; exports are ready in two.

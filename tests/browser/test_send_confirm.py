@@ -166,8 +166,10 @@ def test_enter_never_sends_an_invoice_and_sending_needs_the_confirmation(live_se
     assert rq_worker.poll() is None, output(rq_worker)
 
 
+@pytest.mark.slow
 def test_enter_never_sends_a_dispatch_note_and_sending_needs_the_confirmation(live_server, browser_page, sandbox,
                                                                              make_sandbox_company, rq_worker):
+    """Slow (over 10 s): a whole flow in a real browser through a real worker and the sandbox."""
     for role in Role:
         Group.objects.get_or_create(name=role.value)
     company = make_sandbox_company(name="Marmara Yapı Malzemeleri A.Ş.")
