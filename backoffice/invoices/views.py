@@ -92,7 +92,8 @@ class InvoiceEditView(InvoicesSection, ObjectEditView):
         return ["invoices/invoice_edit.html"]
 
     def get_queryset(self):
-        return super().get_queryset().filter(is_send=True)
+        # The form shows the draft's current account: read with it, not by a query of its own.
+        return super().get_queryset().filter(is_send=True).select_related("current_account")
 
     def locked_message(self, invoice):
         return services.edit_refusal(invoice)
