@@ -57,11 +57,21 @@ def make_templates(blocker):
 def drop_templates(blocker, folder: Path):
     from django.db import connections
 
-    connection = connections["default"]
     with blocker.unblock():
-        connection.close()
-        connection.creation._destroy_test_db(connection.settings_dict["NAME"], verbosity=0)
+        _drop(connections["default"])
     shutil.rmtree(folder, ignore_errors=True)
+
+
+def _drop(connection):
+    """Drop the database the connection points at. On PostgreSQL WITH (FORCE): a session left behind by a process
+    a test started (a worker it killed, a live server's thread) would otherwise keep it alive."""
+    name = connection.settings_dict["NAME"]
+    connection.close()
+    if connection.vendor == "postgresql":
+        with connection.creation._nodb_cursor() as cursor:
+            cursor.execute(f"DROP DATABASE IF EXISTS {connection.ops.quote_name(name)} WITH (FORCE)")
+    else:
+        connection.creation._destroy_test_db(name, verbosity=0)
 
 
 # --- a worker -------------------------------------------------------------------------------------------------
@@ -100,19 +110,12 @@ def copy_template():
 
 
 def drop_copy(original):
-    """Drop this worker's copy. On PostgreSQL WITH (FORCE): a session left behind by a process a test started
-    (a worker it killed, a live server's thread) would otherwise keep the copy alive."""
+    """Drop this worker's copy and point the connection back at the name it had."""
     from django.conf import settings
     from django.db import connections
 
     connection = connections["default"]
-    name = connection.settings_dict["NAME"]
-    connection.close()
-    if connection.vendor == "postgresql":
-        with connection.creation._nodb_cursor() as cursor:
-            cursor.execute(f"DROP DATABASE IF EXISTS {connection.ops.quote_name(name)} WITH (FORCE)")
-    else:
-        connection.creation._destroy_test_db(name, verbosity=0)
+    _drop(connection)
     settings.DATABASES[connection.alias]["NAME"] = connection.settings_dict["NAME"] = original
 
 
