@@ -1,4 +1,4 @@
-"""Refresh backoffice/invoices/data/codelists.json, the tax authority's UBL-TR code lists the invoice form offers.
+"""Refresh backoffice/core/data/codelists.json, the tax authority's UBL-TR code lists the invoice form offers.
 
     pip download efatura-kontrol==0.1.0 --no-deps -d /tmp/ek
     .venv/bin/python scripts/refresh_codelists.py /tmp/ek/efatura_kontrol-0.1.0-py3-none-any.whl
@@ -27,7 +27,7 @@ import zipfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-OUTPUT = ROOT / "backoffice" / "invoices" / "data" / "codelists.json"
+OUTPUT = ROOT / "backoffice" / "core" / "data" / "codelists.json"
 SOURCE = "efatura-kontrol 0.1.0 ekler/kodlar.json (GİB UBL-TR_Codelist.xml)"
 ISO_CODES = Path("/usr/share/iso-codes/json")
 LOCALE_DIR = Path("/usr/share/locale")

@@ -18,7 +18,7 @@ from backoffice.core.generic.forms import PlatformExportForm
 from backoffice.core.validators import validate_document_number, validate_driver_tckn, validate_vkn_or_tckn
 from backoffice.core.widgets import WIDGET_RENDERER, FixedChoices
 from backoffice.current_accounts.forms import resolve_account
-from backoffice.invoices import codes
+from backoffice.core import codes
 
 from . import services, taxpayers
 from .choices import FORM_PROFILES, DispatchStatus, Numbering

@@ -173,7 +173,7 @@ class DispatchLine(models.Model):
 
     @property
     def unit_label(self) -> str:
-        from backoffice.invoices import codes
+        from backoffice.core import codes
 
         return codes.label(codes.UNIT_CODES, self.unit_code)
 
@@ -320,7 +320,7 @@ class IncomingLine(models.Model):
 
     @property
     def unit_label(self) -> str:
-        from backoffice.invoices import codes
+        from backoffice.core import codes
 
         return codes.label(codes.UNIT_CODES, self.unit_code)
 

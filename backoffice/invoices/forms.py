@@ -21,7 +21,8 @@ from backoffice.core.validators import validate_vkn_or_tckn
 from backoffice.core.widgets import WIDGET_RENDERER, FixedChoices
 from backoffice.current_accounts.forms import resolve_account  # noqa: F401 (the views' import)
 
-from . import codes, services, taxpayers, totals
+from backoffice.core import codes
+from . import services, taxpayers, totals
 from .choices import InvoiceType, Profile, RecordType
 from .models import Invoice, InvoiceLine
 

@@ -175,7 +175,7 @@ class InvoiceLine(models.Model):
 
     @property
     def unit_label(self) -> str:
-        from . import codes
+        from backoffice.core import codes
 
         return codes.label(codes.UNIT_CODES, self.unit_code)
 

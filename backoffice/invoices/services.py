@@ -24,7 +24,8 @@ from backoffice.remote.accounting_invoices import AccountingInvoiceClient, targe
 from backoffice.remote.common import field, to_int
 from backoffice.remote.invoices import InvoicesClient
 
-from . import codes, totals
+from backoffice.core import codes
+from . import totals
 from .choices import (CANCELLED_STATUSES, EDITABLE_STATUSES, PROFILE_NUMBERS, TYPE_NUMBERS, WORKING_STATUSES,
                       PostingStatus, Profile, RecordType, profile_name, type_name)
 from .models import Invoice

@@ -15,7 +15,7 @@ from typing import NamedTuple
 
 from django.utils.translation import gettext_lazy as _
 
-from . import codes
+from backoffice.core import codes
 
 CENT = Decimal("0.01")
 ZERO = Decimal("0.00")

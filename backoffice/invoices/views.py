@@ -31,7 +31,8 @@ from backoffice.current_accounts.lookup import find_accounts
 from backoffice.current_accounts.services import address_warning
 from backoffice.remote.errors import RemoteError
 
-from . import codes, documents, filters, mirror, services, tables, taxpayers
+from backoffice.core import codes
+from . import documents, filters, mirror, services, tables, taxpayers
 from .choices import WORKING_STATUSES, DocumentKind, RecordType
 from .forms import AUTOMATIC, InvoiceForm, LineFormSet, kept_lines, resolve_account
 from .models import Invoice, PdfBundle, Taxpayer

@@ -13,7 +13,7 @@ import pytest
 from playwright.sync_api import expect
 
 from backoffice.core.fields import NumberFormatError, parse_decimal
-from backoffice.invoices import codes
+from backoffice.core import codes
 from backoffice.invoices.totals import Line, Tax, TotalsError, converted, document_totals, line_totals
 from tests.browser.conftest import CHROMIUM, ROOT
 from tests.core import test_localized_input as typing_cases

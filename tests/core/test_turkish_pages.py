@@ -12,7 +12,7 @@ from django.utils import timezone
 
 from backoffice.core.choices import Role
 from backoffice.core.middleware import SESSION_KEY
-from backoffice.invoices import codes
+from backoffice.core import codes
 from backoffice.invoices.models import Taxpayer
 from tests.conftest import form_post, make_user
 from tests.core.test_views_i18n import CATALOGUE, parse_po

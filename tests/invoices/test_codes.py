@@ -1,4 +1,4 @@
-"""The tax authority's code lists of the invoice form (backoffice/invoices/codes.py, data/codelists.json)."""
+"""The tax authority's code lists of the invoice form (backoffice/core/codes.py, data/codelists.json)."""
 
 import importlib.util
 import json
@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from backoffice.invoices import codes
+from backoffice.core import codes
 
 ROOT = Path(__file__).resolve().parents[2]
 # efatura-kontrol as make installs it (requirements-oracle.txt): the folder holding its ekler/kodlar.json, which

@@ -47,7 +47,7 @@ NS = {
 }
 COMPANY_ADDRESS = {"street": "Caferağa Mah. Moda Cad. No:1", "district": "Kadıköy", "city": "İstanbul",
                    "country": "Türkiye", "postalZone": "34710"}
-CODE_LISTS = Path(__file__).resolve().parents[2] / "invoices" / "data" / "codelists.json"
+CODE_LISTS = Path(__file__).resolve().parents[2] / "core" / "data" / "codelists.json"
 TURKISH_ONLY = str.maketrans("şŞğĞıİ", "sSgGiI")  # letters Helvetica's WinAnsiEncoding lacks
 
 

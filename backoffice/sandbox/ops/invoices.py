@@ -123,7 +123,7 @@ TYPES = {1: "SATIS", 2: "IADE", 3: "ISTISNA", 4: "OZELMATRAH", 5: "TEVKIFAT", 6:
 CURRENCY_IDS = {"TRY": 1, "USD": 2, "EUR": 3, "GBP": 4, "CHF": 5, "JPY": 6, "SAR": 7, "RUB": 8}
 DEDUCTED_TAXES = ("0003", "0011")  # stopaj: deducted from what the buyer pays
 # What the tax authority's schematron ties to the invoice type, refused at save as the platform refuses it
-# (the back office's invoices/codes.py says the same; the sandbox imports no app). README-invoices.md.
+# (the back office's core/codes.py says the same; the sandbox imports no app). README-invoices.md.
 WITHHOLDING_TYPES = ("TEVKIFAT", "IADE", "SGK")  # a withholding (and tax 4171) only on these
 WITHHOLDING_ONLY_TAXES = ("4171",)
 EXPORT_REGISTERED_REASONS = ("701", "702", "703", "704")
