@@ -67,6 +67,7 @@ INSTALLED_APPS = [
     "backoffice.invoices",
     "backoffice.ledger",
     "backoffice.dispatch",
+    "backoffice.dispatch_inbox",
 ]
 # Test-only apps (the test suite sets tests.testapp); never set in production.
 INSTALLED_APPS += env_list("BACKOFFICE_EXTRA_APPS")

@@ -22,6 +22,7 @@ urlpatterns = [
     path("invoices/", include("backoffice.invoices.urls")),
     path("ledger/", include("backoffice.ledger.urls")),
     path("dispatch/", include("backoffice.dispatch.urls")),
+    path("dispatch/", include("backoffice.dispatch_inbox.urls")),
     path("chart-of-accounts/", include("backoffice.chart_of_accounts.urls")),
     path("", include("backoffice.subcompanies.urls")),
     path("", include("backoffice.core.urls")),

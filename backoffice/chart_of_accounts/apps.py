@@ -1,16 +1,9 @@
-from django.apps import AppConfig
 from django.utils.translation import gettext_lazy as _
 
+from backoffice.core import domains
 
-class ChartOfAccountsConfig(AppConfig):
+
+class ChartOfAccountsConfig(domains.DomainConfig):
     name = "backoffice.chart_of_accounts"
-    label = "chart_of_accounts"
     verbose_name = _("Chart of accounts")
-
-    def ready(self):
-        from backoffice.core.sync import register_pushable
-
-        from . import jobs
-        from .models import Account
-
-        register_pushable(Account, jobs.account_push)
+    declares = ("services",)

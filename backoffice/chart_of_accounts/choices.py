@@ -1,5 +1,6 @@
 """Kinds of chart accounts (document 3, 2.7) and the currencies a sub-account is kept in."""
 
+from django.conf import settings
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
@@ -20,8 +21,6 @@ DEFAULT_CURRENCY_IDS = {"TRY": 1, "USD": 2, "EUR": 3, "GBP": 4, "CHF": 5, "JPY":
 
 
 def currency_ids() -> dict:
-    from django.conf import settings
-
     return getattr(settings, "ACCOUNTING_CURRENCY_IDS", None) or DEFAULT_CURRENCY_IDS
 
 

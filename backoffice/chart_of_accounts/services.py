@@ -3,17 +3,27 @@ push (core.resources) and its mirror; the uniform chart (uniform.py) as a compan
 
 from django.db import transaction
 from django.db.models import OuterRef, Subquery
+from django.dispatch import Signal
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from backoffice.core import jobs, resources, sync
 from backoffice.core.choices import SyncState
+from backoffice.core.jobs import job
+from backoffice.core.models import Company
+from backoffice.core.payloads import flag, integer, text
 from backoffice.core.platform import client_for
 from backoffice.core.resources import Resource, ResourceError
 from backoffice.remote.accounting import AccountingClient
-from backoffice.remote.common import field, to_int
+from backoffice.remote.common import field
 
+from . import uniform
 from .choices import AccountType
 from .models import Account, full_code
+
+# Sent with `account` when a chart account has reached the platform: what waited for it (a current account's
+# mapping to it) goes now. The chart knows nothing of who listens (current accounts connect at the end of their services).
+account_landed = Signal()
 
 
 class ChartError(ResourceError):
@@ -93,8 +103,6 @@ def account_save(account, *, user=None):
 def start_from_uniform(company, codes) -> int:
     """Add the chosen main accounts of the uniform chart (Tekdüzen Hesap Planı) that the chart has not yet,
     and send them. Returns how many were added."""
-    from . import uniform
-
     wanted = [code for code in dict.fromkeys(codes) if uniform.level(code) == uniform.MAIN]
     known = set(Account.objects.filter(company=company, full_code__in=wanted).values_list("full_code", flat=True))
     added = 0
@@ -111,9 +119,9 @@ def start_from_uniform(company, codes) -> int:
 
 # --- push ----------------------------------------------------------------------------------------------
 def _fields(answer) -> dict:
-    fields = {"remote_id": str(field(answer, "id"))}
+    fields = {"remote_id": text(field(answer, "id"))}
     if field(answer, "hasChild") is not None:
-        fields["has_child"] = bool(field(answer, "hasChild"))
+        fields["has_child"] = flag(field(answer, "hasChild"))
     return fields
 
 
@@ -130,12 +138,10 @@ def _waits(account) -> str:
 
 
 def _landed(account) -> None:
-    """Accounts and mappings that waited for this one go now."""
-    from backoffice.current_accounts.services import mappings_waiting_for
-
+    """Accounts that waited for this one go now, and whatever else waited for it (account_landed)."""
     for child in Account.objects.filter(parent=account, sync_state=SyncState.QUEUED):
         sync.enqueue_push(Account, child.pk, child.company_id)
-    mappings_waiting_for(account)
+    account_landed.send(sender=Account, account=account)
 
 
 ACCOUNTS = Resource(
@@ -144,56 +150,60 @@ ACCOUNTS = Resource(
     waits_for=_waits, after=_landed)
 
 
+@job(gettext_lazy("Send chart account"))
 def account_push(pk) -> str:
     return resources.push(ACCOUNTS, pk)
 
 
 # --- mirror ---------------------------------------------------------------------------------------------
 def _item(item):
-    type_ = to_int(field(item, "type"))
+    type_ = integer(field(item, "type"))
     type_ = type_ if type_ in AccountType.values else AccountType.SUB
-    code, unit = str(field(item, "code") or ""), str(field(item, "unitCode") or "")
-    base = str(field(item, "baseCode") or "") or (code.split(".")[0] if code else "")
-    currency = to_int(field(item, "currencyCodeId"))
-    values = {"type": type_, "name": str(field(item, "name") or "")[:250], "code": code[:50], "unit_code": unit[:50],
-              "base_code": base[:50], "is_bundle_account": bool(field(item, "isBundleAccount")),
-              "currency_code_id": currency if isinstance(currency, int) else None,
-              "has_child": bool(field(item, "hasChild")), "parent_remote_id": str(field(item, "parentId") or ""),
+    code, unit = text(field(item, "code")), text(field(item, "unitCode"))
+    base = text(field(item, "baseCode")) or code.split(".")[0]
+    parent = text(field(item, "parentId"))
+    values = {"type": type_, "name": text(field(item, "name"))[:250], "code": code[:50], "unit_code": unit[:50],
+              "base_code": base[:50], "is_bundle_account": flag(field(item, "isBundleAccount")),
+              "currency_code_id": integer(field(item, "currencyCodeId")), "has_child": flag(field(item, "hasChild")),
+              "parent_remote_id": "" if parent == "0" else parent,
               "full_code": full_code(type_, base, code, unit)[:160]}
-    if values["parent_remote_id"] == "0":
-        values["parent_remote_id"] = ""
-    return str(field(item, "id") or ""), values
+    return text(field(item, "id")), values
 
 
-def chart_mirror(company) -> int:
+@job(gettext_lazy("Read the chart of accounts from the platform"))
+def chart_mirror(company_id) -> str:
     """Walk the platform's chart into the mirror (every page: the chart is small and has no date of change),
-    then link each account to its parent. Returns how many were new."""
+    then link each account to its parent."""
+    company = Company.objects.get(pk=company_id)
     new = 0
     for page in sync.pages_with_progress(chart_client(company).account_pages()):
         new += resources.mirror_store(Account, page["items"], company=company, fields_of=_item)
     parents = Account.objects.filter(company=company, remote_id=OuterRef("parent_remote_id")).values("pk")[:1]
     Account.objects.filter(company=company).exclude(parent_remote_id="").update(parent=Subquery(parents))
-    return new
+    return _("%(count)s new account(s) read.") % {"count": new}
+
+
+def mirror_request(company):
+    return jobs.enqueue(chart_mirror, company=company.pk, args=[company.pk])
 
 
 def sub_account_for(company, mapping_item) -> Account:
     """The sub-account a mapping of the platform names, stored from the mapping's own fields when the chart
     was not read yet (the next read of the chart completes it)."""
-    remote_id = str(field(mapping_item, "accountId") or field(field(mapping_item, "account") or {}, "id") or "")
+    nested = field(mapping_item, "account") or {}
+    remote_id = text(field(mapping_item, "accountId") or field(nested, "id"))
     account = Account.objects.filter(company=company, remote_id=remote_id).first()
     if account is not None:
         return account
-    code = str(field(mapping_item, "accountCode") or field(field(mapping_item, "account") or {}, "code") or remote_id)
+    code = text(field(mapping_item, "accountCode") or field(nested, "code")) or remote_id
     account, _created = Account.objects.get_or_create(
         company=company, full_code=code, defaults={
             "remote_id": remote_id, "type": AccountType.SUB, "code": code, "base_code": code.split(".")[0],
-            "name": str(field(mapping_item, "accountName") or code)[:250], "sync_state": SyncState.SYNCED,
-            "is_bundle_account": bool(field(mapping_item, "isBundleAccount")),
-            "currency_code_id": to_int(field(mapping_item, "accountCurrencyCodeId")) or None})
+            "name": (text(field(mapping_item, "accountName")) or code)[:250], "sync_state": SyncState.SYNCED,
+            "is_bundle_account": flag(field(mapping_item, "isBundleAccount")),
+            "currency_code_id": integer(field(mapping_item, "accountCurrencyCodeId")) or None})
     return account
 
 
-def mirror_request(company):
-    from . import jobs as app_jobs
-
-    return jobs.enqueue(app_jobs.chart_mirror, company=company.pk, args=[company.pk])
+# --- what core runs for this domain (read when the app is ready: core.domains) --------------------------------------
+sync.register_pushable(Account, account_push)

@@ -7,35 +7,26 @@ from django.shortcuts import redirect
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
-from backoffice.core.generic.families import active_company, button_view
+from backoffice.core.generic.families import active_company
+from backoffice.core.generic.reading import register_read_view
 from backoffice.core.generic.registry import model_url, register_model_view, register_model_views
-from backoffice.core.generic.sections import SectionMixin
 from backoffice.core.generic.views import (BaseObjectView, ObjectDetailView, ObjectEditView, ObjectListView,
                                            describe_fields)
 from backoffice.core.jobs import runs_of
-from backoffice.core.roles import EDITORS, EVERYONE
+from backoffice.core.roles import EDITORS
 
 from . import filters, services, tables, uniform
 from .forms import AccountForm
 from .models import Account
 
 
-class ChartSection(SectionMixin):
-    section = "accounting"
-    tab = "chart"
-
-
-class AccountListView(ChartSection, ObjectListView):
-    model = Account
-    required_roles = EVERYONE
+class AccountListView(ObjectListView):
     table = tables.AccountTable
     filterset = filters.AccountFilterSet
     refresh_interval = 3
 
 
-class AccountDetailView(ChartSection, ObjectDetailView):
-    model = Account
-    required_roles = EVERYONE
+class AccountDetailView(ObjectDetailView):
     fields = ("full_code", "name", "type", "base_code", "parent", "code", "unit_code", "is_bundle_account",
               "currency_code_id", "has_child", "remote_id", "sync_state")
 
@@ -48,9 +39,7 @@ class AccountDetailView(ChartSection, ObjectDetailView):
                 "edit_url": model_url(account, "edit") if not account.is_busy else None}
 
 
-class AccountEditView(ChartSection, ObjectEditView):
-    model = Account
-    required_roles = EDITORS
+class AccountEditView(ObjectEditView):
     form = AccountForm
     refused = services.ChartError
 
@@ -60,10 +49,8 @@ class AccountEditView(ChartSection, ObjectEditView):
     def get_template_names(self):
         return ["chart_of_accounts/account_edit.html"]
 
-    def render_form(self, account, form, status=200):
-        return self.render({"object": account, "form": form, "is_new": account.pk is None,
-                            "cancel_url": self.cancel_url(account), "uniform_main": uniform.main_accounts()},
-                           status=status)
+    def form_context(self, account, formsets):
+        return {"uniform_main": uniform.main_accounts()}
 
     def locked_message(self, account):
         return _("This account is on its way to the platform; wait until it is there.") if account.is_busy else ""
@@ -87,12 +74,11 @@ class UniformForm(forms.Form):
 
 
 @register_model_view(Account, "uniform", path="uniform/")
-class UniformView(ChartSection, BaseObjectView):
+class UniformView(BaseObjectView):
     """Start from the uniform chart of accounts (Tekdüzen Hesap Planı): the chosen main accounts are added
     and sent; the common ones are chosen already. Sending it twice adds nothing twice (known codes are
     skipped), so the form needs no one-time key."""
 
-    model = Account
     required_roles = EDITORS
 
     def get_template_names(self):
@@ -126,7 +112,5 @@ class UniformView(ChartSection, BaseObjectView):
         return redirect(model_url(Account, "list"))
 
 
-register_model_view(Account, "mirror", path="mirror/")(button_view(
-    Account, lambda request: services.mirror_request(active_company(request)), roles=EDITORS, section="accounting",
-    tab="chart", message=gettext_lazy("Reading the chart of accounts from the platform; the list fills as pages "
-                                      "arrive.")))
+register_read_view(Account, services.mirror_request, name="mirror", whole=True, roles=EDITORS, message=gettext_lazy(
+    "Reading the chart of accounts from the platform; the list fills as pages arrive."))

@@ -1,6 +1,7 @@
 """Record actions: a state change of records the platform holds (cancel, a status change), declared once.
 
-A domain declares its actions on a model (tickets: services.TICKET_ACTIONS), registered from AppConfig.ready():
+A domain declares its actions on a model (tickets: services.TICKET_ACTIONS), registered at the end of the module
+that declares them (core.domains):
 
     register_actions(EventTicket, ActionSet(
         client=lambda company, model: client_for(company, EventTicketClient),
@@ -14,7 +15,6 @@ actions and the detail page's buttons (`buttons(record, user)`). One job name pe
 duplicate protection never collide between domains.
 """
 
-import hashlib
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -30,10 +30,16 @@ from django.utils.translation import gettext_lazy
 from backoffice.remote import errors
 from backoffice.remote.errors import RateLimited, RemoteError
 
-from . import jobs, sync
+from . import jobs, refresh
 from .choices import SyncState
+from .failures import failure
+from .generic.refresh import register_refresh_view
+from .generic.registry import model_url
+from .generic.views import BulkAction
 from .joblabels import register_job_labels
+from .registry import registry
 from .roles import EDITORS, EVERYONE, has_role
+from .sync import own_fields, selection_target
 
 logger = logging.getLogger("backoffice.actions")
 
@@ -117,30 +123,20 @@ class ActionSet:
         return [self.target(record) for record in records]
 
 
-_sets: dict = {}
-
-
 def register_actions(model, action_set: ActionSet) -> None:
-    """Make the actions of `model` known (call from AppConfig.ready()); each gets its job label."""
+    """Make the actions of `model` known (registry["action_sets"]; call where they are declared); each gets its
+    job label, and a model whose statuses can be read its "Re-read now" view (core.generic.refresh)."""
     assert REFRESH not in action_set.by_name, REFRESH
-    _sets[model] = action_set
+    registry["action_sets"][model] = action_set
     if action_set.status_operation:
-        from .generic.refresh import register_refresh_view
-
         register_refresh_view(model)
     register_job_labels({job_name(model, action): action.label for action in action_set.actions})
 
 
 
+
 def job_name(model, action) -> str:
     return f"{model._meta.app_label}_{action.name}"
-
-
-def selection_target(model, pks) -> str:
-    """The JobRun target of a selection: 'app.model:pk' for one, 'app.model:first+more:digest' for many."""
-    digest = hashlib.sha1(",".join(str(pk) for pk in sorted(pks)).encode()).hexdigest()[:10]
-    label, first = model._meta.label_lower, min(pks)
-    return f"{label}:{first}" if len(pks) == 1 else f"{label}:{first}+{len(pks) - 1}:{digest}"
 
 
 # --- the request (views call it) -------------------------------------------------------------------------
@@ -149,7 +145,7 @@ def action_request(model, name, records, params=None) -> "jobs.JobRun":
     """Check the rule for every record, claim them for the action (pending_action) and enqueue one job.
     params: what the user chose for an action that takes some (a prefix, a reason), passed to its call and after;
     JSON-serialisable, as they travel with the job."""
-    action_set = _sets[model]
+    action_set = registry["action_sets"][model]
     action = action_set.by_name[name]
     records = list(records)
     if not records:
@@ -193,7 +189,7 @@ def action_run(model, name, pks, params=None):
     statuses are read: records already in the wanted state are done ("already cancelled" is success),
     only the others are sent again or keep the refusal.
     """
-    action_set = _sets[model]
+    action_set = registry["action_sets"][model]
     action = action_set.by_name[name]
     records = list(model.objects.filter(pk__in=pks, pending_action=name).exclude(remote_id=""))
     if not records:
@@ -274,25 +270,19 @@ def _settle_reached(model, action_set, action, client, records) -> list:
     return [r for r in records if r not in reached]
 
 
-def own_fields(model, **fields) -> dict:
-    """The fields among these that the model has (requested_status and status_message are a domain's)."""
-    names = {field.name for field in model._meta.concrete_fields}
-    return {name: value for name, value in fields.items() if name in names}
-
-
 def keep_refusal(model, pks, exc: RemoteError) -> None:
     """The platform's refusal (title and detail) on each record, and the claim given back; nothing when the
     runner will try again (the claim stays, so no other action starts meanwhile)."""
     if jobs.will_run_again(exc):
         return
-    message, source = sync.failure(exc)
+    message, source = failure(exc)
     model.objects.filter(pk__in=pks).update(pending_action="", last_error=message[:2000], last_error_source=source,
                                             updated_at=timezone.now())
 
 
 def statuses_refresh(client, model, records, action_set=None) -> None:
     """Best effort: the platform's own word on the records' statuses (the action succeeded either way)."""
-    action_set = action_set or _sets[model]
+    action_set = action_set or registry["action_sets"][model]
     try:
         answers = {str(a.get("id")).lower(): a for a in client.statuses(action_set.targets(records)) or []}
     except RemoteError as exc:
@@ -310,9 +300,7 @@ def statuses_refresh(client, model, records, action_set=None) -> None:
 def bulk_actions(model) -> dict:
     """The list's bulk actions of a model's declared record actions (core.generic BulkAction), and "Re-read
     from the platform" where the model's statuses can be read (core.refresh)."""
-    from .generic.views import BulkAction
-
-    action_set = _sets.get(model)
+    action_set = registry["action_sets"].get(model)
     if action_set is None:
         return {}
     bulk = {action.name: BulkAction(action.label, bulk_runner(model, action.name, action_set.error),
@@ -338,8 +326,6 @@ def bulk_runner(model, name, error):
 
 def refresh_runner(model):
     def run(request, queryset):
-        from . import refresh
-
         pks = list(queryset.exclude(remote_id="").order_by("pk").values_list("pk", flat=True)[:1000])
         if not pks:
             messages.error(request, _("None of the selected records is on the platform yet."))
@@ -354,10 +340,8 @@ def refresh_runner(model):
 def buttons(record, user) -> list:
     """(name, bulk URL, label, style, icon) of each action the user may start on this record now, and
     "Re-read now" where the record's status can be read again."""
-    from .generic.registry import model_url
-
     model = type(record)
-    action_set = _sets.get(model)
+    action_set = registry["action_sets"].get(model)
     if action_set is None or record.is_busy:
         return []
     found = []

@@ -19,8 +19,8 @@ from django.utils.translation import gettext as _
 from backoffice.remote.errors import RateLimited, RemoteError
 
 from . import jobs, sync
-from .actions import selection_target
 from .choices import SyncState
+from .sync import selection_target
 
 PUSH_BATCH_SIZE = 100
 

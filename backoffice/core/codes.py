@@ -9,6 +9,9 @@ from decimal import Decimal
 from functools import cache
 from pathlib import Path
 
+from django.core.exceptions import ValidationError
+from django.utils.translation import gettext_lazy as _
+
 DATA = Path(__file__).resolve().parent / "data" / "codelists.json"
 
 UNIT_CODES = "units"
@@ -62,6 +65,13 @@ def label(name: str, code: str) -> str:
 
 def is_code(name: str, code: str) -> bool:
     return code in _labels(name)
+
+
+def unit_code(code: str) -> str:
+    """A line's unit (an invoice's, a dispatch note's): one of the tax authority's list, else a ValidationError."""
+    if not is_code(UNIT_CODES, code):
+        raise ValidationError(_("Choose a unit of the tax authority's list."))
+    return code
 
 
 def withholding_rate(code: str) -> Decimal | None:

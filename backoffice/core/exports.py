@@ -26,13 +26,14 @@ from django.utils.translation import gettext_lazy
 from backoffice.remote.errors import RemoteError
 
 from . import jobs, sync
-from .models import Company
+from .choices import ColoredChoices
+from .models import RequestedWork, detail_url
 
 EXPORT_WINDOW = timedelta(hours=24)  # document 1, section 8: exported ZIP files can be downloaded for 24 hours
 EXPIRED_MESSAGE = gettext_lazy("The platform keeps an export for 24 hours; this one was not downloaded in time.")
 
 
-class ExportState(models.TextChoices):
+class ExportState(ColoredChoices):
     REQUESTED = "requested", gettext_lazy("Requested")
     PREPARING = "preparing", gettext_lazy("Being prepared")
     AVAILABLE = "available", gettext_lazy("On the platform")
@@ -41,12 +42,11 @@ class ExportState(models.TextChoices):
     EXPIRED = "expired", gettext_lazy("Expired")
     FAILED = "failed", gettext_lazy("Failed")
 
-    @classmethod
-    def color(cls, value):
-        return {
-            cls.REQUESTED: "info", cls.PREPARING: "info", cls.AVAILABLE: "primary", cls.DOWNLOADING: "primary",
-            cls.READY: "success", cls.EXPIRED: "secondary", cls.FAILED: "danger",
-        }.get(value, "secondary")
+
+ExportState.COLORS = {
+    ExportState.REQUESTED: "info", ExportState.PREPARING: "info", ExportState.AVAILABLE: "primary",
+    ExportState.DOWNLOADING: "primary", ExportState.READY: "success", ExportState.FAILED: "danger",
+}
 
 
 # A job still works on these.
@@ -57,12 +57,10 @@ class ExportError(Exception):
     """An export action its state does not allow; the message is for the user."""
 
 
-class PlatformExport(models.Model):
+class PlatformExport(RequestedWork):
     """An Excel export started on the platform, and the ZIP kept here once fetched. Subclasses add what
     tells their exports apart (a kind) and their own `file` upload folder."""
 
-    company = models.ForeignKey(Company, on_delete=models.CASCADE, related_name="+",
-                                verbose_name=gettext_lazy("company"))
     state = models.CharField(gettext_lazy("state"), max_length=20, choices=ExportState.choices,
                              default=ExportState.REQUESTED)
     filters = models.JSONField(gettext_lazy("filters"), default=dict, blank=True)
@@ -71,15 +69,12 @@ class PlatformExport(models.Model):
     platform_created = models.DateTimeField(gettext_lazy("prepared on the platform"), null=True, blank=True)
     file = models.FileField(gettext_lazy("file"), upload_to="exports/%Y/%m/", blank=True)
     size = models.PositiveBigIntegerField(gettext_lazy("size (bytes)"), null=True, blank=True)
-    message = models.TextField(gettext_lazy("message"), blank=True)
     requested_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True,
                                      related_name="+", verbose_name=gettext_lazy("requested by"))
-    created_at = models.DateTimeField(gettext_lazy("requested"), auto_now_add=True)
     fetched_at = models.DateTimeField(gettext_lazy("downloaded"), null=True, blank=True)
 
-    class Meta:
+    class Meta(RequestedWork.Meta):
         abstract = True
-        ordering = ["-created_at", "-id"]
 
     def __str__(self):
         return self.file_name or self.export_id or str(_("export %(pk)s") % {"pk": self.pk})
@@ -104,9 +99,7 @@ class PlatformExport(models.Model):
         return f"{getattr(self, 'kind', '') or self.file_prefix}-export-{self.export_id}.zip"
 
     def get_absolute_url(self):
-        from .generic.registry import model_url
-
-        return model_url(self, "detail")
+        return detail_url(self)
 
 
 def export_rules(unique_name, index_name, *identity):

@@ -24,18 +24,17 @@ from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext
 
 from . import exports, jobs, reports, schedule
+from .admin import register_family_admin
 from .batch import relaxed_commits
 from .joblabels import register_job_labels
 from .models import Company
-
-_families: dict = {}
+from .registry import registry
 
 
 def register_family(family) -> None:
-    """Make a family's jobs, labels and cron entries known (call from AppConfig.ready())."""
-    from .admin import register_family_admin
-
-    _families[family.name] = family
+    """Make a family known (registry["families"]) with its jobs' labels, cron entries and admin pages (call from
+    the module that declares the family, at its end: core.domains)."""
+    registry["families"][family.name] = family
     register_job_labels(family.job_labels())
     register_family_admin(family)
     for entry in family.cron_entries():
@@ -43,7 +42,7 @@ def register_family(family) -> None:
 
 
 def family(name):
-    return _families[name]
+    return registry["families"][name]
 
 
 def requester(user):

@@ -18,7 +18,7 @@ from django.db import models
 from django.utils.translation import gettext_lazy as _
 
 from .validators import (normalize_line_number, normalize_phone, validate_iban, validate_line_number,
-                         validate_phone)
+                         validate_phone, validate_vkn_or_tckn)
 
 # Spaces people (or a copy from a spreadsheet) put between thousands: normal, no-break, narrow no-break, thin...
 # Spelled out rather than \s, whose set differs between Python and JavaScript (numbers.js uses this very set).
@@ -309,8 +309,6 @@ def rate_field(label, *, required=False):
 
 def clean_vkn_or_tckn(value) -> str:
     """An optional VKN (10 digits) or TCKN (11 digits), checked with its check digits when given."""
-    from .validators import validate_vkn_or_tckn
-
     value = (value or "").strip()
     if value:
         validate_vkn_or_tckn(value)

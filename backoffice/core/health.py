@@ -10,7 +10,9 @@ import time
 import redis
 from django.conf import settings
 from django.db import connection
+from rq import Worker, cron_scheduler_registry
 from rq.defaults import DEFAULT_WORKER_TTL
+from rq.utils import now  # aware UTC, like Worker.last_heartbeat
 
 logger = logging.getLogger(__name__)
 
@@ -41,9 +43,6 @@ def _check_redis():
 
 def _check_worker():
     """Alive when RQ lists a worker (its key has not expired) whose heartbeat is recent."""
-    from rq import Worker
-    from rq.utils import now  # aware UTC, like Worker.last_heartbeat
-
     workers = Worker.all(connection=_redis())
     current = now()
     return any(
@@ -53,8 +52,6 @@ def _check_worker():
 
 def _check_cron():
     """Alive when a cron scheduler heartbeated lately (RQ keeps the last beat as a sorted-set score)."""
-    from rq import cron_scheduler_registry
-
     key = cron_scheduler_registry.get_registry_key()
     return _redis().zcount(key, time.time() - CRON_MAX_SILENCE, "+inf") > 0
 

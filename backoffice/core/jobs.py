@@ -25,22 +25,27 @@ from functools import partial
 
 import django_rq
 from django.conf import settings
+from django.core.exceptions import ImproperlyConfigured
 from django.db import transaction
 from django.db.models import F, Q
 from django.utils import timezone
 from django.utils.module_loading import import_string
 from django.utils.translation import gettext as _
 from redis.exceptions import RedisError
+from rq import get_current_job
 from rq.job import Job
+from rq.job import JobStatus as RQStatus
 from rq.queue import Queue
 from rq.registry import ScheduledJobRegistry
-from rq.job import JobStatus as RQStatus
 
 from backoffice.remote.errors import RateLimited, RemoteError
 
 from .choices import JobStatus
+from .failures import failure
+from .joblabels import register_job_labels
 from .models import Company, JobRun
 from .redaction import redact
+from .registry import registry
 
 logger = logging.getLogger("backoffice.jobs")
 
@@ -114,10 +119,8 @@ def will_run_again(exc: BaseException) -> bool:
 
 
 def remote_message(exc) -> str:
-    """A failed call as people read it: a refusal of the credentials says what to do (core.platform), in
+    """A failed call as people read it: a refusal of the credentials says what to do (core.failures), in
     the worker's language; anything else is the platform's own words."""
-    from .platform import failure
-
     return failure(exc)[0]
 
 
@@ -142,12 +145,18 @@ def run_or_fail(work, *, failed):
 
 
 def job(label, *, name: str = ""):
-    """Decorator of a job entry point: its name (the function's unless given) and the words people read
-    for it, registered when the app's jobs module is imported. enqueue(func) then needs no name."""
-    from .joblabels import register_job_labels
+    """Decorator of a job body: its name (the function's unless given), under which registry["jobs"] holds it,
+    and the words people read for it, registered when its module is imported (the app's DomainConfig names it:
+    core.domains).
+    enqueue(func) then needs no name; run_job finds the body by that name when its import path moved."""
 
     def decorate(func):
         func.job_name = name or func.__name__
+        known = registry["jobs"].get(func.job_name)
+        if known is not None and func_path(known) != func_path(func):
+            raise ImproperlyConfigured(f"two job bodies are called {func.job_name}: {func_path(known)}, "
+                                       f"{func_path(func)}")
+        registry["jobs"][func.job_name] = func
         register_job_labels({func.job_name: label})
         return func
 
@@ -282,7 +291,8 @@ LOST_RETRIES = 3
 
 def _mark_lost(run: JobRun) -> bool:
     """A lost job is enqueued again (the same JobRun; its body asks the platform before sending anything
-    again), up to LOST_RETRIES times; after that, or for a run that does not know its body, it fails."""
+    again), up to LOST_RETRIES times, under its body's present path (job_body); after that, or for a run that
+    does not know its body, it fails."""
     if run.func_path and run.lost_count < LOST_RETRIES:
         rq_job_id = uuid.uuid4().hex
         message = _("The job was lost from the queue (worker stopped or queue restarted); it was enqueued again.")
@@ -292,7 +302,7 @@ def _mark_lost(run: JobRun) -> bool:
             logger.warning("job run %s (%s %s) lost from the queue; enqueued again", run.pk, run.name, run.target)
             arguments = run.job_args or {}
             transaction.on_commit(partial(
-                _submit, run.queue or DEFAULT_QUEUE, rq_job_id, None, run.pk, run.func_path,
+                _submit, run.queue or DEFAULT_QUEUE, rq_job_id, None, run.pk, present_path(run.func_path),
                 list(arguments.get("args") or []), dict(arguments.get("kwargs") or {}),
                 description=f"{run.name} {run.target}".strip()))
             return True
@@ -355,6 +365,39 @@ def _submit(queue_name, rq_job_id, delay, *job_args, description=""):
 # Run
 
 
+def job_body(path: str) -> tuple:
+    """(the function a job's import path names, the path to run it by). A path that no longer imports (a body
+    moved: RQ or a JobRun may still hold `backoffice.<app>.jobs.<name>` of a relay module since deleted) names
+    the app's job of that name (_moved_body): that body, and its present path. ImportError when neither is there."""
+    try:
+        return import_string(path), path
+    except ImportError:
+        body = _moved_body(path)
+        if body is None:
+            raise
+        logger.info("job body %s moved; running %s, the job of that name", path, func_path(body))
+        return body, func_path(body)
+
+
+def _moved_body(path: str):
+    """The one job body of the old path's app (or of an app split from it: dispatch_inbox from dispatch) whose job
+    name or function bears the old relay's name (`backoffice.dispatch.jobs.note_push` -> dispatch.push.note_push,
+    the job dispatch_note_push); never another app's job of the same name."""
+    package, _relay, name = path.rsplit(".", 2) if path.count(".") >= 2 else ("", "", path)
+    found = {body for body in registry["jobs"].values()
+             if body.__module__.startswith(package) and name in (body.__name__, getattr(body, "job_name", ""))}
+    return found.pop() if package and len(found) == 1 else None
+
+
+def present_path(path: str) -> str:
+    """The path a job's body runs by now (job_body); the path as it was when no body is found (the run that
+    tries it records the failure)."""
+    try:
+        return job_body(path)[1]
+    except ImportError:
+        return path
+
+
 def run_job(run_id: int, path: str, args=(), kwargs=None):
     """The RQ entry point of every job: mark RUNNING, call the body, record the outcome on the JobRun."""
     now = timezone.now()
@@ -366,7 +409,8 @@ def run_job(run_id: int, path: str, args=(), kwargs=None):
     run = JobRun.objects.get(pk=run_id)
     token = _current_run.set(run)
     try:
-        result = import_string(path)(*args, **(kwargs or {}))
+        body, path = job_body(path)  # a retry or a deferral runs again by the body's present path
+        result = body(*args, **(kwargs or {}))
     except (RateLimited, TryLater) as exc:
         if isinstance(exc, TryLater):
             message = exc.message or _("Not ready yet.")
@@ -422,8 +466,6 @@ def _run_again(run: JobRun, path, args, kwargs, delay: float, status, message: s
     JobRun.objects.filter(pk=run.pk).update(
         status=status, message=message, rq_job_id=rq_job_id,
         attempts=F("attempts") if counted else F("attempts") - 1)
-    from rq import get_current_job
-
     current = get_current_job()
     queue = _queue(current.origin if current else DEFAULT_QUEUE)
     queue.enqueue_at(_run_at(delay), run_job, run.pk, path, list(args), dict(kwargs or {}), job_id=rq_job_id,

@@ -2,12 +2,14 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, models, transaction
 from django.db.models import F, Q
-from django.urls import reverse
+from django.urls import NoReverseMatch, reverse
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from .choices import AuthMethod, Environment, JobStatus, SyncState
 from .crypto import EncryptedTextField
+from .failures import error_heading, error_text
+from .joblabels import job_label
 from .tiers import tier_for_credits
 
 
@@ -90,8 +92,6 @@ class Company(models.Model):
         return [s for s in (self.api_key, self.service_password) if s]
 
     def clean(self):
-        from django.core.exceptions import ValidationError
-
         if self.auth_method == AuthMethod.API_KEY and not self.api_key:
             raise ValidationError({"api_key": _("An API key is required for this authentication method.")})
         if self.auth_method == AuthMethod.SERVICE_USER:
@@ -117,6 +117,15 @@ class Membership(models.Model):
 
     def __str__(self):
         return f"{self.user} @ {self.company}"
+
+
+def detail_url(record):
+    """The page of a record whose app registered its detail view (core.generic.registry names it
+    "<app_label>:<model_name>_detail"), or None."""
+    try:
+        return reverse(f"{record._meta.app_label}:{record._meta.model_name}_detail", kwargs={"pk": record.pk})
+    except NoReverseMatch:
+        return None
 
 
 class ErrorSource(models.TextChoices):
@@ -184,9 +193,7 @@ class RemoteRecord(models.Model):
         return SyncState.color(self.sync_state)
 
     def get_absolute_url(self):
-        from .generic.registry import model_url
-
-        return model_url(self, "detail")
+        return detail_url(self)
 
     @property
     def is_busy(self) -> bool:
@@ -196,15 +203,11 @@ class RemoteRecord(models.Model):
     @property
     def last_error_heading(self) -> str:
         """The heading of the record's error alert: "The platform refused" only when it did."""
-        from .platform import error_heading
-
         return error_heading(self.last_error_source)
 
     @property
     def last_error_text(self) -> str:
         """The last error as shown: a refusal of the credentials in the reader's language, else as kept."""
-        from .platform import error_text
-
         return error_text(self.last_error_source, self.last_error)
 
 
@@ -355,13 +358,24 @@ class JobRun(models.Model):
 
     @property
     def label(self) -> str:
-        from .joblabels import job_label
-
         return job_label(self.name)
 
     @property
     def status_color(self):
         return JobStatus.color(self.status)
+
+
+class RequestedWork(models.Model):
+    """What a company asked the platform for and a job fetches (an export, core.exports; a report's walk through its
+    pages, core.reports): for whom, when it was asked for, the job's last word."""
+
+    company = models.ForeignKey(Company, on_delete=models.CASCADE, related_name="+", verbose_name=_("company"))
+    message = models.TextField(_("message"), blank=True)
+    created_at = models.DateTimeField(_("requested"), auto_now_add=True)
+
+    class Meta:
+        abstract = True
+        ordering = ["-created_at", "-id"]
 
 
 class FormSubmission(models.Model):

@@ -38,11 +38,13 @@ def num(value):
 
 
 def integer(value):
-    """An int from a number or a numeric string; None for booleans, fractions and anything else."""
+    """An int from a whole number (1 or 1.0) or a numeric string; None for booleans, fractions and anything else."""
     if isinstance(value, bool) or value is None:
         return None
     if isinstance(value, int):
         return value
+    if isinstance(value, float):
+        return int(value) if value.is_integer() else None
     try:
         return int(str(value).strip())
     except ValueError:

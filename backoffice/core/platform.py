@@ -11,8 +11,7 @@ from django.utils import timezone
 from django.utils.formats import date_format
 from django.utils.translation import gettext as _
 
-from backoffice.remote import connection, endpoints, errors, tokens
-from backoffice.remote.errors import ApiKeyRequired, CredentialsUnsendable, RemoteError
+from backoffice.remote import connection, tokens
 from backoffice.remote.ratelimit import RateLimiter
 from backoffice.remote.sessions import TransportPool
 from backoffice.remote.tokens import RedisTokenStore
@@ -20,7 +19,9 @@ from backoffice.remote.transport import Transport, TransportConfig
 
 from . import crypto
 from .choices import service_label
-from .models import RemoteCall
+from .failures import unsendable_text
+from .models import Company, RemoteCall
+from .registry import registry
 
 logger = logging.getLogger(__name__)
 
@@ -142,99 +143,12 @@ def client_for(company, client_class, *, interactive=False):
     return client_class(transport_for(company, interactive=interactive))
 
 
-# --- what a failure is, in the user's language ---------------------------------------------------------
-# Refusals of the company's credentials name who can fix them (an administrator) and how; our own failures
-# are never worded or headed as the platform's refusal (issue 9).
-
-def credentials_refused_text() -> str:
-    return _("The platform did not accept the company's credentials (API key or service user). An administrator "
-             "must correct them on the company page and test the connection.")
-
-
-def permission_refused_text(operation: str = "") -> str:
-    """A 403, naming the permission the operation needs where the documents name one (endpoints.PERMISSIONS)."""
-    if endpoints.PERMISSIONS.get(operation) == endpoints.LISTING:
-        return _("The platform accepted the company's credentials but they lack the e-ticket listing permission, "
-                 "which the ticket reports need. An administrator must have it granted to the API key or service "
-                 "user in the platform's portal, then test the connection on the company page.")
-    return _("The platform accepted the company's credentials but does not allow them this operation (no "
-             "permission). An administrator must have the permission granted in the platform's portal, then test "
-             "the connection on the company page.")
-
-
-def credential_label(field: str) -> str:
-    labels = {"api_key": _("API key"), "service_username": _("service user name"),
-              "service_password": _("service user password")}
-    return labels.get(field, field)
-
-
-def unsendable_text(field: str) -> str:
-    return _("The company's %(field)s contains characters that cannot be sent (only printable ASCII letters, digits "
-             "and signs are allowed); nothing was sent to the platform. An administrator must correct it on the "
-             "company page and test the connection.") % {"field": credential_label(field)}
-
-
-def api_key_required_text() -> str:
-    return _("Company management takes only an API key (the platform refuses a service user's token there), and "
-             "this company has none; nothing was sent. An administrator must add the API key on the company page "
-             "(the service user can stay for the documents).")
-
-
-def failure(exc: RemoteError) -> tuple[str, str]:
-    """(message to keep on the record, ErrorSource value) of a failed platform call."""
-    source = getattr(exc, "source", "") or errors.LOCAL
-    if isinstance(exc, CredentialsUnsendable):
-        return unsendable_text(exc.field), source
-    if isinstance(exc, ApiKeyRequired):
-        return api_key_required_text(), source
-    if source == errors.CREDENTIALS:
-        return credentials_refused_text(), source
-    if source == errors.PERMISSION:
-        return permission_refused_text(getattr(exc, "operation", "")), source
-    if source == errors.NETWORK:
-        return network_text(exc), source
-    return exc.user_message(), source
-
-
-def network_text(exc) -> str:
-    """No answer, in the reader's language; the technical reason in brackets for whoever investigates."""
-    return _("The platform could not be reached or did not answer in time (%(reason)s). If it keeps happening, "
-             "check the company's service URLs and the network.") % {"reason": exc.user_message()}
-
-
-def error_heading(source: str) -> str:
-    """Heading of a record's error alert, by ErrorSource."""
-    headings = {
-        errors.PLATFORM: _("The platform refused"),
-        errors.CREDENTIALS: _("The company's credentials were refused"),
-        errors.PERMISSION: _("The company's credentials lack a permission"),
-        errors.NETWORK: _("No answer from the platform"),
-        errors.LOCAL: _("Sending failed here, before the platform was reached"),
-    }
-    return headings.get(source, _("Sending failed"))
-
-
-def error_text(source: str, message: str) -> str:
-    """A record's last error as shown: a refusal of the credentials in the reader's language (the stored
-    text is in the language of the worker that wrote it), anything else as kept."""
-    if not message:
-        return ""
-    if source == errors.CREDENTIALS:
-        return credentials_refused_text()
-    if source == errors.PERMISSION:
-        return permission_refused_text()
-    return message
-
-
 # --- "Test the connection" -------------------------------------------------------------------------------
 
-# service -> keep(company, data): what a domain does with a good answer of the connection test's read
-# (subcompanies keeps the usage report, whose one call per 15 minutes the test used).
-_connection_keepers: dict = {}
-
-
 def register_connection_keeper(service: str, keep) -> None:
-    _connection_keepers[service] = keep
+    """keep(company, data): what a domain does with a good answer of the connection test's read of `service`
+    (subcompanies keeps the usage report, whose one call per 15 minutes the test used)."""
+    registry["connection_keepers"][service] = keep
 
 
 def connection_test(company) -> dict:
@@ -242,13 +156,11 @@ def connection_test(company) -> dict:
     then one harmless read per service (backoffice.remote.connection). Keeps and returns the result
     {"auth_method", "checks": [...]} on the company; never raises for what the platform, the network or
     our guards do."""
-    from .models import Company
-
+    keepers = registry["connection_keepers"]
     try:
         checks = connection.check_connection(
             transport_for(company, interactive=True), today=timezone.localdate(),
-            keep=lambda service, data: _connection_keepers[service](company, data)
-            if service in _connection_keepers else None)
+            keep=lambda service, data: keepers[service](company, data) if service in keepers else None)
     except Exception:  # building the client (settings, Redis): still a result, never a 500
         logger.exception("connection test of company %s failed", company.pk)
         checks = [connection.Check(connection.AUTH, connection.ERROR, detail="configuration")]
@@ -291,9 +203,32 @@ def _outcome_label(outcome: str) -> str:
     }.get(outcome, outcome)
 
 
+def _fixed_texts() -> dict:
+    """What to do after the outcomes whose advice does not depend on the check, in the active language."""
+    return {
+        connection.NO_PERMISSION: _(
+            "The credentials were accepted, but they may not use this service. Have the permission granted in the "
+            "platform's portal (for ticket reports: the e-ticket listing permission) and test again."),
+        connection.UNREACHABLE: _(
+            "No connection to the service could be made. Check the environment and the service URLs of the "
+            "company; if they are right, the platform or the network may be down: test again later."),
+        connection.TIMED_OUT: _(
+            "The service did not answer in time. The platform may be slow right now: test again in a few minutes."),
+        connection.UNEXPECTED: _(
+            "Something answered, but not as the platform does (not JSON). Check the service URL of the company: it "
+            "may point at a web page or a proxy."),
+        connection.NO_API_KEY: _(
+            "Company management takes only an API key and this company has none, so it was not tried. Add the API "
+            "key in the company's form to manage sub-companies and credit offers here."),
+    }
+
+
 def _outcome_text(check: dict, auth_method: str, checked_at) -> str:
     outcome, service = check.get("outcome"), check.get("service")
     is_auth = service == connection.AUTH
+    fixed = _fixed_texts().get(outcome)
+    if fixed:
+        return fixed
     if outcome == connection.OK:
         return _("The platform accepted the credentials.") if is_auth else _("The platform answered a read.")
     if outcome == connection.REFUSED_CREDENTIALS:
@@ -304,21 +239,9 @@ def _outcome_text(check: dict, auth_method: str, checked_at) -> str:
                      "module of the platform's portal, correct them in the company's form and test again.")
         return _("The platform refused the API key. Copy the key again from the API management module of the "
                  "platform's portal, paste it in the company's form and test again.")
-    if outcome == connection.NO_PERMISSION:
-        return _("The credentials were accepted, but they may not use this service. Have the permission granted in "
-                 "the platform's portal (for ticket reports: the e-ticket listing permission) and test again.")
-    if outcome == connection.UNREACHABLE:
-        return _("No connection to the service could be made. Check the environment and the service URLs of the "
-                 "company; if they are right, the platform or the network may be down: test again later.")
-    if outcome == connection.TIMED_OUT:
-        return _("The service did not answer in time. The platform may be slow right now: test again in a few "
-                 "minutes.")
     if outcome == connection.REFUSED:
         return _("The service answered with an error (%(answer)s). If it persists, check the service URL of the "
                  "company or ask the platform's support.") % {"answer": check.get("detail") or check.get("status")}
-    if outcome == connection.UNEXPECTED:
-        return _("Something answered, but not as the platform does (not JSON). Check the service URL of the "
-                 "company: it may point at a web page or a proxy.")
     if outcome == connection.LIMITED:
         after = checked_at + timedelta(seconds=check.get("wait") or 0) if checked_at else None
         when = date_format(timezone.localtime(after), "H:i") if after else "—"
@@ -332,9 +255,6 @@ def _outcome_text(check: dict, auth_method: str, checked_at) -> str:
     if outcome == connection.BLOCKED:
         return _("The back-office did not send this read: %(reason)s. Check the company's service URLs and the "
                  "settings.") % {"reason": check.get("detail") or "—"}
-    if outcome == connection.NO_API_KEY:
-        return _("Company management takes only an API key and this company has none, so it was not tried. Add the "
-                 "API key in the company's form to manage sub-companies and credit offers here.")
     if outcome == connection.SKIPPED:
         if is_auth:
             return _("The API key could not be checked because no service could be reached.")

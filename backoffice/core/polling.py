@@ -1,7 +1,8 @@
 """Status polling, declared once: what the platform still works on is asked again until it settles.
 
 A domain declares a StatusPoll and registers it in its AppConfig.ready(); core runs it as a job per company,
-soon after a send (following the records for a while) and from the cron for every company with work:
+soon after a send (following the records for a while) and from the cron for every company with work. The module
+that declares it registers it at its end (core.domains):
 
     NOTES_POLL = StatusPoll(
         name="notes_poll", label=_("Read dispatch note statuses"), model=DispatchNote,
@@ -24,11 +25,14 @@ from typing import Callable
 from django.db.models import F
 from django.utils import timezone
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from backoffice.remote.errors import RateLimited, RemoteError
 
 from . import jobs, schedule
 from .choices import SyncState
+from .joblabels import register_job_labels
+from .models import Company
 from .registry import registry
 
 logger = logging.getLogger("backoffice.polling")
@@ -56,7 +60,7 @@ class StatusPoll:
 def register(poll: StatusPoll, *, every: int, job_timeout: int = 600) -> None:
     """Declare a poll: its job's label, and a cron entry that polls every company with work every `every` s."""
     registry["polls"][poll.name] = poll
-    registry["job_labels"][poll.name] = poll.label
+    register_job_labels({poll.name: poll.label})
     schedule.register(func=poll_all, args=(poll.name,), interval=every, name=poll.name, job_timeout=job_timeout)
 
 
@@ -111,11 +115,9 @@ def _keep(poll: StatusPoll, records, answers) -> int:
     return changed
 
 
-@jobs.job(_("Read statuses from the platform"))
+@jobs.job(gettext_lazy("Read statuses from the platform"))
 def poll_job(name, company_id, follow=False) -> str:
     """The job of every poll: one run for one company; while following, one more run shortly."""
-    from .models import Company
-
     poll = registry["polls"][name]
     company = Company.objects.get(pk=company_id)
     calls, changed = run(poll, company)
@@ -157,13 +159,11 @@ def waiting(poll: StatusPoll, company) -> bool:
 
 def companies_with_work(poll: StatusPoll):
     """The ids of the active companies that have a record in the poll's line (one query)."""
-    from .models import Company
-
     return Company.objects.filter(is_active=True, pk__in=_moving(poll).values("company_id")).values_list(
         "pk", flat=True)
 
 
-@jobs.job(_("Read statuses from the platform (every company)"))
+@jobs.job(gettext_lazy("Read statuses from the platform (every company)"))
 def poll_all(name) -> str:
     """Cron: one run for every company with work (duplicates are skipped)."""
     poll = registry["polls"][name]

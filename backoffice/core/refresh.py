@@ -25,12 +25,12 @@ from django.utils.translation import gettext_lazy, ngettext
 from backoffice.remote import endpoints, ratelimit
 
 from . import jobs
-from .actions import _sets, own_fields, selection_target
 from .choices import SyncState
 from .conf import tunable
-from .joblabels import register_job_labels
 from .models import Company, JobRun
+from .registry import registry
 from .schedule import company_offset
+from .sync import own_fields, selection_target
 
 logger = logging.getLogger("backoffice.refresh")
 
@@ -42,7 +42,6 @@ DEFAULTS = {
     "STATUS_REFRESH_IDS": 100,  # ids per status call
 }
 JOB = "status_refresh"
-register_job_labels({JOB: gettext_lazy("Re-read statuses from the platform")})
 
 
 def setting(name):
@@ -51,12 +50,12 @@ def setting(name):
 
 def refreshable_models() -> list:
     """Models whose action set has a status call (core.actions)."""
-    return [model for model, action_set in _sets.items() if action_set.status_operation]
+    return [model for model, action_set in registry["action_sets"].items() if action_set.status_operation]
 
 
 def calls_per_run(company, model) -> int:
     """The run's budget in status calls: a share of the documented limit over one interval, or the default."""
-    operation = _sets[model].status_operation(model)
+    operation = registry["action_sets"][model].status_operation(model)
     endpoint = endpoints.resolve(operation, getattr(settings, "PLATFORM_ENDPOINTS", {}) or {})
     rule = ratelimit.rule_for(endpoint.method, endpoint.path)
     if rule is None:
@@ -81,7 +80,7 @@ def due(model, company, limit: int) -> list:
 
 def status_refresh(model, company, *, pks=None) -> int:
     """Re-read the statuses of the due records (or of `pks`) within the budget; returns how many changed."""
-    action_set = _sets[model]
+    action_set = registry["action_sets"][model]
     size = int(setting("STATUS_REFRESH_IDS"))
     limit = size * calls_per_run(company, model)
     if pks:
@@ -108,6 +107,7 @@ def status_refresh(model, company, *, pks=None) -> int:
     return changed
 
 
+@jobs.job(gettext_lazy("Re-read statuses from the platform"), name=JOB)
 def status_refresh_job(model_label, company_id, pks=None):
     """Job: one company's refresh of one model (or of some of its records)."""
     model = apps.get_model(model_label)
@@ -119,7 +119,7 @@ def status_refresh_job(model_label, company_id, pks=None):
 def refresh_request(model, company, pks=None):
     """Enqueue a refresh now (the "Re-read now" buttons): deduplicated per company, model and selection."""
     target = selection_target(model, pks) if pks else model._meta.label_lower
-    return jobs.enqueue(status_refresh_job, name=JOB, company=company.pk, target=target,
+    return jobs.enqueue(status_refresh_job, company=company.pk, target=target,
                         args=[model._meta.label_lower, company.pk, list(pks) if pks else None])
 
 
@@ -147,7 +147,7 @@ def refresh_all() -> int:
             if not model.objects.filter(company_id=company_id, sync_state=SyncState.SYNCED).exclude(
                     remote_id="").exists():
                 continue
-            count += jobs.enqueue(status_refresh_job, name=JOB, company=company_id, target=label,
+            count += jobs.enqueue(status_refresh_job, company=company_id, target=label,
                                   args=[label, company_id, None]).is_new
     return count
 

@@ -1,8 +1,9 @@
-"""The one registry of what apps declare (NetBox's `netbox.registry`): named stores, filled from the apps'
-AppConfig.ready() and their modules' decorators, read by core. What a domain declared is one lookup:
+"""The one registry of what apps declare (NetBox's `netbox.registry`): named stores, filled as the modules that
+declare are imported (core.domains: each app names them) and by their decorators, read by core. What a domain
+declared is one lookup:
 
     registry["jobs"]["invoice_push"]          # the job body of that name, and its label
-    registry["polls"]["dispatch_notes"]      # a StatusPoll (core.polling)
+    registry["polls"]["dispatch_notes_poll"] # a StatusPoll (core.polling)
     registry["action_sets"][EventTicket]     # an ActionSet (core.actions)
 
 A store is a plain dict, created with the registry; a name that is not a store is an error (a typo would
@@ -22,7 +23,6 @@ STORES = (
     "model_views",  # (app_label, model_name) -> {view name: view class} (core.generic.registry)
     "polls",  # name -> StatusPoll (core.polling)
     "pushables",  # model -> push job (core.sync)
-    "refresh_views",  # model -> registered re-read views (core.generic.refresh)
     "schedule",  # cron entry name -> entry (core.schedule)
     "sync_sources",  # name -> dashboard sync source (core.dashboard)
 )

@@ -16,33 +16,32 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, ngettext
 
 from . import jobs
-from .generic.text import capfirst
+from .choices import ColoredChoices
 from .exports import parse_when
-from .models import Company
+from .models import Company, RequestedWork
+from .payloads import camel_names
+from .text import capfirst
 
 REPORT_PAGE_SIZE = 500  # document 1, section 8: at most 500 records per page
 
 
-class ReportState(models.TextChoices):
+class ReportState(ColoredChoices):
     QUEUED = "queued", gettext_lazy("Queued")
     RUNNING = "running", gettext_lazy("Fetching")
     DONE = "done", gettext_lazy("Complete")
     FAILED = "failed", gettext_lazy("Failed")
 
-    @classmethod
-    def color(cls, value):
-        return {cls.QUEUED: "info", cls.RUNNING: "primary", cls.DONE: "success", cls.FAILED: "danger"}.get(
-            value, "secondary")
+
+ReportState.COLORS = {ReportState.QUEUED: "info", ReportState.RUNNING: "primary", ReportState.DONE: "success",
+                      ReportState.FAILED: "danger"}
 
 
 REPORT_ACTIVE = (ReportState.QUEUED, ReportState.RUNNING)
 
 
-class ReportRunBase(models.Model):
+class ReportRunBase(RequestedWork):
     """One walk through the pages of a by-date report."""
 
-    company = models.ForeignKey(Company, on_delete=models.CASCADE, related_name="+",
-                                verbose_name=gettext_lazy("company"))
     report_date = models.DateField(gettext_lazy("report date"))
     state = models.CharField(gettext_lazy("state"), max_length=10, choices=ReportState.choices,
                              default=ReportState.QUEUED)
@@ -52,13 +51,10 @@ class ReportRunBase(models.Model):
     total_count = models.PositiveIntegerField(gettext_lazy("items on the platform"), null=True, blank=True)
     item_count = models.PositiveIntegerField(gettext_lazy("items stored"), default=0)
     is_current = models.BooleanField(gettext_lazy("current"), default=False)
-    message = models.TextField(gettext_lazy("message"), blank=True)
-    created_at = models.DateTimeField(gettext_lazy("requested"), auto_now_add=True)
     finished_at = models.DateTimeField(gettext_lazy("finished"), null=True, blank=True)
 
-    class Meta:
+    class Meta(RequestedWork.Meta):
         abstract = True
-        ordering = ["-created_at", "-id"]
 
     def __str__(self):
         kind = self.get_kind_display() if hasattr(self, "get_kind_display") else capfirst(self._meta.verbose_name)
@@ -117,8 +113,6 @@ def int_or_none(value):
 def fields_spec(*, text=(), moments=(), amounts=(), numbers=(), flags=()) -> tuple:
     """(model field, platform name, converter) of report fields whose platform name is the field's in camel
     case (part_index is partIndex), by the kind of their values."""
-    from .payloads import camel_names
-
     kinds = ((text, str), (moments, date_time), (amounts, decimal_or_none), (numbers, int_or_none), (flags, bool))
     return tuple((name, key, convert) for names, convert in kinds for key, name in camel_names(*names).items())
 

@@ -3,6 +3,7 @@
 from django.core.exceptions import PermissionDenied
 
 from .choices import Role
+from .models import Company, Membership
 
 # What each role may do. Managers read everything; administrators also manage companies and see the
 # audit log; accounting staff work on documents.
@@ -32,8 +33,6 @@ def has_role(user, *roles) -> bool:
 
 
 def companies_for(user):
-    from .models import Company
-
     if not user.is_authenticated:
         return Company.objects.none()
     if user.is_superuser:
@@ -70,8 +69,6 @@ def may_manage_user(administrator, user) -> bool:
     the password of someone who also works for B could sign in as them and read B. So only users who
     work for none but the administrator's own companies, never a superuser, and never oneself (ask
     another administrator; one's own password is changed on the password page)."""
-    from .models import Membership
-
     if not has_role(administrator, "administrator") or user.is_superuser or user.pk == administrator.pk:
         return False
     if administrator.is_superuser:

@@ -2,7 +2,10 @@
 
 import re
 
+from axes.models import AccessAttempt
 from django.conf import settings
+from django.db.models import Sum
+from django.utils import timezone
 
 # Primary keys are BigAutoField: at most 2**63 - 1, which has 19 digits. 18 digits always fit, on SQLite
 # and PostgreSQL alike; anything longer, signed, spaced or non-ASCII (int("²") fails, "²".isdigit() is
@@ -61,10 +64,6 @@ def client_ip(request) -> str:
 def is_locked_out(username: str) -> bool:
     """Whether django-axes refuses this user name now (its failures within the cool-off reached the
     limit), counted as axes counts them: the sum over the name's attempt rows."""
-    from axes.models import AccessAttempt
-    from django.db.models import Sum
-    from django.utils import timezone
-
     since = timezone.now() - settings.AXES_COOLOFF_TIME
     failures = (AccessAttempt.objects.filter(username=username, attempt_time__gte=since)
                 .aggregate(n=Sum("failures_since_start"))["n"] or 0)

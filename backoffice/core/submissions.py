@@ -20,7 +20,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from .models import FormSubmission
+from .models import Company, FormSubmission
 from .security import parse_id
 
 KEY_FIELD = "submission_key"
@@ -69,8 +69,6 @@ class SubmissionGuard:
         if FormSubmission.objects.filter(key=self.key).exclude(user=self.request.user).exists():
             return _("This form is out of date. Nothing was saved; open the form again.")
         if self.company is None or self.opened_for != self.company.pk:
-            from .models import Company
-
             # Named only when the user works for it: a typed opened_for never reveals another tenant's name.
             opened = (Company.objects.filter(pk=self.opened_for, memberships__user=self.request.user)
                       .values_list("name", flat=True).first())

@@ -2,9 +2,9 @@
 
 Plain keyword-only services (HackSoft style) that the domain apps call with their own callables:
 
-    # invoices/apps.py, ready():      sync.register_pushable(Invoice, jobs.invoice_push)
+    # invoices/services.py, at its end: sync.register_pushable(Invoice, invoice_push)
     # invoices/services.py:           sync.record_queue(invoice)
-    # invoices/jobs.py:               @job(_("Send invoice"))
+    #                                 @job(_("Send invoice"))
     #                                 def invoice_push(pk):
     #                                     return sync.record_push(Invoice, pk, send=invoice_send,
     #                                                             reconcile=invoice_reconcile)
@@ -14,6 +14,7 @@ and resends), or back to QUEUED (transient error; the job runner retries with ba
 rate-limit window). See ARCHITECTURE.md, "The life of a mirrored record".
 """
 
+import hashlib
 import logging
 from datetime import timedelta
 from operator import attrgetter
@@ -29,12 +30,10 @@ from backoffice.remote.errors import LOCAL, RateLimited, RemoteError
 
 from . import jobs
 from .choices import SyncState
-from .platform import failure
+from .failures import failure
+from .registry import registry
 
 logger = logging.getLogger("backoffice.sync")
-
-# RemoteRecord model -> import path of its push job (an entry point taking the record's pk).
-_pushable: dict = {}
 
 
 class StateError(Exception):
@@ -42,12 +41,14 @@ class StateError(Exception):
 
 
 def register_pushable(model, push_job) -> None:
-    """Make `model` known to record_queue() and to the sweep. Call it from the app's ready()."""
-    _pushable[model] = (jobs.func_path(push_job), getattr(push_job, "job_name", ""))
+    """Make `model` known to record_queue() and to the sweep (registry["pushables"]: the import path of its push
+    job, an entry point taking the record's pk, and the job's name). Call it where the job is declared
+    (core.domains)."""
+    registry["pushables"][model] = (jobs.func_path(push_job), getattr(push_job, "job_name", ""))
 
 
 def pushable_models() -> list:
-    return list(_pushable)
+    return list(registry["pushables"])
 
 
 def record_target(model, pk) -> str:
@@ -55,9 +56,22 @@ def record_target(model, pk) -> str:
     return f"{model._meta.label_lower}:{pk}"
 
 
+def selection_target(model, pks) -> str:
+    """The JobRun target of a selection: 'app.model:pk' for one, 'app.model:first+more:digest' for many."""
+    digest = hashlib.sha1(",".join(str(pk) for pk in sorted(pks)).encode()).hexdigest()[:10]
+    label, first = model._meta.label_lower, min(pks)
+    return f"{label}:{first}" if len(pks) == 1 else f"{label}:{first}+{len(pks) - 1}:{digest}"
+
+
+def own_fields(model, **fields) -> dict:
+    """The fields among these that the model has (requested_status and status_message are a domain's)."""
+    names = {field.name for field in model._meta.concrete_fields}
+    return {name: value for name, value in fields.items() if name in names}
+
+
 def enqueue_push(model, pk, company_id):
     try:
-        path, name = _pushable[model]
+        path, name = registry["pushables"][model]
     except KeyError:
         raise ImproperlyConfigured(f"{model._meta.label} has no push job: call sync.register_pushable()") from None
     return jobs.enqueue(path, name=name or path.rsplit(".", 1)[-1], company=company_id,
@@ -178,21 +192,7 @@ def record_push(model, pk, *, send, reconcile, waits_for=None):
                                    updated_at=timezone.now())
         raise
     except RemoteError as exc:
-        # The refusal of the company's credentials is worded for the user, with who can fix it; `source`
-        # keeps our own failures from being shown as the platform's refusal.
-        message, source = failure(exc)
-        if exc.permanent:
-            _fail(model, pk, message, source)
-        elif jobs.will_run_again(exc):
-            _sending(model, pk).update(sync_state=SyncState.QUEUED, last_error=message, last_error_source=source,
-                                       updated_at=timezone.now())
-        else:
-            # The job gives up, the record does not: the platform may have it (a 500 after applying), so it
-            # never ends FAILED unasked. It waits QUEUED for the sweep, whose push asks the platform first.
-            _sending(model, pk).update(sync_state=SyncState.QUEUED, last_error_source=source, updated_at=timezone.now(),
-                                       last_error=_("%(error)s The job gave up for now; the record is tried again "
-                                                    "within %(minutes)s minutes, asking the platform first.")
-                                       % {"error": message, "minutes": settings.SYNC_STUCK_AFTER_SECONDS // 60})
+        _keep_failure(model, pk, exc)
         raise
     except Exception as exc:
         # A bug, not the platform: show it on the record (the runner logs the traceback). A resend
@@ -206,6 +206,25 @@ def record_push(model, pk, *, send, reconcile, waits_for=None):
     if reconciled:
         return _("Found on the platform; not sent again.")
     return _("Sent to the platform.")
+
+
+def _keep_failure(model, pk, exc: RemoteError) -> None:
+    """A send that failed: the record FAILED when the platform refused for good, else back in line (QUEUED), the
+    message kept either way. The refusal of the company's credentials is worded for the user, with who can fix
+    it; `source` keeps our own failures from being shown as the platform's refusal."""
+    message, source = failure(exc)
+    if exc.permanent:
+        _fail(model, pk, message, source)
+    elif jobs.will_run_again(exc):
+        _sending(model, pk).update(sync_state=SyncState.QUEUED, last_error=message, last_error_source=source,
+                                   updated_at=timezone.now())
+    else:
+        # The job gives up, the record does not: the platform may have it (a 500 after applying), so it
+        # never ends FAILED unasked. It waits QUEUED for the sweep, whose push asks the platform first.
+        _sending(model, pk).update(sync_state=SyncState.QUEUED, last_error_source=source, updated_at=timezone.now(),
+                                   last_error=_("%(error)s The job gave up for now; the record is tried again "
+                                                "within %(minutes)s minutes, asking the platform first.")
+                                   % {"error": message, "minutes": settings.SYNC_STUCK_AFTER_SECONDS // 60})
 
 
 def _fail(model, pk, message, source=LOCAL):

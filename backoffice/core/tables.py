@@ -2,9 +2,9 @@ import django_tables2 as tables
 from django.utils.html import format_html
 from django.utils.translation import gettext_lazy as _
 
-from .choices import JobStatus, service_label
-from .joblabels import target_label
+from .choices import JobStatus, Role, service_label
 from .generic import BaseTable, ChoiceBadgeColumn, DateTimeColumn, LinkedColumn, ProgressColumn
+from .generic.registry import target_label
 from .models import Company, JobRun, Membership, RemoteCall
 from .templatetags.backoffice import http_status_badge
 
@@ -54,8 +54,6 @@ class MembershipTable(BaseTable):
         return record.user.get_full_name()
 
     def _roles(self, record):
-        from .choices import Role
-
         labels = dict(Role.choices)
         # user.groups is prefetched by the list view: no query per row.
         return [labels[g.name] for g in record.user.groups.all() if g.name in labels]

@@ -26,19 +26,9 @@ from django.views.generic import TemplateView
 
 from . import dashboard, filters, forms, platform, tables
 from .choices import JobStatus, Role, service_label
-from .generic import (
-    BaseObjectView,
-    BulkAction,
-    BulkActionView,
-    ObjectDeleteView,
-    ObjectDetailView,
-    ObjectEditView,
-    ObjectListView,
-    bulk_delete,
-    register_model_views,
-)
-from .generic.registry import model_url
-from .generic.views import describe_fields
+from .generic.registry import model_url, register_model_views, target_label
+from .generic.views import (BaseObjectView, BulkAction, BulkActionView, ObjectDeleteView, ObjectDetailView,
+                            ObjectEditView, ObjectListView, bulk_delete, describe_fields)
 from .health import health_report
 from .middleware import SESSION_KEY, role_not_required
 from .models import SERIES_KINDS, Company, DocumentSeries, JobRun, Membership, RemoteCall
@@ -394,8 +384,6 @@ class RemoteCallDetailView(ObjectDetailView):
               "error", "request_excerpt", "response_excerpt")
 
     def get_extra_context(self, call):
-        from .choices import service_label
-
         fields = describe_fields(call, self.fields, user=self.request.user)
         fields[1].value = service_label(call.service)
         return {"fields": fields}
@@ -425,8 +413,6 @@ class JobRunDetailView(ObjectDetailView):
               "finished_at")
 
     def get_extra_context(self, run):
-        from .joblabels import target_label
-
         fields = describe_fields(run, self.fields, user=self.request.user)
         fields[0].value = run.label  # the words people read, not the internal job name
         fields[1].value, fields[1].url = target_label(run.target)

@@ -22,7 +22,8 @@ from django.utils.formats import number_format
 from django.utils.translation import gettext as _
 from lxml import etree
 from openpyxl.cell import WriteOnlyCell
-from openpyxl.reader.excel import ExcelReader, _find_workbook_part
+from openpyxl.reader import excel
+from openpyxl.reader.excel import ExcelReader
 from openpyxl.styles.stylesheet import apply_stylesheet
 from openpyxl.utils import column_index_from_string, get_column_letter
 from openpyxl.utils.datetime import from_excel, from_ISO8601
@@ -264,6 +265,13 @@ def _too_many_rows(limits):
                            % {"count": f"{limits.rows:,}".replace(",", ".")})
 
 
+def workbook_part(reader: ExcelReader) -> str:
+    """The workbook part's name in the archive, found as the reader's read_workbook() finds it. openpyxl names it
+    only with a private helper (openpyxl 3.1, requirements.txt), used here alone: its size is checked before the
+    reader parses it."""
+    return excel._find_workbook_part(reader.package).PartName[1:]
+
+
 def read_sheet(source, limits: Limits):
     """The first worksheet's rows, one tuple of values per sheet row from row 1 (an empty row is ()), as a
     generator; WorkbookRefused (also raised before the first row) says why the file is refused."""
@@ -273,7 +281,7 @@ def read_sheet(source, limits: Limits):
         # keep_links=False: openpyxl would parse an external link's part whole once per reference to it
         reader = ExcelReader(source, read_only=True, data_only=True, keep_links=False)
         reader.read_manifest()  # [Content_Types].xml: under max_xml_part() (inspect)
-        _parsed_whole(reader.archive.getinfo(_find_workbook_part(reader.package).PartName[1:]))
+        _parsed_whole(reader.archive.getinfo(workbook_part(reader)))
         strings = reader.package.find(SHARED_STRINGS)
         if strings is not None:  # whatever its name, the shared strings' own limit
             _within(reader.archive.getinfo(strings.PartName[1:]), limits.part_bytes)

@@ -11,8 +11,7 @@ from django.utils.translation import gettext_lazy as _
 from backoffice.core.fields import IbanField, LineNumberField, localized_formfield
 from backoffice.core.validators import validate_vkn_or_tckn
 
-from backoffice.chart_of_accounts.choices import AccountType
-from backoffice.chart_of_accounts.models import Account
+from backoffice.chart_of_accounts.api import sub_accounts
 
 from .models import Address, Bank, Contact, CurrentAccount, Mapping
 
@@ -128,8 +127,7 @@ class MappingForm(AccountBranchMixin, forms.ModelForm):
 
     def __init__(self, *args, company=None, **kwargs):
         super().__init__(*args, **kwargs)
-        self.fields["account"].queryset = Account.objects.filter(company=company, type=AccountType.SUB).order_by(
-            "full_code")
+        self.fields["account"].queryset = sub_accounts(company)
         self.fields["account"].label = _("Sub-account")
         self.fields["account"].help_text = _("A pool account can be mapped to several current accounts; any other "
                                              "to one only.")

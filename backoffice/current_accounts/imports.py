@@ -1,6 +1,7 @@
-"""Excel import of current accounts (each with its first address, bank record and contact) and of chart
-accounts: every row checked with the pages' forms and the services' rules before anything is saved, all
-saved in one transaction or none, then sent in the background with progress (core.imports)."""
+"""Excel import of current accounts (each with its first address, bank record and contact): every row checked
+with the pages' forms and the services' rules before anything is saved, all saved in one transaction or none,
+then sent in the background with progress (core.imports). The same page imports the chart of accounts, whose
+sheet and rows are the chart's (chart_of_accounts.api)."""
 
 from dataclasses import replace
 
@@ -13,10 +14,7 @@ from backoffice.core.choices import SyncState
 from backoffice.core.imports import Column, Sheet, error_on, form_errors
 from backoffice.remote.errors import RateLimited, RemoteError
 
-from backoffice.chart_of_accounts import services as chart_services
-from backoffice.chart_of_accounts.choices import currency_ids
-from backoffice.chart_of_accounts.forms import AccountForm
-from backoffice.chart_of_accounts.models import Account
+from backoffice.chart_of_accounts.api import CHART_SHEET
 
 from . import services
 from .forms import BankForm, ContactForm, CurrentAccountForm, FirstAddressForm
@@ -48,27 +46,8 @@ ACCOUNT_SHEET = Sheet(gettext_lazy("Current accounts"), (
     Column("contact-email_address", gettext_lazy("Contact e-mail")),
 ))
 
-CHART_SHEET = Sheet(gettext_lazy("Chart of accounts"), (
-    Column("type", gettext_lazy("Account type"), True, "muavin"),
-    Column("base_code", gettext_lazy("Main account code"), False, "120"),
-    Column("parent", gettext_lazy("Parent account code"), False, "120.01"),
-    Column("unit_code", gettext_lazy("Unit code"), False, "001"),
-    Column("name", gettext_lazy("Account name"), True, "Yurtiçi alıcılar"),
-    Column("currency", gettext_lazy("Currency"), False, "TRY"),
-    Column("is_bundle_account", gettext_lazy("Pool account"), False, "hayır"),
-))
-TYPE_WORDS = {"0": 0, "kebir": 0, "ana": 0, "ana hesap": 0, "main": 0, "1": 1, "grup": 1, "ara": 1, "group": 1,
-              "2": 2, "muavin": 2, "alt": 2, "alt hesap": 2, "sub": 2, "sub-account": 2}
-YES = {"1", "evet", "e", "yes", "y", "true", "doğru", "x"}
-NO = {"", "0", "hayır", "h", "no", "n", "false", "yanlış"}
-
-def _word(words: dict, text: str):
-    """A word of the sheet looked up whatever its case, the Turkish way first ("MUAVİN", "HAYIR"), then the
-    English way ("MAIN")."""
-    text = " ".join(text.split())
-    turkish = text.replace("İ", "i").replace("I", "ı").lower()
-    return words.get(turkish, words.get(text.lower()))
-
+# The page's sheets by the kind it asks for.
+SHEETS = {"accounts": ACCOUNT_SHEET, "chart": CHART_SHEET}
 
 PARTS = (("address", FirstAddressForm), ("bank", BankForm), ("contact", ContactForm))
 
@@ -155,10 +134,7 @@ def save_accounts(company, checked_rows, user) -> list:
     for model, records in made.items():
         model.objects.bulk_create(records, batch_size=500)
     pks = [account.pk for account in accounts]
-    from . import jobs as app_jobs
-
-    jobs.enqueue(app_jobs.current_accounts_import_push, company=company.pk, args=[company.pk, pks],
-                 join_running=False)
+    jobs.enqueue(current_accounts_import_push, company=company.pk, args=[company.pk, pks], join_running=False)
     return pks
 
 
@@ -174,7 +150,8 @@ def import_accounts(company, checked, user):
 _ACCOUNT_ONLY = replace(services.ACCOUNTS, after=None)
 
 
-def push_imported(company_id, pks) -> str:
+@jobs.job(gettext_lazy("Import current accounts"))
+def current_accounts_import_push(company_id, pks) -> str:
     """Send the imported accounts one by one with their children, showing progress. A refusal stays on its
     record and the rest go on; the rate limit defers the job, which then goes on where it was."""
     sent = failed = 0
@@ -197,57 +174,3 @@ def push_imported(company_id, pks) -> str:
     jobs.set_progress(100, "")
     return _("%(sent)s account(s) sent, %(failed)s refused or left for a retry (see each account).") % {
         "sent": sent, "failed": failed}
-
-
-# --- chart of accounts ----------------------------------------------------------------------------------
-@transaction.atomic
-def import_chart(company, checked) -> int:
-    """Check and save the chart rows in file order (a parent may come earlier in the file), all or nothing:
-    any error rolls every row back. A sub-account without a currency is kept in TRY (issue 29), as on the form.
-    Returns how many were saved (0 when checked.errors says why)."""
-    codes = dict(Account.objects.filter(company=company).values_list("full_code", "pk"))
-    saved = []
-    currencies = {code.upper(): number for code, number in currency_ids().items()}
-    for number, values in checked.rows:
-        type_ = _word(TYPE_WORDS, values.get("type", ""))
-        pool = values.get("is_bundle_account", "").strip()
-        pool = _word({word: word for word in YES | NO}, pool) or pool.lower()
-        data = {"type": "" if type_ is None else type_, "base_code": values.get("base_code", ""),
-                "unit_code": values.get("unit_code", ""), "name": values.get("name", ""),
-                "currency_code_id": currencies.get(values.get("currency", "").strip().upper() or "TRY", ""),
-                "is_bundle_account": "on" if pool in YES else ""}
-        parent_code = values.get("parent", "").strip()
-        if parent_code:
-            data["parent"] = codes.get(parent_code, "")
-        form = AccountForm(data, company=company)
-        if type_ is None:
-            error_on(checked, number, "type", _("Write main (kebir), group or sub (muavin), or 0, 1 or 2."))
-        if values.get("currency") and data["currency_code_id"] == "":
-            error_on(checked, number, "currency", _("Unknown currency: use its code, e.g. TRY, USD, EUR."))
-        if pool not in YES | NO:
-            error_on(checked, number, "is_bundle_account", _("Write yes (evet) or no (hayır)."))
-        if parent_code and data["parent"] == "":
-            error_on(checked, number, "parent", _("No account with this code in the chart or in earlier rows."))
-        if not form.is_valid():
-            for name, messages in form.errors.items():
-                key = {"currency_code_id": "currency"}.get(name, name)
-                for message in messages:
-                    error_on(checked, number, key if name != "__all__" else "", message)
-            continue
-        account = form.save(commit=False)
-        account.company = company
-        try:
-            chart_services.check_account(account)
-        except chart_services.ChartError as exc:
-            error_on(checked, number, exc.field or "", exc.message)
-            continue
-        account.save()
-        codes[account.full_code] = account.pk
-        saved.append(account)
-    if checked.errors:
-        transaction.set_rollback(True)
-        return 0
-    for account in saved:
-        resources.queue_change(account)
-    return len(saved)
-

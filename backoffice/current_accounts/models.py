@@ -15,8 +15,6 @@ from backoffice.core.fields import MONEY
 from backoffice.core.models import RemoteRecord, record_indexes
 from backoffice.core.search import FoldedSearchField
 
-from backoffice.chart_of_accounts.models import Account
-
 
 def _unique_remote(name):
     return models.UniqueConstraint(fields=["company", "remote_id"], condition=~Q(remote_id=""), name=name)
@@ -79,12 +77,17 @@ class AccountChild(RemoteRecord):
                                         verbose_name=_("current account"))
     branch_id = models.BigIntegerField(_("branch id"), null=True, blank=True)
 
-    # The endpoint-table part (current_account_<part>.*) of this kind of child.
+    # The endpoint-table part (current_account_<part>.*) of this kind of child, and the field that names one
+    # (its label here, and how the platform's record of a lost create is found again).
     part = ""
+    label_field = ""
 
     class Meta(RemoteRecord.Meta):
         abstract = True
         ordering = ["id"]
+
+    def __str__(self):
+        return getattr(self, self.label_field)
 
 
 class DefaultChild(AccountChild):
@@ -97,7 +100,7 @@ class DefaultChild(AccountChild):
 
 
 class Address(DefaultChild):
-    part = "address"
+    part, label_field = "address", "address_name"
     address_name = models.CharField(_("address name"), max_length=250)
     sub_division_name = models.CharField(_("district"), max_length=100)
     city = models.CharField(_("city"), max_length=100)
@@ -119,12 +122,9 @@ class Address(DefaultChild):
         indexes = record_indexes("ca_address")
         constraints = [_unique_remote("ca_address_unique_remote")]
 
-    def __str__(self):
-        return self.address_name
-
 
 class Bank(DefaultChild):
-    part = "bank"
+    part, label_field = "bank", "name"
     name = models.CharField(_("name"), max_length=100)
     bank_name = models.CharField(_("bank"), max_length=100, blank=True)
     bank_branch_name = models.CharField(_("bank branch"), max_length=100, blank=True)
@@ -139,12 +139,9 @@ class Bank(DefaultChild):
         indexes = record_indexes("ca_bank")
         constraints = [_unique_remote("ca_bank_unique_remote")]
 
-    def __str__(self):
-        return self.name
-
 
 class Contact(AccountChild):
-    part = "contact"
+    part, label_field = "contact", "full_name"
     full_name = models.CharField(_("full name"), max_length=100)
     phone_number = models.CharField(_("phone number"), max_length=11, blank=True)
     email_address = models.CharField(_("e-mail address"), max_length=250, blank=True)
@@ -155,15 +152,12 @@ class Contact(AccountChild):
         indexes = record_indexes("ca_contact")
         constraints = [_unique_remote("ca_contact_unique_remote")]
 
-    def __str__(self):
-        return self.full_name
-
 
 class Mapping(AccountChild):
     """A current account mapped to a sub-account of the chart (2.5)."""
 
-    part = "mapping"
-    account = models.ForeignKey(Account, on_delete=models.PROTECT, related_name="mappings",
+    part, label_field = "mapping", "name"
+    account = models.ForeignKey("chart_of_accounts.Account", on_delete=models.PROTECT, related_name="mappings",
                                 verbose_name=_("sub-account"))
     name = models.CharField(_("description"), max_length=250, blank=True)
 

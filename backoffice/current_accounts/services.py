@@ -1,21 +1,27 @@
 """Current accounts: every rule of document 3, 2.1 to 2.5 that needs the database, every change, the
-pushes (core.resources) and the mirror of the platform's lists. Format rules (lengths, digits, check
-digits, IBAN, e-mail, URL) are on the forms (forms.py), which the Excel import uses too.
+pushes (core.resources) and the mirror of the platform's lists, each push and read a job of its own. Format
+rules (lengths, digits, check digits, IBAN, e-mail, URL) are on the forms (forms.py), which the Excel import
+uses too.
 """
 
 from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
-from backoffice.core import jobs, resources, sync
+from backoffice.core import jobs, resources, schedule, sync
 from backoffice.core.choices import SyncState
-from backoffice.core.payloads import camel_names
+from backoffice.core.jobs import enqueue_per_company, job
+from backoffice.core.models import Company
+from backoffice.core.payloads import amount, camel_names, flag, integer, text
 from backoffice.core.platform import client_for
 from backoffice.core.resources import Resource, ResourceError
 from backoffice.remote.accounting import AccountingClient
-from backoffice.remote.common import field, to_int
+from backoffice.remote.common import field
 from backoffice.remote.errors import RemoteError
+
+from backoffice.chart_of_accounts.api import AccountType, account_landed, sub_account_for
 
 from .models import Address, Bank, Contact, CurrentAccount, DefaultChild, Mapping
 
@@ -65,15 +71,14 @@ def child_body(child) -> dict:
     return body
 
 
+# How an answer's value is read into a field (core.payloads); any other field is text.
+READERS = {"maturity": integer, "is_default": flag}
+
+
 def _values(item, names: dict) -> dict:
-    """Model fields from an answer (the names the answer has; blanks as "")."""
-    values = {}
-    for platform, name in names.items():
-        value = field(item, platform)
-        if value is None:
-            continue
-        values[name] = value if isinstance(value, bool) else to_int(value) if name == "maturity" else str(value)
-    return values
+    """Model fields from an answer (the names the answer has)."""
+    found = {name: field(item, platform) for platform, name in names.items()}
+    return {name: READERS.get(name, text)(value) for name, value in found.items() if value is not None}
 
 
 # --- rules ----------------------------------------------------------------------------------------------
@@ -150,7 +155,7 @@ def _default_rules(child) -> None:
 def _mapping_rules(mapping) -> None:
     """2.5: a sub-account only; a non-pool account to one current account only; never twice to the same one."""
     account = mapping.account
-    if account.type != 2:
+    if account.type != AccountType.SUB:
         raise CurrentAccountError(_("Choose a sub-account: only sub-accounts are mapped to current accounts."),
                                   field="account")
     others = Mapping.objects.filter(account=account).exclude(pk=mapping.pk)
@@ -205,17 +210,17 @@ def _create_account(account) -> dict:
         Address.objects.filter(pk=address.pk).update(attempts=F("attempts") + 1)
         body["currentAccountAddress"] = {**_body(address, CHILD_FIELDS[Address]), "isDefault": True}
     answer = accounting_client(account.company).create_current_account(body)
-    embedded = field(answer, "currentAccountAddress")
-    if address is not None and field(embedded, "id"):
+    embedded = text(field(field(answer, "currentAccountAddress"), "id"))
+    if address is not None and embedded:
         Address.objects.filter(pk=address.pk, remote_id="").update(
-            remote_id=str(field(embedded, "id")), sync_state=SyncState.SYNCED, synced_at=timezone.now())
+            remote_id=embedded, sync_state=SyncState.SYNCED, synced_at=timezone.now())
     return _account_fields(answer)
 
 
 def _account_fields(answer) -> dict:
-    fields = {"remote_id": str(field(answer, "id"))}
+    fields = {"remote_id": text(field(answer, "id"))}
     if field(answer, "isUsed") is not None:
-        fields["is_used"] = bool(field(answer, "isUsed"))
+        fields["is_used"] = flag(field(answer, "isUsed"))
     return fields
 
 
@@ -247,10 +252,9 @@ def _child_update(child) -> dict:
 
 def _same_child(child, item) -> bool:
     if isinstance(child, Mapping):
-        return str(field(item, "accountId")) == child.account.remote_id
-    names = {Address: ("addressName", "address_name"), Bank: ("name", "name"), Contact: ("fullName", "full_name")}
-    platform, name = names[type(child)]
-    return str(field(item, platform) or "") == getattr(child, name)
+        return text(field(item, "accountId")) == child.account.remote_id
+    platform = {name: platform for platform, name in CHILD_FIELDS[type(child)].items()}[child.label_field]
+    return text(field(item, platform)) == getattr(child, child.label_field)
 
 
 def _child_find(child):
@@ -291,48 +295,55 @@ CHILDREN = {model: Resource(model, create=_child_create, update=_child_update, f
             for model in (Address, Bank, Contact, Mapping)}
 
 
+@job(gettext_lazy("Send current account"))
 def current_account_push(pk) -> str:
     return resources.push(ACCOUNTS, pk)
 
 
-def child_push(model, pk) -> str:
-    return resources.push(CHILDREN[model], pk)
+@job(gettext_lazy("Send address"))
+def address_push(pk) -> str:
+    return resources.push(CHILDREN[Address], pk)
 
 
-def mappings_waiting_for(chart_account) -> int:
-    """Mappings that waited for this sub-account to reach the platform go now."""
-    count = 0
-    for mapping in Mapping.objects.filter(account=chart_account, sync_state=SyncState.QUEUED):
-        count += sync.enqueue_push(Mapping, mapping.pk, mapping.company_id).is_new
-    return count
+@job(gettext_lazy("Send bank record"))
+def bank_push(pk) -> str:
+    return resources.push(CHILDREN[Bank], pk)
+
+
+@job(gettext_lazy("Send contact"))
+def contact_push(pk) -> str:
+    return resources.push(CHILDREN[Contact], pk)
+
+
+@job(gettext_lazy("Send account mapping"))
+def mapping_push(pk) -> str:
+    return resources.push(CHILDREN[Mapping], pk)
+
+
+# Each kind's push job (registered as pushable at the end of this module).
+PUSHES = {CurrentAccount: current_account_push, Address: address_push, Bank: bank_push, Contact: contact_push,
+          Mapping: mapping_push}
+
+
+def mappings_waiting_for(sender, account, **kwargs) -> None:
+    """Mappings that waited for this sub-account to reach the platform go now (the chart's account_landed)."""
+    for mapping in Mapping.objects.filter(account=account, sync_state=SyncState.QUEUED):
+        sync.enqueue_push(Mapping, mapping.pk, mapping.company_id)
 
 
 # --- the mirror -------------------------------------------------------------------------------------------
-LIST_FIELDS = {"name": "name", "identifier": "identifier", "surname": "surname", "branchId": "branch_id",
-               "totalBalance": "total_balance", "status": "remote_status"}
+# The list's fields (it has fewer than an account read whole): {platform name: (model field, reader)}.
+LIST_FIELDS = {"name": ("name", text), "identifier": ("identifier", text), "surname": ("surname", text),
+               "branchId": ("branch_id", integer), "totalBalance": ("total_balance", amount),
+               "status": ("remote_status", integer)}
+TEXT_LENGTHS = {name: CurrentAccount._meta.get_field(name).max_length for name in ("name", "identifier", "surname")}
 
 
 def _list_item(item):
-    values = {}
-    for platform, name in LIST_FIELDS.items():
-        value = field(item, platform)
-        if name in ("branch_id", "remote_status"):
-            value = to_int(value) if value not in (None, "") else None
-        elif name == "total_balance":
-            value = None if value in (None, "") else _money(value)
-        else:
-            value = str(value or "")[:CurrentAccount._meta.get_field(name).max_length]
-        values[name] = value
-    return str(field(item, "id") or ""), values
-
-
-def _money(value):
-    from decimal import Decimal, InvalidOperation
-
-    try:
-        return Decimal(str(value)).quantize(Decimal("0.01"))
-    except (InvalidOperation, ValueError):
-        return None
+    values = {name: read(field(item, platform)) for platform, (name, read) in LIST_FIELDS.items()}
+    for name, length in TEXT_LENGTHS.items():
+        values[name] = values[name][:length]
+    return text(field(item, "id")), values
 
 
 def store_current_accounts(company, items) -> int:
@@ -340,10 +351,12 @@ def store_current_accounts(company, items) -> int:
     return resources.mirror_store(CurrentAccount, items, company=company, fields_of=_list_item)
 
 
-def current_accounts_mirror(company, *, full: bool = False) -> int:
+@job(gettext_lazy("Read current accounts from the platform"))
+def current_accounts_mirror(company_id, full: bool = False) -> str:
     """Walk the platform's list into the mirror, 500 a page. Not full: newest first (by id, descending),
     stopping after the first page that brings nothing new, which is all the platform allows to tell (its
     list has no date of change); full: every page, which also takes changed names and balances."""
+    company = Company.objects.get(pk=company_id)
     client = accounting_client(company)
     new = 0
     pages = client.current_account_pages(sorted_column="Id", is_desc=True)
@@ -359,52 +372,66 @@ def current_accounts_mirror(company, *, full: bool = False) -> int:
         # A platform that does not sort by id: without an order, only every page can tell what is new.
         for page in sync.pages_with_progress(client.current_account_pages()):
             new += store_current_accounts(company, page["items"])
-    return new
+    return _("%(count)s new current account(s) read.") % {"count": new}
 
 
-def account_details_refresh(account) -> dict:
-    """Read one account in full and its child lists from the platform into the mirror: {part: count}."""
-    from backoffice.chart_of_accounts.services import sub_account_for
+@job(gettext_lazy("Read current accounts of every company"))
+def current_accounts_mirror_all():
+    return enqueue_per_company(current_accounts_mirror, name="current_accounts_mirror")
 
-    client = accounting_client(account.company)
-    if not account.remote_id:
-        return {}
-    full = client.current_account(account.remote_id)
-    values = _values(full, ACCOUNT_FIELDS)
-    values.update(_account_fields(full))
-    if account.sync_state == SyncState.SYNCED:
-        CurrentAccount.objects.filter(pk=account.pk, sync_state=SyncState.SYNCED).update(**values)
+
+def _child_fields(model, account):
+    """How one of the platform's records of this kind is read into the mirror, under `account`."""
+
+    def fields_of(item):
+        values = _values(item, CHILD_FIELDS[model])
+        if field(item, "branchId") not in (None, ""):
+            values["branch_id"] = integer(field(item, "branchId"))
+        if model is Mapping:
+            values["account_id"] = sub_account_for(account.company, item).pk
+        return item["id"], values
+
+    return fields_of
+
+
+@job(gettext_lazy("Read a current account from the platform"))
+def current_account_details(pk) -> str:
+    """Read one account in full and its child lists from the platform into the mirror."""
+    account = CurrentAccount.objects.select_related("company").get(pk=pk)
     counts = {}
-    for model in (Address, Bank, Contact, Mapping):
-        items = client.children(model.part, account.remote_id, branch_id=account.branch_id)
-        names = CHILD_FIELDS[model]
-
-        def fields_of(item, names=names, model=model):
-            values = _values(item, names)
-            if field(item, "branchId") not in (None, ""):
-                values["branch_id"] = to_int(field(item, "branchId"))
-            if model is Mapping:
-                values["account_id"] = sub_account_for(account.company, item).pk
-            return item["id"], values
-
-        resources.mirror_store(model, items, company=account.company, fields_of=fields_of, current_account=account)
-        resources.prune_missing(model, company=account.company, keep=[item["id"] for item in items],
-                                current_account=account)
-        counts[model.part] = len(items)
-    CurrentAccount.objects.filter(pk=account.pk).update(details_read_at=timezone.now())
-    return counts
+    if account.remote_id:
+        client = accounting_client(account.company)
+        full = client.current_account(account.remote_id)
+        values = {**_values(full, ACCOUNT_FIELDS), **_account_fields(full)}
+        if account.sync_state == SyncState.SYNCED:
+            CurrentAccount.objects.filter(pk=account.pk, sync_state=SyncState.SYNCED).update(**values)
+        for model in (Address, Bank, Contact, Mapping):
+            items = client.children(model.part, account.remote_id, branch_id=account.branch_id)
+            resources.mirror_store(model, items, company=account.company, fields_of=_child_fields(model, account),
+                                   current_account=account)
+            resources.prune_missing(model, company=account.company, keep=[item["id"] for item in items],
+                                    current_account=account)
+            counts[model.part] = len(items)
+        CurrentAccount.objects.filter(pk=account.pk).update(details_read_at=timezone.now())
+    return _("Read: %(addresses)s address(es), %(banks)s bank record(s), %(contacts)s contact(s), %(mappings)s "
+             "mapping(s).") % {"addresses": counts.get("address", 0), "banks": counts.get("bank", 0),
+                               "contacts": counts.get("contact", 0), "mappings": counts.get("mapping", 0)}
 
 
 # --- background work ---------------------------------------------------------------------------------
 def mirror_request(company, *, full: bool = False):
-    from . import jobs as app_jobs
-
-    return jobs.enqueue(app_jobs.current_accounts_mirror, company=company.pk, args=[company.pk, full])
+    return jobs.enqueue(current_accounts_mirror, company=company.pk, args=[company.pk, full])
 
 
 def details_request(account):
-    from . import jobs as app_jobs
-
-    return jobs.enqueue(app_jobs.current_account_details, company=account.company_id,
+    return jobs.enqueue(current_account_details, company=account.company_id,
                         target=sync.record_target(CurrentAccount, account.pk), args=[account.pk])
 
+
+# --- what core runs for this domain (read when the app is ready: core.domains) --------------------------------------
+for _model, _push in PUSHES.items():
+    sync.register_pushable(_model, _push)
+# A mapping waiting for its sub-account goes when the chart says the sub-account reached the platform.
+account_landed.connect(mappings_waiting_for, dispatch_uid="current_accounts.mappings_waiting_for")
+# New accounts made on the platform (another program, its portal) reach the mirror within the hour.
+schedule.register(func=current_accounts_mirror_all, interval=3600, name="current_accounts_mirror", job_timeout=600)

@@ -15,10 +15,11 @@ from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_POST
 
 from backoffice.core.generic.families import active_company, button_view
+from backoffice.core.generic.reading import register_read_view
 from backoffice.core.generic.guarded import SubmissionGuardMixin
 from backoffice.core.generic.registry import model_url, register_model_view, register_model_views
-from backoffice.core.generic.sections import SectionMixin
-from backoffice.core.generic.views import BaseObjectView, ObjectDetailView, ObjectEditView, ObjectListView
+from backoffice.core.generic.views import (BaseObjectView, ObjectDetailView, ObjectEditView, ObjectListView,
+                                           describe_fields)
 from backoffice.core.choices import SyncState
 from backoffice.core.generic.export import XLSX
 from backoffice.core.imports import ImportFileError, read, summary, template
@@ -27,7 +28,7 @@ from backoffice.core.jobs import runs_of
 from backoffice.core.models import JobRun
 from backoffice.core.roles import EDITORS, EVERYONE, has_role
 
-from backoffice.chart_of_accounts.models import Account
+from backoffice.chart_of_accounts.api import Account, import_chart
 
 from . import filters, imports, services, tables
 from .forms import CHILD_FORMS, CurrentAccountForm, FirstAddressForm
@@ -42,22 +43,25 @@ COLUMNS = {
 }
 
 
-class AccountingSection(SectionMixin):
-    section = "accounting"
-    tab = "current_accounts"
+def model_of(part):
+    """The child model a URL's part names (a 404 for any other)."""
+    if part not in PARTS:
+        raise Http404
+    return PARTS[part]
 
 
-class CurrentAccountListView(AccountingSection, ObjectListView):
-    model = CurrentAccount
-    required_roles = EVERYONE
+def tab_url(account, part) -> str:
+    """The account's page on the tab of one kind of child."""
+    return f"{model_url(account, 'detail')}?tab={part}"
+
+
+class CurrentAccountListView(ObjectListView):
     table = tables.CurrentAccountTable
     filterset = filters.CurrentAccountFilterSet
     refresh_interval = 3
 
 
-class CurrentAccountEditView(AccountingSection, ObjectEditView):
-    model = CurrentAccount
-    required_roles = EDITORS
+class CurrentAccountEditView(ObjectEditView):
     form = CurrentAccountForm
     refused = services.CurrentAccountError
 
@@ -73,10 +77,8 @@ class CurrentAccountEditView(AccountingSection, ObjectEditView):
             return None
         return FirstAddressForm(self.request.POST or None, prefix="address")
 
-    def render_form(self, account, form, status=200):
-        return self.render({"object": account, "form": form, "is_new": account.pk is None,
-                            "address_form": getattr(self, "_address_form", None) or self.address_form(account),
-                            "cancel_url": self.cancel_url(account)}, status=status)
+    def form_context(self, account, formsets):
+        return {"address_form": getattr(self, "_address_form", None) or self.address_form(account)}
 
     def post(self, request, *args, **kwargs):
         account = self.get_object()
@@ -102,9 +104,7 @@ class CurrentAccountEditView(AccountingSection, ObjectEditView):
         return redirect(self.return_url(account))
 
 
-class CurrentAccountDetailView(AccountingSection, SubmissionGuardMixin, ObjectDetailView):
-    model = CurrentAccount
-    required_roles = EVERYONE
+class CurrentAccountDetailView(SubmissionGuardMixin, ObjectDetailView):
     fields = ("name", "surname", "identifier", "code", "tax_office", "maturity", "mersis_number",
               "registration_number", "professional_chamber", "chamber_registration_number", "branch_id",
               "total_balance", "is_used", "remote_id", "sync_state", "details_read_at")
@@ -163,39 +163,31 @@ register_model_views(CurrentAccount, prefix="accounts", list=CurrentAccountListV
 
 
 @register_model_view(CurrentAccount, "child_add", path="<id:pk>/<slug:part>/add/")
-class ChildAddView(AccountingSection, SubmissionGuardMixin, BaseObjectView):
+class ChildAddView(SubmissionGuardMixin, BaseObjectView):
     """Add an address, bank record, contact or mapping on the account's page (its tab, in place)."""
 
-    model = CurrentAccount
     required_roles = EDITORS
     refused = services.CurrentAccountError
 
     def get_template_names(self):
         return ["current_accounts/currentaccount_detail.html"]
 
-    def get_model_of(self, part):
-        if part not in PARTS:
-            raise Http404
-        return PARTS[part]
-
     def detail(self, account, part, form, editing=None, status=200):
         view = CurrentAccountDetailView(request=self.request, kwargs={"pk": account.pk})
-        context = {"object": account, "fields": [], **view.get_extra_context(account, part, form, editing)}
-        from backoffice.core.generic.views import describe_fields
-
-        context["fields"] = describe_fields(account, CurrentAccountDetailView.fields, user=self.request.user)
+        context = {"object": account, **view.get_extra_context(account, part, form, editing),
+                   "fields": describe_fields(account, CurrentAccountDetailView.fields, user=self.request.user)}
         return self.render(context, status=status)
 
     def get(self, request, pk, part, child=None):
         account = get_object_or_404(self.get_queryset(), pk=pk)
-        return redirect(f"{model_url(account, 'detail')}?tab={part}")
+        return redirect(tab_url(account, part))
 
     def instance(self, account, model, child):
         return model(current_account=account, company=account.company)
 
     def post(self, request, pk, part, child=None):
         account = get_object_or_404(self.get_queryset(), pk=pk)
-        model = self.get_model_of(part)
+        model = model_of(part)
         instance = self.instance(account, model, child)
         form = _child_form(model, account, data=request.POST, instance=instance)
         guard = self.guard_for(account) if instance.pk is None else None
@@ -205,7 +197,7 @@ class ChildAddView(AccountingSection, SubmissionGuardMixin, BaseObjectView):
         if answered is not None:
             return answered
         messages.success(request, _("Saved “%(record)s”; it is being sent to the platform.") % {"record": record})
-        return redirect(f"{model_url(account, 'detail')}?tab={part}")
+        return redirect(tab_url(account, part))
 
 
 @register_model_view(CurrentAccount, "child_edit", path="<id:pk>/<slug:part>/<int:child>/")
@@ -221,12 +213,12 @@ class ChildEditView(ChildAddView):
 
     def get(self, request, pk, part, child=None):
         account = get_object_or_404(self.get_queryset(), pk=pk)
-        model = self.get_model_of(part)
+        model = model_of(part)
         try:
             record = self.instance(account, model, child)
         except services.CurrentAccountError as exc:
             messages.warning(request, str(exc))
-            return redirect(f"{model_url(account, 'detail')}?tab={part}")
+            return redirect(tab_url(account, part))
         return self.detail(account, part, _child_form(model, account, instance=record), editing=record.pk)
 
     def post(self, request, pk, part, child=None):
@@ -234,14 +226,13 @@ class ChildEditView(ChildAddView):
             return super().post(request, pk, part, child)
         except services.CurrentAccountError as exc:
             messages.warning(request, str(exc))
-            return redirect(f"{model_url(get_object_or_404(self.get_queryset(), pk=pk), 'detail')}?tab={part}")
+            return redirect(tab_url(get_object_or_404(self.get_queryset(), pk=pk), part))
 
 
 @register_model_view(CurrentAccount, "child_delete", path="<id:pk>/<slug:part>/<int:child>/delete/")
-class ChildDeleteView(AccountingSection, BaseObjectView):
+class ChildDeleteView(BaseObjectView):
     """A confirmation page, then the deletion (on the platform first when it has the record)."""
 
-    model = CurrentAccount
     required_roles = EDITORS
 
     def get_template_names(self):
@@ -249,15 +240,13 @@ class ChildDeleteView(AccountingSection, BaseObjectView):
 
     def record(self, pk, part, child):
         account = get_object_or_404(self.get_queryset(), pk=pk)
-        if part not in PARTS:
-            raise Http404
-        return account, get_object_or_404(PARTS[part].objects.filter(current_account=account), pk=child)
+        return account, get_object_or_404(model_of(part).objects.filter(current_account=account), pk=child)
 
     def get(self, request, pk, part, child):
         account, record = self.record(pk, part, child)
         return self.render({"object": account, "record": record, "part": part,
                             "record_name": record._meta.verbose_name,
-                            "cancel_url": f"{model_url(account, 'detail')}?tab={part}"})
+                            "cancel_url": tab_url(account, part)})
 
     def post(self, request, pk, part, child):
         account, record = self.record(pk, part, child)
@@ -268,7 +257,7 @@ class ChildDeleteView(AccountingSection, BaseObjectView):
         else:
             messages.success(request, _("Deleted “%(record)s”.") % {"record": record} if gone else
                              _("“%(record)s” is being deleted on the platform.") % {"record": record})
-        return redirect(f"{model_url(account, 'detail')}?tab={part}")
+        return redirect(tab_url(account, part))
 
 
 @register_model_view(CurrentAccount, "child_default", path="<id:pk>/<slug:part>/<int:child>/default/")
@@ -286,22 +275,12 @@ class ChildDefaultView(ChildDeleteView):
             messages.error(request, str(exc))
         else:
             messages.success(request, _("“%(record)s” is now the default.") % {"record": record})
-        return redirect(f"{model_url(account, 'detail')}?tab={part}")
+        return redirect(tab_url(account, part))
 
 
-@register_model_view(CurrentAccount, "read", path="<id:pk>/read/")
-@method_decorator(require_POST, name="dispatch")
-class ReadView(AccountingSection, BaseObjectView):
-    """Read the account and its child lists again from the platform (in the background)."""
-
-    model = CurrentAccount
-    required_roles = EDITORS
-
-    def post(self, request, pk):
-        account = get_object_or_404(self.get_queryset().exclude(remote_id=""), pk=pk)
-        services.details_request(account)
-        messages.info(request, _("Reading the account from the platform; this page shows it when done."))
-        return redirect(model_url(account, "detail"))
+# Read the account and its child lists again from the platform (in the background).
+register_read_view(CurrentAccount, services.details_request, roles=EDITORS, message=gettext_lazy(
+    "Reading the account from the platform; this page shows it when done."))
 
 
 register_model_view(CurrentAccount, "mirror", path="mirror/")(button_view(
@@ -316,24 +295,20 @@ class ImportForm(forms.Form):
                            widget=forms.ClearableFileInput(attrs={"accept": ".xlsx"}))
 
 
-IMPORT_KINDS = {"accounts": imports.ACCOUNT_SHEET, "chart": imports.CHART_SHEET}
-
-
 @register_model_view(CurrentAccount, "import", path="import/")
-class ImportView(SubmissionGuardMixin, SectionMixin, BaseObjectView):
+class ImportView(SubmissionGuardMixin, BaseObjectView):
     """Import current accounts (with their first address, bank record and contact) or chart accounts from
     the template: every row checked first, errors per row and cell, nothing saved while any is left."""
 
-    model = CurrentAccount
     required_roles = EDITORS
-    section, tab = "accounting", "imports"
+    tab = "imports"
 
     def get_template_names(self):
         return ["current_accounts/import.html"]
 
     def kind(self):
         kind = self.request.POST.get("kind") or self.request.GET.get("kind") or "accounts"
-        return kind if kind in IMPORT_KINDS else "accounts"
+        return kind if kind in imports.SHEETS else "accounts"
 
     def guard_target(self, context):
         return self.request.company if self.kind() == "accounts" else None
@@ -341,7 +316,7 @@ class ImportView(SubmissionGuardMixin, SectionMixin, BaseObjectView):
     def page(self, form, checked=None, status=200):
         kind = self.kind()
         runs = JobRun.objects.filter(company=self.request.company, name="current_accounts_import_push")[:5]
-        return self.render({"form": form, "kind": kind, "sheet": IMPORT_KINDS[self.kind()], "checked": checked,
+        return self.render({"form": form, "kind": kind, "sheet": imports.SHEETS[self.kind()], "checked": checked,
                             "summary": summary(checked) if checked else "",
                             "errors": checked.errors[:500] if checked else [], "runs": runs,
                             "running": any(run.status in ACTIVE_JOBS for run in runs),
@@ -357,14 +332,14 @@ class ImportView(SubmissionGuardMixin, SectionMixin, BaseObjectView):
             return self.page(form)
         company = active_company(request)
         try:
-            checked = read(form.cleaned_data["file"], IMPORT_KINDS[self.kind()])
+            checked = read(form.cleaned_data["file"], imports.SHEETS[self.kind()])
         except ImportFileError as exc:
             form.add_error("file", str(exc))
             return self.page(form)
         if checked.errors:
             return self.page(form, checked)
         if self.kind() == "chart":
-            count = imports.import_chart(company, checked)
+            count = import_chart(company, checked)
             if checked.errors:
                 return self.page(form, checked)
             messages.success(request, summary(checked) + " " + _(
@@ -396,26 +371,25 @@ class _Imported:
 
 
 @register_model_view(CurrentAccount, "import_template", path="import/template/<slug:kind>/")
-class ImportTemplateView(AccountingSection, BaseObjectView):
-    model = CurrentAccount
+class ImportTemplateView(BaseObjectView):
     required_roles = EVERYONE
 
     def get(self, request, kind):
-        if kind not in IMPORT_KINDS:
+        if kind not in imports.SHEETS:
             raise Http404
-        response = HttpResponse(template(IMPORT_KINDS[kind]), content_type=XLSX)
+        response = HttpResponse(template(imports.SHEETS[kind]), content_type=XLSX)
         response["Content-Disposition"] = f'attachment; filename="{kind}-template.xlsx"'
         return response
 
 
-class ChildPageView(AccountingSection, BaseObjectView):
+class ChildPageView(BaseObjectView):
     """A child record's own address: its account's page, on its tab (where a replayed form lands, too)."""
 
     required_roles = EVERYONE
 
     def get(self, request, pk):
         record = get_object_or_404(self.get_queryset(), pk=pk)
-        return redirect(f"{model_url(record.current_account, 'detail')}?tab={record.part}")
+        return redirect(tab_url(record.current_account, record.part))
 
 
 for _model, _prefix in ((Address, "addresses"), (Bank, "banks"), (Contact, "contacts"), (Mapping, "mappings")):

@@ -1,4 +1,7 @@
-"""Choices of dispatch notes (document 3, 2.9 and 3.3; the provider's client for the profile and type codes)."""
+"""Choices of dispatch notes and replies (document 3, 2.9 and 3.3; the provider's client for the profile and type
+codes)."""
+
+from decimal import Decimal
 
 from django.db import models
 from django.utils.translation import gettext_lazy as _
@@ -85,8 +88,8 @@ class DocumentKind(models.TextChoices):
     ZIP = "zip", "ZIP"
 
 
-
-# --- the receiving side (document 3, 2.9: the statuses of replies are 0, 20, 40, 50, 60) -----------------------
+# --- replies (document 3, 2.9: their statuses are 0, 20, 40, 50, 60): ours to incoming notes, and the receivers'
+# to our notes -----------------------------------------------------------------------------------------------------
 class ReplyStatus(models.IntegerChoices):
     DRAFT = 0, _("Draft")
     QUEUED = 20, pgettext_lazy("platform status", "Queued")
@@ -100,17 +103,6 @@ class ReplyStatus(models.IntegerChoices):
             value, "secondary")
 
 
-REPLY_WORKING_STATUSES = (ReplyStatus.QUEUED, ReplyStatus.DELIVERED)
-REPLY_EDITABLE_STATUSES = (ReplyStatus.DRAFT, ReplyStatus.ERROR)
-# An incoming note waits for our answer in 70; while a reply of ours is on its way it is in 61, 81 or 91; a reply
-# that failed leaves it in 62, 82 or 92 (the reply is corrected and sent again).
-AWAITING_ANSWER = DispatchStatus.AWAITING_APPROVAL
-ANSWERING_STATUSES = (DispatchStatus.APPROVING, DispatchStatus.REJECTING, DispatchStatus.PARTIALLY_ACCEPTING)
-ANSWER_ERROR_STATUSES = (DispatchStatus.APPROVAL_ERROR, DispatchStatus.REJECTION_ERROR,
-                         DispatchStatus.PARTIAL_ACCEPTANCE_ERROR)
-ANSWERED_STATUSES = (DispatchStatus.APPROVED, DispatchStatus.REJECTED, DispatchStatus.PARTIALLY_ACCEPTED)
-
-
 class Answer(models.TextChoices):
     """What a reply says of the goods, decided by its lines."""
 
@@ -122,11 +114,12 @@ class Answer(models.TextChoices):
     def color(cls, value):
         return {cls.ACCEPT: "success", cls.REJECT: "danger", cls.PARTIAL: "warning"}.get(value, "secondary")
 
-
-class ReplyWay(models.TextChoices):
-    """Which operation of document 3, 4.5 carries the reply."""
-
-    APPROVE_REJECT = "approve_reject", _("Approve or reject")
-    PARTIAL = "partial", _("Partial acceptance")
-    UBL = "ubl", _("ReceiptAdvice UBL file")
-    PLATFORM = "platform", _("Read from the platform")
+    @classmethod
+    def of(cls, quantities) -> str:
+        """Acceptance, rejection or partial acceptance, decided by the lines' (received, rejected) quantities."""
+        quantities = [(Decimal(received or 0), Decimal(rejected or 0)) for received, rejected in quantities]
+        if not any(rejected for _received, rejected in quantities):
+            return cls.ACCEPT
+        if not any(received for received, _rejected in quantities):
+            return cls.REJECT
+        return cls.PARTIAL

@@ -5,17 +5,15 @@ localReferenceId and a new number (the next of its prefix, or the platform's); n
 (its id, number, statuses, envelope) is copied.
 """
 
-from django.contrib import messages
 from django.db import transaction
-from django.shortcuts import get_object_or_404, redirect
+from django.shortcuts import get_object_or_404
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from backoffice.core.generic.registry import model_url, register_model_view
-from backoffice.core.generic.sections import SectionMixin
+from backoffice.core.generic.guarded import GuardedButtonView
 from backoffice.core.generic.views import BaseObjectView
 from backoffice.core.roles import EDITORS
-from backoffice.core.submissions import AlreadySubmitted, SubmissionGuard, replay_message, submitted_object
 
 from . import services
 from .choices import DispatchStatus, Numbering, Source
@@ -66,55 +64,26 @@ def note_copy(original, *, user=None) -> DispatchNote:
     return services.note_save(note, lines, drivers, user=user)
 
 
-def guard_fields(request) -> dict:
-    """The one-time key and company of the copy button (core.submissions): a double click makes one copy."""
-    return SubmissionGuard(request).fields()
-
-
 @register_model_view(DispatchNote, "copy", path="<id:pk>/copy/")
-class NoteCopyView(SectionMixin, BaseObjectView):
+class NoteCopyView(GuardedButtonView, BaseObjectView):
     """GET: a small confirmation page (nothing changes); POST: the copy, then its page, where it is followed to
     the platform as a draft and then edited or sent."""
 
-    section = "dispatch"
-    tab = "notes"
     model = DispatchNote
+    action = "copy"
     required_roles = EDITORS
-
-    def get_template_names(self):
-        return ["dispatch/dispatchnote_copy.html"]
+    refused = services.DispatchError
 
     def get(self, request, pk):
         note = get_object_or_404(self.get_queryset(), pk=pk)
-        return self.render({"object": note, "refusal": copy_refusal(note), "guard": guard_fields(request),
-                            "detail_url": model_url(note, "detail")})
+        return self.render({"object": note, "refusal": copy_refusal(note), "detail_url": model_url(note, "detail")})
 
-    def post(self, request, pk):
-        note = get_object_or_404(self.get_queryset(), pk=pk)
-        guard = SubmissionGuard(request)
-        earlier = guard.earlier()
-        if earlier is not None:  # sent before: show what it made, make nothing new
-            return self._replay(earlier, note)
-        refusal = copy_refusal(note) or guard.refusal()  # the note's own reason first
-        if refusal:
-            messages.error(request, refusal)
-            return redirect(model_url(note, "detail"))
-        try:
-            with transaction.atomic():
-                guard.claim()
-                copy = note_copy(note, user=request.user)
-                guard.done(copy)
-        except AlreadySubmitted as exc:
-            return self._replay(exc.submission, note)
-        except services.DispatchError as exc:
-            messages.error(request, str(exc))
-            return redirect(model_url(note, "detail"))
-        messages.success(request, _("A copy of %(note)s was saved as a draft dated today; it is going to the platform "
-                                    "as a draft, nothing is sent to the receiver. Check it, then send it.")
-                         % {"note": note})
-        return redirect(model_url(copy, "detail"))
+    def guarded(self, note):  # the note's own refusal comes before the key's
+        return not copy_refusal(note)
 
-    def _replay(self, submission, note):
-        made = submitted_object(submission)
-        messages.info(self.request, replay_message(submission, made))
-        return redirect(model_url(made if made is not None else note, "detail"))
+    def perform(self, note):
+        return note_copy(note, user=self.request.user)
+
+    def done_message(self, note, copy):
+        return _("A copy of %(note)s was saved as a draft dated today; it is going to the platform as a draft, "
+                 "nothing is sent to the receiver. Check it, then send it.") % {"note": note}

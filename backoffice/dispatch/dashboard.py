@@ -1,25 +1,21 @@
-"""The dispatch notes' blocks of the dashboard, each one query (the first rows and the counts of the whole set
-together, by window functions), days counted in Istanbul dates:
-
-- incoming notes waiting for our answer, with the days left of the DISPATCH_ANSWER_DAYS (7) from their arrival
-  (index dispatch_incoming_co_status: company, status, received_at);
-- our sent notes within their 7-day invoicing window (an invoice is issued within 7 days of the goods' dispatch),
-  or past it for up to 30 days (index dispatch_note_co_issued: company, issue date).
+"""The outgoing dispatch notes' block of the dashboard, one query (the first rows and the counts of the whole set
+together, by window functions), days counted in Istanbul dates: our sent notes within their 7-day invoicing window
+(an invoice is issued within 7 days of the goods' dispatch), or past it for up to 30 days (index
+dispatch_note_co_issued: company, issue date).
 
 Whether a note is invoiced is decided in one place, not_invoiced(): no link between a note and an invoice exists
 yet (issue 33 builds it), so every sent note counts as not invoiced until then.
 """
 
-from datetime import datetime, time, timedelta
+from datetime import timedelta
 
 from django.db.models import Case, Count, IntegerField, Q, Sum, Value, When, Window
 
-from backoffice.core.dashboard import ISTANBUL, register_block
+from backoffice.core.dashboard import register_block
 from backoffice.core.generic.registry import model_url
 
-from .choices import AWAITING_ANSWER, DispatchStatus
-from .models import DispatchNote, IncomingNote
-from .services import setting
+from .choices import DispatchStatus
+from .models import DispatchNote
 
 INVOICING_DAYS = 7
 OVERDUE_SHOWN_DAYS = 30  # a window that ran out longer ago is not on the dashboard any more
@@ -31,44 +27,10 @@ SENT_STATUSES = (DispatchStatus.DELIVERED, DispatchStatus.APPROVED, DispatchStat
                  DispatchStatus.PARTIALLY_ACCEPTING, DispatchStatus.PARTIAL_ACCEPTANCE_ERROR)
 
 
-def _day_start(day):
-    return datetime.combine(day, time.min, tzinfo=ISTANBUL)
-
-
-def _counted(queryset, overdue: Q):
+def counted(queryset, overdue: Q):
     """The first ROWS of queryset, each carrying the count of the whole set and of its overdue part."""
     one_if_overdue = Case(When(overdue, then=Value(1)), default=Value(0), output_field=IntegerField())
     return list(queryset.annotate(total=Window(Count("pk")), overdue_total=Window(Sum(one_if_overdue)))[:ROWS])
-
-
-# --- incoming notes waiting for an answer ----------------------------------------------------------------------
-def answer_days() -> int:
-    return int(setting("DISPATCH_ANSWER_DAYS"))
-
-
-def answer_days_left(received_at, today) -> int:
-    due = received_at.astimezone(ISTANBUL).date() + timedelta(days=answer_days())
-    return (due - today).days
-
-
-def awaiting_answer(company, *, today, user=None) -> dict:
-    # overdue: received before the start (Istanbul) of the day answer_days() before today
-    late_before = _day_start(today - timedelta(days=answer_days()))
-    notes = _counted(IncomingNote.objects.filter(company=company, remote_status=AWAITING_ANSWER)
-                     .order_by("received_at", "pk")
-                     .only("pk", "despatch_number", "remote_id", "sender_title", "received_at", "payable_amount",
-                           "currency_code", "remote_status"),
-                     Q(received_at__lt=late_before))
-    list_url = model_url(IncomingNote, "list")
-    rows = [{"number": note.despatch_number or note.remote_id, "party": note.sender_title,
-             "received_at": note.received_at, "amount": note.payable_amount, "currency": note.currency_code,
-             "days_left": answer_days_left(note.received_at, today) if note.received_at else None,
-             "url": model_url(note, "detail")} for note in notes]
-    for row in rows:
-        row["days_late"] = max(0, -(row["days_left"] or 0))
-    return {"rows": rows, "total": notes[0].total if notes else 0,
-            "overdue": (notes[0].overdue_total or 0) if notes else 0, "days": answer_days(),
-            "url": f"{list_url}?view=awaiting" if list_url else None}
 
 
 # --- our notes to be invoiced ----------------------------------------------------------------------------------
@@ -91,10 +53,10 @@ def invoicing_days_left(issue_date, today) -> int:
 
 
 def to_invoice(company, *, today, user=None) -> dict:
-    notes = _counted(invoicing_window(DispatchNote.objects.filter(company=company), today)
-                     .only("pk", "despatch_number", "local_reference_id", "receiver_name", "issue_date",
-                           "payable_amount", "currency_code", "remote_status"),
-                     Q(issue_date__lt=today - timedelta(days=INVOICING_DAYS)))
+    notes = counted(invoicing_window(DispatchNote.objects.filter(company=company), today)
+                    .only("pk", "despatch_number", "local_reference_id", "receiver_name", "issue_date",
+                          "payable_amount", "currency_code", "remote_status"),
+                    Q(issue_date__lt=today - timedelta(days=INVOICING_DAYS)))
     list_url = model_url(DispatchNote, "list")
     rows = [{"number": str(note), "party": note.receiver_name, "issue_date": note.issue_date,
              "amount": note.payable_amount, "currency": note.currency_code,
@@ -107,6 +69,4 @@ def to_invoice(company, *, today, user=None) -> dict:
             "url": f"{list_url}?view=to_invoice" if list_url else None}
 
 
-register_block("dispatch_incoming", template="core/dashboard/dispatch_incoming.html", build=awaiting_answer,
-               order=20)
 register_block("dispatch_invoicing", template="core/dashboard/dispatch_invoicing.html", build=to_invoice, order=30)

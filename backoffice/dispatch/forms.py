@@ -9,16 +9,16 @@ from functools import cache
 
 from django import forms
 from django.core.exceptions import ValidationError
-from django.forms import BaseInlineFormSet, inlineformset_factory
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
+from backoffice.core import codes
 from backoffice.core.fields import LocalizedDecimalField, localized_formfield
 from backoffice.core.generic.forms import PlatformExportForm
 from backoffice.core.validators import validate_document_number, validate_driver_tckn, validate_vkn_or_tckn
-from backoffice.core.widgets import WIDGET_RENDERER, FixedChoices
-from backoffice.current_accounts.forms import resolve_account
-from backoffice.core import codes
+from backoffice.core.generic.lines import LineFormSetBase, line_formset
+from backoffice.core.widgets import FixedChoices
+from backoffice.current_accounts.api import resolve_account
 
 from . import services, taxpayers
 from .choices import FORM_PROFILES, DispatchStatus, Numbering
@@ -34,6 +34,21 @@ CARRIER_COMPANY, CARRIER_DRIVERS = "company", "drivers"
 UNIT_CHOICES_SHOWN = 40
 LINE_LIMIT = Decimal(10) ** 14
 TOTAL_LIMIT = Decimal(10) ** 16
+
+
+class SizedFileField(forms.FileField):
+    """An uploaded file of at most max_bytes."""
+
+    def __init__(self, *args, max_bytes=20 * 1024 * 1024, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.max_bytes = max_bytes
+
+    def clean(self, data, initial=None):
+        upload = super().clean(data, initial)
+        if upload is not None and upload.size > self.max_bytes:
+            raise ValidationError(_("The file is larger than %(megabytes)s MB.") % {
+                "megabytes": self.max_bytes // (1024 * 1024)})
+        return upload
 
 
 def clean_prefix(value) -> str:
@@ -328,10 +343,7 @@ class LineForm(forms.ModelForm):
         return name
 
     def clean_unit_code(self):
-        code = self.cleaned_data.get("unit_code")
-        if not codes.is_code(codes.UNIT_CODES, code):
-            raise ValidationError(_("Choose a unit of the tax authority's list."))
-        return code
+        return codes.unit_code(self.cleaned_data.get("unit_code"))
 
     def clean(self):
         cleaned = super().clean()
@@ -344,21 +356,12 @@ class LineForm(forms.ModelForm):
         return cleaned
 
 
-class BaseChildFormSet(BaseInlineFormSet):
-    def kept(self) -> list:
-        return [form.save(commit=False) for form in self.forms
-                if form.cleaned_data and not form.errors and not form.cleaned_data.get("DELETE")]
-
-
-class BaseLineFormSet(BaseChildFormSet):
-    default_error_messages = {**BaseInlineFormSet.default_error_messages,
-                              "too_few_forms": _("Add at least one line."),
+class BaseLineFormSet(LineFormSetBase):
+    default_error_messages = {**LineFormSetBase.default_error_messages,
                               "too_many_forms": _("A dispatch note has at most 500 lines here; split it.")}
 
     def clean(self):
         super().clean()
-        if not any(form.errors for form in self.forms) and not self.kept():
-            raise ValidationError(_("Add at least one line."))
         # The note's total with VAT is kept to the cent in 18 digits (core.fields.MONEY): 16 before the comma.
         total = sum(sum(services.line_figures(line.quantity, line.unit_price, line.vat_rate)) for line in self.kept())
         if total >= TOTAL_LIMIT:
@@ -378,10 +381,15 @@ class DriverForm(forms.ModelForm):
         return value
 
 
-class BaseDriverFormSet(BaseChildFormSet):
+class BaseDriverFormSet(LineFormSetBase):
     """The drivers: required when no carrier company carries (document 3, 2.9), ignored when one does."""
 
-    carrier_is_company = False
+    empty_message = _("Without a carrier company, give at least one driver: name, surname and national id "
+                      "(11111111111 when it is not known).")
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.carrier_is_company = self.is_bound and self.data.get("carrier") == CARRIER_COMPANY
 
     def full_clean(self):
         if self.carrier_is_company:  # a carrier company's note has no drivers: their fields are not checked
@@ -394,31 +402,20 @@ class BaseDriverFormSet(BaseChildFormSet):
     def is_valid(self):
         return True if self.carrier_is_company else super().is_valid()
 
-    def clean(self):
-        super().clean()
-        if not self.carrier_is_company and not any(form.errors for form in self.forms) and not self.kept():
-            raise ValidationError(_("Without a carrier company, give at least one driver: name, surname and national "
-                                    "id (11111111111 when it is not known)."))
-
     def kept(self) -> list:
         return [] if self.carrier_is_company else super().kept()
 
 
-# Their hidden ids, delete boxes and management forms written without a template each (core.widgets).
-LineFormSet = inlineformset_factory(DispatchNote, DispatchLine, form=LineForm, formset=BaseLineFormSet, extra=0,
-                                    min_num=1, validate_min=True, max_num=500, validate_max=True, can_delete=True,
-                                    renderer=WIDGET_RENDERER)
-DriverFormSet = inlineformset_factory(DispatchNote, DispatchDriver, form=DriverForm, formset=BaseDriverFormSet,
-                                      extra=0, min_num=1, max_num=5, validate_max=True, can_delete=True,
-                                      renderer=WIDGET_RENDERER)
+LineFormSet = line_formset(DispatchNote, DispatchLine, LineForm, BaseLineFormSet)
+DriverFormSet = line_formset(DispatchNote, DispatchDriver, DriverForm, BaseDriverFormSet, max_num=5, validate_min=False)
 
 
 class UblUploadForm(NumberingFields):
     """A DespatchAdvice UBL-TR XML, or a ZIP of several (document 3, 2.9, UBL request)."""
 
-    file = forms.FileField(label=_("UBL file (XML or ZIP)"),
-                           help_text=_("A DespatchAdvice in UBL-TR 1.2.1, or a ZIP of several. Each is checked "
-                                       "against the schema before anything is sent."))
+    file = SizedFileField(label=_("UBL file (XML or ZIP)"),
+                          help_text=_("A DespatchAdvice in UBL-TR 1.2.1, or a ZIP of several. Each is checked "
+                                      "against the schema before anything is sent."))
     numbering = forms.ChoiceField(label=_("Numbering"), widget=forms.RadioSelect, initial=Numbering.MANUAL,
                                   choices=[(Numbering.MANUAL, _("The number inside the file")),
                                            (Numbering.PLATFORM, _("The platform gives the next number of a "
@@ -428,7 +425,6 @@ class UblUploadForm(NumberingFields):
     local_reference_id = forms.CharField(label=_("ERP reference"), max_length=100, required=False,
                                          help_text=_("For one note only; empty: one is given here."))
     xslt_code = forms.CharField(label=_("Layout code"), max_length=100, required=False)
-    MAX_BYTES = 20 * 1024 * 1024
 
     def __init__(self, *args, company, **kwargs):
         super().__init__(*args, **kwargs)
@@ -437,13 +433,6 @@ class UblUploadForm(NumberingFields):
         del self.fields["despatch_number"]
         self.fields["prefix"].help_text = _("When the platform numbers the note: the prefix whose counter "
                                             "continues (empty: its default).")
-
-    def clean_file(self):
-        upload = self.cleaned_data.get("file")
-        if upload is not None and upload.size > self.MAX_BYTES:
-            raise ValidationError(_("The file is larger than %(megabytes)s MB.") % {
-                "megabytes": self.MAX_BYTES // (1024 * 1024)})
-        return upload
 
     def clean_local_reference_id(self):
         return clean_reference(self, self.cleaned_data.get("local_reference_id"))
@@ -481,12 +470,5 @@ class DispatchExportForm(PlatformExportForm):
 class UblReplaceForm(forms.Form):
     """The corrected UBL file of one note."""
 
-    file = forms.FileField(label=_("Corrected UBL file (XML)"),
-                           help_text=_("It keeps the note's cbc:UUID and, when the number is in the file, its number."))
-
-    def clean_file(self):
-        upload = self.cleaned_data.get("file")
-        if upload is not None and upload.size > UblUploadForm.MAX_BYTES:
-            raise ValidationError(_("The file is larger than %(megabytes)s MB.") % {
-                "megabytes": UblUploadForm.MAX_BYTES // (1024 * 1024)})
-        return upload
+    file = SizedFileField(label=_("Corrected UBL file (XML)"),
+                          help_text=_("It keeps the note's cbc:UUID and, when the number is in the file, its number."))

@@ -1,130 +1,90 @@
-"""What the platform says of outgoing notes, read back: the status polling until a note settles, its documents
-(PDF, HTML, UBL, ZIP, kept once fetched) and the listing of new notes (isNew)."""
+"""What the platform says of outgoing notes, read back: the status polling until a note settles (core.polling),
+its documents (PDF, HTML, UBL, ZIP, kept once fetched) and the listing of new notes (isNew)."""
 
 import logging
 from datetime import timedelta
 
-from django.core.files.base import ContentFile
 from django.db.models import Q
 from django.utils import timezone
-from django.utils.dateparse import parse_date
-from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy, ngettext
 
-from backoffice.core import jobs, sync
+from backoffice.core import polling, schedule
 from backoffice.core.choices import SyncState
+from backoffice.core.documents import KeptDocuments
+from backoffice.core.jobs import enqueue_per_company, job
+from backoffice.core.models import Company
+from backoffice.core.payloads import day
+from backoffice.core.polling import StatusPoll
 from backoffice.remote.errors import RateLimited, RemoteError
 
 from .choices import WORKING_STATUSES, DispatchStatus, DocumentKind, Numbering, Source
 from .models import DispatchDocument, DispatchNote, OutboxSync
-from .services import DispatchError, answer_fields, dispatch_client, setting
+from .services import answer_fields, dispatch_client, setting
 
 logger = logging.getLogger(__name__)
+# Those the platform still works on; a note awaiting the receiver's answer (70) is asked about less often.
+BUSY_STATUSES = [status for status in WORKING_STATUSES if status != DispatchStatus.AWAITING_APPROVAL]
 
 
 # --- status polling ----------------------------------------------------------------------------------------
-def _follow_key(company_id) -> str:
-    return f"dispatch:poll-follow:{company_id}"
+def ask_each(records, ask, what) -> dict:
+    """{remote_id: answer} of one status call per record (the service has no call for several). One the platform
+    does not answer goes to the back of the line (the poll stamps it); the others are still asked."""
+    answers = {}
+    for record in records:
+        try:
+            answers[record.remote_id] = ask(record.remote_id)
+        except RateLimited:
+            raise
+        except RemoteError as exc:
+            logger.warning("status of %s %s not read: %s", what, record.remote_id, exc)
+    return answers
 
 
-def poll_soon(company_id, *, delay=None, follow=True):
-    """One poll of the company's moving notes (deduplicated); follow: it asks again shortly while notes move,
-    for DISPATCH_POLL_FOLLOW_SECONDS (kept in Redis: every worker process sees it)."""
-    from .jobs import notes_poll as poll_job
-
-    if follow:
-        jobs.flag_set(_follow_key(company_id), setting("DISPATCH_POLL_FOLLOW_SECONDS"))
-    delay = setting("DISPATCH_POLL_DELAY_SECONDS") if delay is None else delay
-    return jobs.enqueue(poll_job, company=company_id, args=[company_id, follow], delay=delay, join_running=False)
+def changed_fields(record, fields) -> dict | None:
+    """The fields of an answer that differ from the record's (its id is never changed by a poll)."""
+    fields.pop("remote_id", None)
+    return {name: value for name, value in fields.items() if getattr(record, name) != value} or None
 
 
-def poll_following(company_id) -> bool:
-    return jobs.flag_is_set(_follow_key(company_id))
-
-
-def _moving(company) -> Q:
+def _moving():
     """Notes the platform still works on; those awaiting the receiver (70) only once an hour."""
     awaiting_since = timezone.now() - timedelta(seconds=setting("DISPATCH_AWAITING_POLL_SECONDS"))
-    busy = [status for status in WORKING_STATUSES if status != DispatchStatus.AWAITING_APPROVAL]
-    return Q(remote_status__in=busy) | Q(remote_status=DispatchStatus.AWAITING_APPROVAL, updated_at__lt=awaiting_since)
+    return DispatchNote.objects.filter(Q(remote_status__in=BUSY_STATUSES) | Q(
+        remote_status=DispatchStatus.AWAITING_APPROVAL, updated_at__lt=awaiting_since))
 
 
-def notes_poll(*, company) -> int:
-    """Ask the status of one batch of moving notes and keep what the platform says (status, message,
-    envelope). Returns how many changed."""
-    client = dispatch_client(company)
-
-    def fetch(records):
-        answers = {}
-        for record in records:
-            try:
-                answers[record.remote_id] = client.status(record.remote_id)
-            except RateLimited:
-                raise
-            except RemoteError as exc:  # this note goes to the back of the line; the others are still asked
-                logger.warning("status of dispatch note %s not read: %s", record.remote_id, exc)
-        return answers
-
-    def settle(record, answer):
-        fields = answer_fields(answer, record)
-        fields.pop("remote_id", None)
-        changed = {name: value for name, value in fields.items() if getattr(record, name) != value}
-        return changed or None
-
-    return sync.records_poll(DispatchNote, company=company, select=_moving(company), fetch_statuses=fetch,
-                             settle=settle, batch_size=int(setting("DISPATCH_POLL_BATCH")))
+NOTES_POLL = StatusPoll(
+    name="dispatch_notes_poll", label=gettext_lazy("Ask dispatch note statuses"), model=DispatchNote,
+    select=_moving,
+    fetch=lambda company, notes: ask_each(notes, dispatch_client(company).status, "dispatch note"),
+    settle=lambda note, answer: changed_fields(note, answer_fields(answer, note)),
+    batch=lambda company: int(setting("DISPATCH_POLL_BATCH")),
+    # a send is followed every few seconds for a while, then by the cron's minute
+    follow_seconds=lambda: setting("DISPATCH_POLL_FOLLOW_SECONDS"),
+    follow_delay=lambda: setting("DISPATCH_POLL_DELAY_SECONDS"))
 
 
-def notes_waiting(*, company) -> bool:
-    """Whether a poll has anything to ask now (the cron's question)."""
-    return DispatchNote.objects.filter(_moving(company), company=company, sync_state=SyncState.SYNCED).exists()
-
-
-def notes_moving(*, company) -> bool:
-    busy = [status for status in WORKING_STATUSES if status != DispatchStatus.AWAITING_APPROVAL]
-    return DispatchNote.objects.filter(company=company, sync_state=SyncState.SYNCED, remote_status__in=busy).exists()
-
-
-# --- documents (a download the user waits for: one call, kept at the note's status) --------------------------
-EXTENSIONS = {DocumentKind.PDF: "pdf", DocumentKind.HTML: "html", DocumentKind.UBL: "xml", DocumentKind.ZIP: "zip"}
-
-
-def document_fetch(note, kind, *, standard=True, client=None) -> DispatchDocument:
-    standard = standard or kind == DocumentKind.UBL  # layout-free (a ZIP takes isStandartXslt: document 3, 4.5)
-    document = note.documents.filter(kind=kind, standard=standard).first()
-    if document and document.status == note.remote_status and document.file and (
-            note.synced_at is None or document.fetched_at >= note.synced_at):  # not after a later update
-        return document
-    if not note.remote_id:
-        raise DispatchError(_("The platform does not have this note yet."))
+# --- documents (a download the user waits for: one call, kept at the note's status: core.documents) -----------
+def note_document_call(note, kind, standard, client):
     client = client or dispatch_client(note.company, interactive=True)
-    if kind == DocumentKind.PDF:
-        content, content_type = client.pdf(note.remote_id, standard=standard)
-    elif kind == DocumentKind.HTML:
-        content, content_type = client.html(note.remote_id, standard=standard)
-    elif kind == DocumentKind.UBL:
-        content, content_type = client.ubl(note.remote_id)
-    else:
-        content, content_type = client.zip(note.remote_id, standard=standard)
-    name = f"{note.despatch_number or note.remote_id}.{EXTENSIONS[DocumentKind(kind)]}"
-    document, _created = DispatchDocument.objects.get_or_create(
-        note=note, kind=kind, standard=standard,
-        defaults={"content_type": content_type or "application/octet-stream", "status": note.remote_status})
-    if document.file:
-        document.file.delete(save=False)
-    document.content_type, document.status = content_type or "application/octet-stream", note.remote_status
-    document.file.save(name, ContentFile(content), save=True)
-    return document
+    if kind == DocumentKind.UBL:
+        return client.ubl(note.remote_id)
+    call = {DocumentKind.PDF: client.pdf, DocumentKind.HTML: client.html, DocumentKind.ZIP: client.zip}[kind]
+    return call(note.remote_id, standard=standard)
+
+
+NOTE_DOCUMENTS = KeptDocuments(DispatchDocument, owner="note", kinds=tuple(DocumentKind.values),
+                               fetch=note_document_call, name=lambda note: note.despatch_number or note.remote_id,
+                               unsent=gettext_lazy("The platform does not have this note yet."))
 
 
 # --- the listing of new notes (isNew) -------------------------------------------------------------------------
-def _date(value):
-    return parse_date(str(value)[:10]) if value else None
-
-
-def outbox_mirror(*, company) -> int:
+@job(gettext_lazy("Read new dispatch notes from the platform"), name="dispatch_outbox_mirror")
+def outbox_mirror(company_id) -> str:
     """Read the notes the platform lists as new (written here, or elsewhere such as its portal), keep what it
-    says of each, then tell it they were read (isNew false): a later listing does not return them again.
-    Returns how many notes were new here."""
+    says of each, then tell it they were read (isNew false): a later listing does not return them again."""
+    company = Company.objects.get(pk=company_id)
     client = dispatch_client(company)
     new = 0
     for _page in range(int(setting("DISPATCH_LIST_PAGES"))):
@@ -132,29 +92,45 @@ def outbox_mirror(*, company) -> int:
         items = [item for item in page["items"] if item["id"]]
         if not items:
             break
-        known = {note.remote_id: note for note in DispatchNote.objects.filter(
-            company=company, remote_id__in=[item["id"] for item in items])}
-        by_reference = {note.local_reference_id: note for note in DispatchNote.objects.filter(
-            company=company, remote_id="", local_reference_id__in=[item["localReferenceId"] for item in items
-                                                                  if item["localReferenceId"]])}
-        created = []
-        for item in items:
-            fields = answer_fields(item)
-            note = known.get(item["id"]) or by_reference.get(item["localReferenceId"])
-            if note is not None:
-                if note.sync_state == SyncState.SYNCED:  # one on its way is its push's to settle
-                    DispatchNote.objects.filter(pk=note.pk).update(**fields, is_new=False,
-                                                                   updated_at=timezone.now())
-                continue
-            created.append(DispatchNote(
-                company=company, source=Source.PLATFORM, sync_state=SyncState.SYNCED, synced_at=timezone.now(),
-                local_reference_id=item["localReferenceId"][:100], is_new=False,
-                receiver_identifier=str(item.get("targetVknTckn") or "")[:11],
-                receiver_name=str(item.get("targetTitle") or "")[:500], issue_date=_date(item.get("issueDate")),
-                numbering=Numbering.PLATFORM, **fields))
-        DispatchNote.objects.bulk_create(created, ignore_conflicts=True)
-        new += len(created)
+        new += _listed_store(company, items)
         client.mark_read([item["id"] for item in items])
     OutboxSync.objects.update_or_create(company=company, defaults={"listed_at": timezone.now()})
-    return new
+    return ngettext("%(count)s new dispatch note read.", "%(count)s new dispatch notes read.", new) % {"count": new}
 
+
+def _listed_store(company, items) -> int:
+    """One page of the listing kept: a note written here is matched by its id or ERP reference (one on its way is
+    its push's to settle); any other is a new note read from the platform. Returns how many were new."""
+    known = {note.remote_id: note for note in DispatchNote.objects.filter(
+        company=company, remote_id__in=[item["id"] for item in items])}
+    by_reference = {note.local_reference_id: note for note in DispatchNote.objects.filter(
+        company=company, remote_id="", local_reference_id__in=[item["localReferenceId"] for item in items
+                                                               if item["localReferenceId"]])}
+    created = []
+    for item in items:
+        fields = answer_fields(item)
+        note = known.get(item["id"]) or by_reference.get(item["localReferenceId"])
+        if note is not None:
+            if note.sync_state == SyncState.SYNCED:
+                DispatchNote.objects.filter(pk=note.pk).update(**fields, is_new=False, updated_at=timezone.now())
+            continue
+        created.append(DispatchNote(
+            company=company, source=Source.PLATFORM, sync_state=SyncState.SYNCED, synced_at=timezone.now(),
+            local_reference_id=item["localReferenceId"][:100], is_new=False,
+            receiver_identifier=str(item.get("targetVknTckn") or "")[:11],
+            receiver_name=str(item.get("targetTitle") or "")[:500], issue_date=day(item.get("issueDate")),
+            numbering=Numbering.PLATFORM, **fields))
+    DispatchNote.objects.bulk_create(created, ignore_conflicts=True)
+    return len(created)
+
+
+def outbox_mirror_all():
+    """Cron: the listing of new notes of every active company."""
+    return enqueue_per_company(outbox_mirror, name=outbox_mirror.job_name)
+
+
+# --- what core runs for this domain (read when the app is ready: core.domains) --------------------------------------
+# Notes the platform still works on: a poll per company that has some, every minute.
+polling.register(NOTES_POLL, every=60, job_timeout=300)
+# Notes the platform lists as new (written on its portal, say): read, then marked read (isNew).
+schedule.register(func=outbox_mirror_all, interval=3600, name="dispatch_outbox_mirror", job_timeout=600)

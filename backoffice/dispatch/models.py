@@ -1,5 +1,6 @@
 """Outgoing dispatch notes (e-İrsaliye) as the platform knows them (document 3, 2.9, 3.3, 4.5), their lines and
-drivers, the documents fetched for them, the Excel exports and the dispatch taxpayer directory.
+drivers, the documents fetched for them, the Excel exports, the dispatch taxpayer directory and the replies the
+receivers sent to our notes.
 
 A DispatchNote is mirrored (RemoteRecord): remote_id is the platform's id (a Guid), remote_status its status
 (0 to 92). A note written here always carries a localReferenceId (the user's ERP id, or ours), so a create whose
@@ -13,23 +14,15 @@ from django.db import models
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 
+from backoffice.core import codes
 from backoffice.core.exports import PlatformExport, export_rules
 from backoffice.core.fields import MONEY
+from backoffice.core.generic.registry import model_url
 from backoffice.core.models import RemoteRecord, record_indexes
 from backoffice.core.search import FoldedSearchField
+from backoffice.core.documents import KeptDocument
 
-from .choices import (
-    EDITABLE_STATUSES,
-    REPLY_EDITABLE_STATUSES,
-    Answer,
-    DispatchStatus,
-    DocumentKind,
-    Numbering,
-    Profile,
-    ReplyStatus,
-    ReplyWay,
-    Source,
-)
+from .choices import EDITABLE_STATUSES, Answer, DispatchStatus, DocumentKind, Numbering, Profile, ReplyStatus, Source
 
 QUANTITY = {"max_digits": 18, "decimal_places": 6}
 
@@ -173,8 +166,6 @@ class DispatchLine(models.Model):
 
     @property
     def unit_label(self) -> str:
-        from backoffice.core import codes
-
         return codes.label(codes.UNIT_CODES, self.unit_code)
 
 
@@ -194,16 +185,12 @@ class DispatchDriver(models.Model):
         return f"{self.name} {self.surname}"
 
 
-class DispatchDocument(models.Model):
-    """A PDF, HTML, UBL or ZIP of a note, kept once fetched at the note's status: a second view makes no call."""
+class DispatchDocument(KeptDocument):
+    """A PDF, HTML, UBL or ZIP of a note, kept once fetched at the note's status (core.documents)."""
 
     note = models.ForeignKey(DispatchNote, on_delete=models.CASCADE, related_name="documents")
     kind = models.CharField(_("kind"), max_length=4, choices=DocumentKind.choices)
-    standard = models.BooleanField(_("standard layout"), default=True)
-    status = models.IntegerField(null=True, blank=True)
     file = models.FileField(_("file"), upload_to="dispatch/documents/%Y/%m/")
-    content_type = models.CharField(max_length=100)
-    fetched_at = models.DateTimeField(_("fetched"), auto_now=True)
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["note", "kind", "standard"], name="dispatch_document_unique")]
@@ -254,146 +241,7 @@ class DispatchTaxpayer(models.Model):
         return f"{self.identifier} {self.alias}"
 
 
-# --- the receiving side: incoming notes and our replies; replies received to our notes ----------------------------
-class IncomingNote(RemoteRecord):
-    """A dispatch note another company sent us, as the incoming list gives it; its lines are read from its UBL the
-    first time someone opens it (the list carries none). remote_status: 70 while it waits for our answer."""
-
-    remote_id = models.CharField(_("platform id"), max_length=64)
-    remote_status = models.IntegerField(_("status"), null=True, blank=True, choices=DispatchStatus.choices)
-    despatch_number = models.CharField(_("dispatch note number"), max_length=16, blank=True)
-    sender_identifier = models.CharField(_("sender's tax or national id"), max_length=11, blank=True)
-    sender_title = models.CharField(_("sender"), max_length=500, blank=True)
-    profile = models.CharField(_("profile"), max_length=20, blank=True)
-    issue_date = models.DateField(_("dispatch note date"), null=True, blank=True)
-    issue_time = models.TimeField(_("dispatch note time"), null=True, blank=True)
-    received_at = models.DateTimeField(_("received"), null=True, blank=True)  # the platform's createdDate
-    line_count = models.PositiveIntegerField(_("lines"), null=True, blank=True)
-    payable_amount = models.DecimalField(_("total"), null=True, blank=True, **MONEY)
-    currency_code = models.CharField(_("currency"), max_length=3, blank=True)
-    # The reply the platform names for the note (written here or elsewhere, e.g. on its portal).
-    receipt_id = models.CharField(_("reply id"), max_length=64, blank=True)
-    receipt_number = models.CharField(_("reply number"), max_length=16, blank=True)
-    lines_read_at = models.DateTimeField(_("lines read"), null=True, blank=True)
-    # What the list's search looks in, folded the Turkish way (core.search).
-    search_text = FoldedSearchField(sources=("despatch_number", "sender_title", "sender_identifier", "receipt_number"))
-
-    class Meta(RemoteRecord.Meta):
-        ordering = ["-received_at", "-id"]
-        verbose_name = _("incoming dispatch note")
-        verbose_name_plural = _("incoming dispatch notes")
-        constraints = [models.UniqueConstraint(fields=["company", "remote_id"], name="dispatch_incoming_unique_id")]
-        indexes = [*record_indexes("dispatch_incoming"),
-                   models.Index(fields=["company", "-received_at", "-id"], name="dispatch_incoming_co_received"),
-                   models.Index(fields=["company", "remote_status", "received_at"], name="dispatch_incoming_co_status"),
-                   models.Index(fields=["company", "sender_identifier"], name="dispatch_incoming_co_sender"),
-                   models.Index(fields=["company", "despatch_number"], name="dispatch_incoming_co_number"),
-                   # the list refreshes itself while an answer is on its way: found without reading every note
-                   models.Index(fields=["company"], condition=~models.Q(pending_action=""),
-                                name="dispatch_incoming_pending")]
-
-    def __str__(self):
-        return self.despatch_number or self.remote_id
-
-    @property
-    def status_color(self) -> str:
-        return DispatchStatus.color(self.remote_status)
-
-    @property
-    def awaits_answer(self) -> bool:
-        return self.remote_status == DispatchStatus.AWAITING_APPROVAL
-
-
-class IncomingLine(models.Model):
-    note = models.ForeignKey(IncomingNote, on_delete=models.CASCADE, related_name="lines")
-    position = models.PositiveIntegerField(_("line"), default=0)
-    line_id = models.CharField(_("line id"), max_length=50)  # the UBL's DespatchLine/cbc:ID, which replies name
-    product_name = models.CharField(_("product"), max_length=500, blank=True)
-    product_code = models.CharField(_("product code"), max_length=100, blank=True)
-    quantity = models.DecimalField(_("delivered quantity"), **QUANTITY)
-    unit_code = models.CharField(_("unit"), max_length=10, blank=True)
-
-    class Meta:
-        ordering = ["position", "id"]
-        verbose_name = _("incoming dispatch note line")
-        verbose_name_plural = _("incoming dispatch note lines")
-
-    @property
-    def unit_label(self) -> str:
-        from backoffice.core import codes
-
-        return codes.label(codes.UNIT_CODES, self.unit_code)
-
-
-class DispatchReply(RemoteRecord):
-    """Our answer to an incoming note (a ReceiptAdvice, "İrsaliye Yanıtı"), mirrored: remote_id the reply's id on
-    the platform, remote_status its status (0, 20, 40, 50, 60). A UBL reply carries our own UUID, so a create whose
-    answer was lost is found by it; an approval, rejection or partial acceptance is found by the note's status."""
-
-    remote_status = models.IntegerField(_("status"), null=True, blank=True, choices=ReplyStatus.choices)
-    note = models.ForeignKey(IncomingNote, on_delete=models.PROTECT, related_name="replies",
-                             verbose_name=_("incoming dispatch note"))
-    way = models.CharField(_("sent as"), max_length=20, choices=ReplyWay.choices)
-    answer = models.CharField(_("answer"), max_length=10, choices=Answer.choices)
-    requested_status = models.IntegerField(_("requested status"), choices=ReplyStatus.choices,
-                                           default=ReplyStatus.QUEUED)
-    uuid = models.CharField(_("UUID"), max_length=36, blank=True)  # of our UBL, which becomes the reply's id
-    receipt_number = models.CharField(_("reply number"), max_length=16, blank=True)
-    manual_number = models.BooleanField(_("number in the file"), default=False)
-    prefix = models.CharField(_("prefix"), max_length=3, blank=True)
-    reason = models.TextField(_("reason for rejection"), blank=True)
-    delivered_at = models.DateTimeField(_("actual delivery time"), null=True, blank=True)
-    delivery_contact = models.CharField(_("received by"), max_length=250, blank=True)
-    # Several notes approved or rejected in one call share it: they go to the platform together.
-    batch = models.CharField(max_length=32, blank=True, db_index=True)
-    status_message = models.TextField(_("platform message"), blank=True)
-    envelope_id = models.CharField(_("envelope"), max_length=64, blank=True)
-    envelope_status = models.CharField(_("envelope status"), max_length=20, blank=True)
-    envelope_message = models.TextField(_("envelope message"), blank=True)
-    ubl_file = models.FileField(_("UBL file"), upload_to="dispatch/replies/%Y/%m/", blank=True)
-    ubl_name = models.CharField(_("file name"), max_length=255, blank=True)
-    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True,
-                                   related_name="+", verbose_name=_("created by"))
-
-    class Meta(RemoteRecord.Meta):
-        ordering = ["-created_at", "-id"]
-        verbose_name = _("dispatch note reply")
-        verbose_name_plural = _("dispatch note replies")
-        constraints = [models.UniqueConstraint(fields=["company", "remote_id"], condition=~Q(remote_id=""),
-                                               name="dispatch_reply_unique_id")]
-        indexes = [*record_indexes("dispatch_reply"),
-                   models.Index(fields=["company", "remote_status"], name="dispatch_reply_co_status"),
-                   models.Index(fields=["company"], condition=~models.Q(pending_action=""),
-                                name="dispatch_reply_pending")]
-
-    def __str__(self):
-        return self.receipt_number or str(_("Reply to %(number)s") % {"number": self.note.despatch_number})
-
-    @property
-    def status_color(self) -> str:
-        return ReplyStatus.color(self.remote_status)
-
-    @property
-    def is_editable(self) -> bool:
-        return not self.is_busy and self.remote_status in REPLY_EDITABLE_STATUSES
-
-
-class ReplyLine(models.Model):
-    reply = models.ForeignKey(DispatchReply, on_delete=models.CASCADE, related_name="lines")
-    line_id = models.CharField(_("line id"), max_length=50)
-    product_name = models.CharField(_("product"), max_length=500, blank=True)
-    unit_code = models.CharField(_("unit"), max_length=10, blank=True)
-    delivered = models.DecimalField(_("delivered"), null=True, blank=True, **QUANTITY)
-    accepted = models.DecimalField(_("accepted"), **QUANTITY)
-    rejected = models.DecimalField(_("rejected"), default=0, **QUANTITY)
-    reason = models.CharField(_("reason"), max_length=500, blank=True)
-
-    class Meta:
-        ordering = ["id"]
-        verbose_name = _("reply line")
-        verbose_name_plural = _("reply lines")
-
-
+# --- the replies receivers sent to our notes ---------------------------------------------------------------------
 class ReceivedReply(models.Model):
     """A reply a receiver sent to one of our outgoing notes (the receipt list), with its lines read from its UBL:
     the outgoing note shows them."""
@@ -431,8 +279,6 @@ class ReceivedReply(models.Model):
         return ReplyStatus.color(self.remote_status)
 
     def get_absolute_url(self):
-        from backoffice.core.generic.registry import model_url
-
         return model_url(self.note, "detail") if self.note_id else model_url(ReceivedReply, "list")
 
 
@@ -447,46 +293,3 @@ class ReceivedReplyLine(models.Model):
 
     class Meta:
         ordering = ["id"]
-
-
-class IncomingDocument(models.Model):
-    """A PDF, HTML or UBL of an incoming note or of a reply, kept once fetched at the record's status."""
-
-    note = models.ForeignKey(IncomingNote, on_delete=models.CASCADE, null=True, blank=True, related_name="documents")
-    reply = models.ForeignKey(DispatchReply, on_delete=models.CASCADE, null=True, blank=True,
-                              related_name="documents")
-    kind = models.CharField(_("kind"), max_length=4, choices=DocumentKind.choices)
-    standard = models.BooleanField(_("standard layout"), default=True)
-    status = models.IntegerField(null=True, blank=True)
-    file = models.FileField(_("file"), upload_to="dispatch/incoming/%Y/%m/")
-    content_type = models.CharField(max_length=100)
-    fetched_at = models.DateTimeField(_("fetched"), auto_now=True)
-
-    class Meta:
-        constraints = [
-            models.UniqueConstraint(fields=["note", "kind", "standard"], condition=Q(note__isnull=False),
-                                    name="dispatch_indocument_unique"),
-            models.UniqueConstraint(fields=["reply", "kind", "standard"], condition=Q(reply__isnull=False),
-                                    name="dispatch_replydocument_unique")]
-
-
-class IncomingExport(PlatformExport):
-    """An Excel export of incoming notes (document 3, 4.5), fetched within its 24 hours and kept here."""
-
-    file = models.FileField(_("file"), upload_to="dispatch-incoming-exports/%Y/%m/", blank=True)
-    file_prefix = "incoming-dispatch-notes"
-
-    class Meta(PlatformExport.Meta):
-        constraints, indexes = export_rules("dispatch_inexport_unique_id", "dispatch_inexport_co_new")
-        verbose_name = _("incoming dispatch note export")
-        verbose_name_plural = _("incoming dispatch note exports")
-
-
-class InboxSync(models.Model):
-    """Where the company's incoming list and receipt list stand: the newest creation time read of each, and when
-    the recent past was last walked again (statuses changed elsewhere, e.g. an answer given on the portal)."""
-
-    company = models.OneToOneField("core.Company", on_delete=models.CASCADE, related_name="+")
-    inbox_until = models.DateTimeField(null=True, blank=True)
-    inbox_walked_at = models.DateTimeField(null=True, blank=True)
-    receipts_until = models.DateTimeField(null=True, blank=True)

@@ -1,45 +1,41 @@
 """Incoming dispatch notes and the replies to them (issue 16): reading the DespatchAdvice the platform gives for an
-incoming note, writing the reply as a UBL-TR 1.2.1 ReceiptAdvice draft, checking a reply a company uploads before
-it is sent (dispatch inbox contract, "Replies to incoming notes") and reading a reply received to one of our own
-notes.
+incoming note, checking a reply a company uploads before it is sent (dispatch inbox contract, "Replies to incoming
+notes") and reading a reply received to one of our own notes.
 
-The file and schema layers are ubl.py's (safe parse, the vendored XSDs with the empty-ExtensionContent
+The file and schema layers are ubltr.py's (safe parse, the vendored XSDs with the empty-ExtensionContent
 placeholder, readable schema messages); the rules are the UBL-TR ones a reply needs, plus the platform's own
 (the note found by cac:DespatchDocumentReference/cbc:ID, RejectReason with every rejected quantity).
 Nothing here reaches the network.
 """
 
 from dataclasses import dataclass, field
-from datetime import date, datetime, time
-from decimal import Decimal, InvalidOperation
+from datetime import date
+from decimal import Decimal
 
 from django.utils import timezone
 from django.utils.translation import gettext as _
 from lxml import etree
 
+from backoffice.core.payloads import decimal
 from backoffice.core.validators import DOCUMENT_NUMBER_RE
-from backoffice.dispatch import ubl
-from backoffice.dispatch.ubl import (
+
+from . import ubltr
+from .ubltr import (
     DATE_RE,
     DESPATCH_NS,
     GUID_RE,
     NS,
     RECEIPT_NS,
     Problem,
-    _first,
-    _found,
-    _line,
-    _party_identifier,
-    _party_name,
-    _quantity,
-    _text,
+    first,
+    line_of,
+    party_identifier,
+    party_name,
+    shown,
+    text_of,
 )
 
 RECEIPT_TYPE_CODE = "SEVK"
-PROFILE = "TEMELIRSALIYE"
-DEFAULT_PREFIX = "IRY"  # the contract's default series of replies
-UNKNOWN = "-"  # an address part nobody told us: not blank, so the tax authority's "present" checks pass
-COUNTRY = "Türkiye"
 PLACEHOLDER_COUNTER = "000000000"  # a series starts at 1: counter 0 is never a number the platform gives
 
 # What may come before cbc:LineCountNumeric in a ReceiptAdvice (UBL-ReceiptAdvice-2.1.xsd, GİB's copy).
@@ -113,10 +109,10 @@ def unzipped(content: bytes) -> bytes:
     an outgoing note's UBL as a ZIP, and the incoming side may do the same). ValueError when the ZIP is unusable."""
     if not content.startswith(b"PK"):
         return content
-    archive, members, refusal = ubl.open_zip(content)
+    archive, members, refusal = ubltr.open_zip(content)
     if archive is None:
         raise ValueError(refusal)
-    xml, refusal = ubl.read_member(archive, members[0])
+    xml, refusal = ubltr.read_member(archive, members[0])
     if refusal:
         raise ValueError(refusal)
     return xml
@@ -126,29 +122,36 @@ def read_despatch(xml: bytes) -> IncomingDespatch:
     """The incoming note's DespatchAdvice (GET /v2/inboxdespatch/{id}/ubl, decoded, unzipped when zipped). Read as
     it is, whatever its prefixes, with missing parts left empty; ValueError (a translated message) when it is no
     DespatchAdvice."""
-    xml = unzipped(xml)
-    root, problem = ubl.parse_xml(xml)
-    if problem:
-        raise ValueError(problem.message)
-    if root.tag != f"{{{DESPATCH_NS}}}DespatchAdvice":
-        raise ValueError(_("The document is %(root)s, not a UBL-TR dispatch note: its root element must be "
-                           "DespatchAdvice in the namespace %(namespace)s.")
-                         % {"root": _root_name(root), "namespace": DESPATCH_NS})
-    note = IncomingDespatch(uuid=_text(root, "cbc:UUID"), number=_text(root, "cbc:ID"),
-                            issue_date=_date(_text(root, "cbc:IssueDate")), issue_time=_text(root, "cbc:IssueTime"),
-                            profile=_text(root, "cbc:ProfileID"),
-                            sender=_read_party(_first(root, "cac:DespatchSupplierParty/cac:Party")),
-                            receiver=_read_party(_first(root, "cac:DeliveryCustomerParty/cac:Party")))
+    root, _xml = _read_root(xml, DESPATCH_NS, "DespatchAdvice", _(
+        "The document is %(root)s, not a UBL-TR dispatch note: its root element must be DespatchAdvice in the "
+        "namespace %(namespace)s."))
+    note = IncomingDespatch(uuid=text_of(root, "cbc:UUID"), number=text_of(root, "cbc:ID"),
+                            issue_date=_date(text_of(root, "cbc:IssueDate")), issue_time=text_of(root, "cbc:IssueTime"),
+                            profile=text_of(root, "cbc:ProfileID"),
+                            sender=_read_party(first(root, "cac:DespatchSupplierParty/cac:Party")),
+                            receiver=_read_party(first(root, "cac:DeliveryCustomerParty/cac:Party")))
     for line in root.iterfind("cac:DespatchLine", NS):
-        quantity = _first(line, "cbc:DeliveredQuantity")
+        quantity = first(line, "cbc:DeliveredQuantity")
         note.lines.append({
-            "line_id": _text(line, "cbc:ID"),
-            "name": _text(line, "cac:Item/cbc:Name"),
-            "quantity": _quantity((quantity.text or "").strip()) if quantity is not None else None,
+            "line_id": text_of(line, "cbc:ID"),
+            "name": text_of(line, "cac:Item/cbc:Name"),
+            "quantity": decimal((quantity.text or "").strip()) if quantity is not None else None,
             "unit_code": (quantity.get("unitCode") or "").strip() if quantity is not None else "",
-            "seller_item_id": _text(line, "cac:Item/cac:SellersItemIdentification/cbc:ID") or None,
+            "seller_item_id": text_of(line, "cac:Item/cac:SellersItemIdentification/cbc:ID") or None,
         })
     return note
+
+
+def _read_root(xml: bytes, namespace: str, element: str, wrong: str):
+    """(the root element, the XML) of a document the platform gave, unzipped when zipped; ValueError with the
+    parser's message, or with `wrong` (naming %(root)s and %(namespace)s) when it is another document."""
+    xml = unzipped(xml)
+    root, problem = ubltr.parse_xml(xml)
+    if problem:
+        raise ValueError(problem.message)
+    if root.tag != f"{{{namespace}}}{element}":
+        raise ValueError(wrong % {"root": _root_name(root), "namespace": namespace})
+    return root, xml
 
 
 def _root_name(root) -> str:
@@ -158,15 +161,15 @@ def _root_name(root) -> str:
 
 
 def _read_party(party) -> Party:
-    identifier = _party_identifier(party)[0]
+    identifier = party_identifier(party)[0]
     if not identifier and party is not None:
         # tolerant of files that leave schemeID out: the first identifier of a VKN's or a TCKN's length
         identifier = next((text for element in party.iterfind("cac:PartyIdentification/cbc:ID", NS)
                            if len(text := (element.text or "").strip()) in (10, 11) and text.isdigit()), "")
-    return Party(identifier=identifier, name=_party_name(party),
-                 district=_text(party, "cac:PostalAddress/cbc:CitySubdivisionName"),
-                 city=_text(party, "cac:PostalAddress/cbc:CityName"),
-                 country=_text(party, "cac:PostalAddress/cac:Country/cbc:Name"))
+    return Party(identifier=identifier, name=party_name(party),
+                 district=text_of(party, "cac:PostalAddress/cbc:CitySubdivisionName"),
+                 city=text_of(party, "cac:PostalAddress/cbc:CityName"),
+                 country=text_of(party, "cac:PostalAddress/cac:Country/cbc:Name"))
 
 
 def _date(text: str) -> date | None:
@@ -176,156 +179,15 @@ def _date(text: str) -> date | None:
         return None
 
 
-# --- writing a reply ----------------------------------------------------------------------------------------------
-
-def placeholder_number(issue_date, prefix: str = DEFAULT_PREFIX) -> str:
-    """The cbc:ID of a reply the platform numbers (UseManualReceiptAdviceId false): the shape of a real number
-    (a validator before the renumbering finds nothing to refuse) with counter 0, which no series ever gives."""
-    return f"{prefix}{str(issue_date)[:4]}{PLACEHOLDER_COUNTER}"
-
-
-def receipt_xml(*, uuid: str, number: str | None, issue_date, issue_time, despatch_number: str, despatch_issue_date,
-                supplier, customer, delivery_datetime: datetime | str | None, delivery_contact: str, lines,
-                profile: str = PROFILE, prefix: str = DEFAULT_PREFIX) -> bytes:
-    """A UBL-TR 1.2.1 ReceiptAdvice draft answering the note despatch_number of supplier (its sender), from
-    customer (who answers). supplier and customer: Party, (identifier, name[, district, city, country]) or a dict
-    of those names; an unknown district or city is written "-", an unknown country "Türkiye". number None: the
-    platform numbers it, placeholder_number() is written. lines: {line_id (the note's line), name, unit_code,
-    received, rejected, reason}; RejectedQuantity and RejectReason are written only when rejected > 0.
-    Unsigned: ext:ExtensionContent is left empty for the integrator's seal."""
-    supplier, customer = _as_party(supplier), _as_party(customer)
-    issue_date, despatch_issue_date = _iso_date(issue_date), _iso_date(despatch_issue_date)
-    number = number or placeholder_number(issue_date, prefix)
-    root = etree.Element(f"{{{RECEIPT_NS}}}ReceiptAdvice", nsmap={None: RECEIPT_NS, **NS})
-    _add(_add(_add(root, "ext:UBLExtensions"), "ext:UBLExtension"), "ext:ExtensionContent")
-    _add(root, "cbc:UBLVersionID", "2.1")
-    _add(root, "cbc:CustomizationID", ubl.CUSTOMIZATION_ID)
-    _add(root, "cbc:ProfileID", profile)
-    _add(root, "cbc:ID", number)
-    _add(root, "cbc:CopyIndicator", "false")
-    _add(root, "cbc:UUID", uuid)
-    _add(root, "cbc:IssueDate", issue_date)
-    _add(root, "cbc:IssueTime", _iso_time(issue_time))
-    _add(root, "cbc:ReceiptAdviceTypeCode", RECEIPT_TYPE_CODE)
-    _add(root, "cbc:LineCountNumeric", len(lines))
-    reference = _add(root, "cac:DespatchDocumentReference")
-    _add(reference, "cbc:ID", despatch_number)
-    _add(reference, "cbc:IssueDate", despatch_issue_date)
-    # The XSD requires a cac:Signature: who signs (the answering company), the seal itself comes later.
-    signature = _add(root, "cac:Signature")
-    _add(signature, "cbc:ID", customer.identifier, schemeID="VKN_TCKN")
-    signatory = _add(signature, "cac:SignatoryParty")
-    _add(_add(signatory, "cac:PartyIdentification"), "cbc:ID", customer.identifier,
-         schemeID=_scheme(customer.identifier))
-    _address(signatory, customer)
-    _add(_add(_add(signature, "cac:DigitalSignatureAttachment"), "cac:ExternalReference"), "cbc:URI",
-         f"#Signature_{number}")
-    # The XSD's order: the receiving customer first, then the note's sender.
-    delivery_customer = _add(root, "cac:DeliveryCustomerParty")
-    _party(delivery_customer, customer)
-    if delivery_contact:
-        # where viewers of real replies show it (the samples of other integrators)...
-        _add(_add(delivery_customer, "cac:DeliveryContact"), "cbc:Name", delivery_contact)
-    _party(_add(root, "cac:DespatchSupplierParty"), supplier)
-    shipment = _add(root, "cac:Shipment")
-    _add(shipment, "cbc:ID", "1")
-    delivery = _add(shipment, "cac:Delivery")
-    if isinstance(delivery_datetime, str):
-        delivery_datetime = datetime.fromisoformat(delivery_datetime)
-    if delivery_datetime is not None:
-        if timezone.is_aware(delivery_datetime):
-            delivery_datetime = timezone.localtime(delivery_datetime)
-        _add(delivery, "cbc:ActualDeliveryDate", delivery_datetime.date().isoformat())
-        _add(delivery, "cbc:ActualDeliveryTime", delivery_datetime.strftime("%H:%M:%S"))
-    if delivery_contact:
-        # ...and where the platform's contract puts it: the party that took the goods, with its contact
-        _party(delivery, customer, tag="cac:DeliveryParty", contact=delivery_contact)
-    for index, line in enumerate(lines, 1):
-        element = _add(root, "cac:ReceiptLine")
-        _add(element, "cbc:ID", index)
-        unit_code = line.get("unit_code") or "C62"
-        _add(element, "cbc:ReceivedQuantity", _plain(line.get("received")), unitCode=unit_code)
-        rejected = _decimal(line.get("rejected"))
-        if rejected is not None and rejected > 0:
-            _add(element, "cbc:RejectedQuantity", _plain(rejected), unitCode=unit_code)
-            _add(element, "cbc:RejectReason", line.get("reason") or "")
-        _add(_add(element, "cac:DespatchLineReference"), "cbc:LineID", line["line_id"])
-        _add(_add(element, "cac:Item"), "cbc:Name", line.get("name") or "")
-    return etree.tostring(root, xml_declaration=True, encoding="UTF-8", pretty_print=True)
-
-
-def _add(parent, tag: str, text=None, **attributes):
-    prefix, _colon, name = tag.rpartition(":")
-    element = etree.SubElement(parent, f"{{{NS[prefix]}}}{name}", {key: str(value) for key, value in
-                                                                     attributes.items()})
-    if text is not None:
-        element.text = str(text)
-    return element
-
-
-def _as_party(value) -> Party:
-    if isinstance(value, Party):
-        return value
-    if isinstance(value, dict):
-        return Party(**{key: value[key] for key in ("identifier", "name", "district", "city", "country")
-                        if value.get(key) is not None})
-    return Party(*value)
-
-
-def _scheme(identifier: str) -> str:
-    return "TCKN" if len(identifier) == 11 else "VKN"
-
-
-def _address(parent, party: Party) -> None:
-    address = _add(parent, "cac:PostalAddress")
-    _add(address, "cbc:CitySubdivisionName", party.district or UNKNOWN)  # the district (ilçe)
-    _add(address, "cbc:CityName", party.city or UNKNOWN)  # the province (il)
-    _add(_add(address, "cac:Country"), "cbc:Name", party.country or COUNTRY)
-
-
-def _party(parent, party: Party, *, tag: str = "cac:Party", contact: str = "") -> None:
-    element = _add(parent, tag)
-    _add(_add(element, "cac:PartyIdentification"), "cbc:ID", party.identifier, schemeID=_scheme(party.identifier))
-    person = _scheme(party.identifier) == "TCKN"
-    if not person:
-        _add(_add(element, "cac:PartyName"), "cbc:Name", party.name)
-    _address(element, party)
-    if contact:
-        _add(_add(element, "cac:Contact"), "cbc:Name", contact)
-    if person:  # a person is named by first and family name (UBL-TR), not by a title
-        first, _space, family = party.name.strip().rpartition(" ")
-        holder = _add(element, "cac:Person")
-        _add(holder, "cbc:FirstName", first or family)
-        _add(holder, "cbc:FamilyName", family)
-
-
-def _iso_date(value) -> str:
-    return value.isoformat() if isinstance(value, date) else str(value)
-
-
-def _iso_time(value) -> str:
-    return value.strftime("%H:%M:%S") if isinstance(value, (time, datetime)) else str(value)
-
-
-def _decimal(value) -> Decimal | None:
-    if value is None or value == "":
-        return None
-    try:
-        number = Decimal(str(value))
-    except (InvalidOperation, ValueError):
-        return None
-    return number if number.is_finite() else None
-
-
 def _plain(value) -> str:
     """A quantity as UBL writes it: no exponent, no trailing zeros."""
-    number = _decimal(value)
+    number = decimal(value)
     return format(number.normalize(), "f") if number is not None else "0"
 
 
 def receipt_zip_base64(name: str, xml: bytes) -> str:
     """The ReceiptAdvice member of POST/PUT /v1/outboxreceiptadvice: Base64 of a ZIP holding the one XML."""
-    return ubl.zipped_base64(name, xml)
+    return ubltr.zipped_base64(name, xml)
 
 
 # --- checking an uploaded reply -----------------------------------------------------------------------------------
@@ -336,10 +198,10 @@ def check_receipt(name: str, data: bytes, *, manual_number: bool, despatch: Inco
     it answers, when known: the reference, the line ids and the quantities are checked against it."""
     if not data:
         return _refused(name, data, _("The file is empty."))
-    if len(data) > ubl.MAX_FILE_BYTES:
-        return _refused(name, b"", _("The file is larger than %(size)s MB.") % {"size": ubl.MAX_FILE_BYTES // 2**20})
+    if len(data) > ubltr.MAX_FILE_BYTES:
+        return _refused(name, b"", _("The file is larger than %(size)s MB.") % {"size": ubltr.MAX_FILE_BYTES // 2**20})
     if data[:4] in (b"PK\x03\x04", b"PK\x05\x06") or name.lower().endswith(".zip"):
-        archive, members, error = ubl.open_zip(data)
+        archive, members, error = ubltr.open_zip(data)
         if error:
             return _refused(name, b"", error)
         if len(members) != 1:
@@ -347,10 +209,10 @@ def check_receipt(name: str, data: bytes, *, manual_number: bool, despatch: Inco
                                          "%(count)s: %(names)s.")
                             % {"count": len(members), "names": ", ".join(info.filename for info in members)})
         name = members[0].filename
-        data, error = ubl.read_member(archive, members[0])
+        data, error = ubltr.read_member(archive, members[0])
         if error:
             return _refused(name, data, error)
-    root, problem = ubl.parse_xml(data)
+    root, problem = ubltr.parse_xml(data)
     if problem:
         return Receipt(name=name, xml=data, problems=[problem])
     if root.tag == f"{{{DESPATCH_NS}}}DespatchAdvice":
@@ -368,14 +230,9 @@ def read_receipt(xml: bytes) -> Receipt:
     """A reply received to one of our notes (GET /v2/outboxdespatch/{id}/receiptadvice/ubl, decoded): every field
     read whatever the file's faults, which are reported in .problems, not refused. ValueError (translated) when
     it is not XML or not a ReceiptAdvice: then there is nothing to read. A zipped answer is unzipped first."""
-    xml = unzipped(xml)
-    root, problem = ubl.parse_xml(xml)
-    if problem:
-        raise ValueError(problem.message)
-    if root.tag != f"{{{RECEIPT_NS}}}ReceiptAdvice":
-        raise ValueError(_("The document is %(root)s, not a UBL-TR reply to a dispatch note: its root element must "
-                           "be ReceiptAdvice in the namespace %(namespace)s.")
-                         % {"root": _root_name(root), "namespace": RECEIPT_NS})
+    root, xml = _read_root(xml, RECEIPT_NS, "ReceiptAdvice", _(
+        "The document is %(root)s, not a UBL-TR reply to a dispatch note: its root element must be ReceiptAdvice in "
+        "the namespace %(namespace)s."))
     return _checked("", xml, root, manual_number=True, despatch=None)  # a received reply has its real number
 
 
@@ -389,87 +246,74 @@ def _checked(name: str, data: bytes, root, *, manual_number: bool, despatch: Inc
     rules = rule_problems(root, manual_number=manual_number, despatch=despatch)
     # A schema fault a rule explains (an element out of place) replaces the schema's bare "not expected" there.
     explained = {problem.line for problem in rules if problem.kind == "schema"}
-    schema = [problem for problem in ubl.schema_problems(root) if problem.line not in explained]
+    schema = [problem for problem in ubltr.schema_problems(root) if problem.line not in explained]
     receipt.problems = sorted(schema + rules, key=lambda problem: problem.line or 0)
     return receipt
 
 
 def _read_fields(receipt: Receipt, root) -> None:
-    receipt.number = _text(root, "cbc:ID")
-    receipt.uuid = _text(root, "cbc:UUID")
-    receipt.issue_date = _date(_text(root, "cbc:IssueDate"))
-    receipt.issue_time = _text(root, "cbc:IssueTime")
-    receipt.profile = _text(root, "cbc:ProfileID")
-    receipt.type_code = _text(root, "cbc:ReceiptAdviceTypeCode")
-    receipt.despatch_number = _text(root, "cac:DespatchDocumentReference/cbc:ID")
-    receipt.despatch_issue_date = _date(_text(root, "cac:DespatchDocumentReference/cbc:IssueDate"))
-    receipt.supplier = _read_party(_first(root, "cac:DespatchSupplierParty/cac:Party"))
-    receipt.customer = _read_party(_first(root, "cac:DeliveryCustomerParty/cac:Party"))
-    receipt.delivery_date = _date(_text(root, "cac:Shipment/cac:Delivery/cbc:ActualDeliveryDate"))
-    receipt.delivery_time = _text(root, "cac:Shipment/cac:Delivery/cbc:ActualDeliveryTime")
-    receipt.delivery_contact = (_text(root, "cac:Shipment/cac:Delivery/cac:DeliveryParty/cac:Contact/cbc:Name")
-                                or _text(root, "cac:DeliveryCustomerParty/cac:DeliveryContact/cbc:Name"))
-    count = _text(root, "cbc:LineCountNumeric")
+    receipt.number = text_of(root, "cbc:ID")
+    receipt.uuid = text_of(root, "cbc:UUID")
+    receipt.issue_date = _date(text_of(root, "cbc:IssueDate"))
+    receipt.issue_time = text_of(root, "cbc:IssueTime")
+    receipt.profile = text_of(root, "cbc:ProfileID")
+    receipt.type_code = text_of(root, "cbc:ReceiptAdviceTypeCode")
+    receipt.despatch_number = text_of(root, "cac:DespatchDocumentReference/cbc:ID")
+    receipt.despatch_issue_date = _date(text_of(root, "cac:DespatchDocumentReference/cbc:IssueDate"))
+    receipt.supplier = _read_party(first(root, "cac:DespatchSupplierParty/cac:Party"))
+    receipt.customer = _read_party(first(root, "cac:DeliveryCustomerParty/cac:Party"))
+    receipt.delivery_date = _date(text_of(root, "cac:Shipment/cac:Delivery/cbc:ActualDeliveryDate"))
+    receipt.delivery_time = text_of(root, "cac:Shipment/cac:Delivery/cbc:ActualDeliveryTime")
+    receipt.delivery_contact = (text_of(root, "cac:Shipment/cac:Delivery/cac:DeliveryParty/cac:Contact/cbc:Name")
+                                or text_of(root, "cac:DeliveryCustomerParty/cac:DeliveryContact/cbc:Name"))
+    count = text_of(root, "cbc:LineCountNumeric")
     receipt.line_count = int(count) if count.isdigit() else None
     receipt.lines = []
     for line in root.iterfind("cac:ReceiptLine", NS):
-        received, rejected = _first(line, "cbc:ReceivedQuantity"), _first(line, "cbc:RejectedQuantity")
+        received, rejected = first(line, "cbc:ReceivedQuantity"), first(line, "cbc:RejectedQuantity")
         unit = next(((element.get("unitCode") or "").strip() for element in (received, rejected)
                      if element is not None and (element.get("unitCode") or "").strip()), "")
         receipt.lines.append({
-            "id": _text(line, "cbc:ID"),
-            "line_id": _text(line, "cac:DespatchLineReference/cbc:LineID"),
-            "name": _text(line, "cac:Item/cbc:Name"),
-            "received": _quantity((received.text or "").strip()) if received is not None else None,
+            "id": text_of(line, "cbc:ID"),
+            "line_id": text_of(line, "cac:DespatchLineReference/cbc:LineID"),
+            "name": text_of(line, "cac:Item/cbc:Name"),
+            "received": decimal((received.text or "").strip()) if received is not None else None,
             # no RejectedQuantity: nothing rejected
-            "rejected": _quantity((rejected.text or "").strip()) if rejected is not None else Decimal(0),
+            "rejected": decimal((rejected.text or "").strip()) if rejected is not None else Decimal(0),
             "reason": "; ".join(text for element in line.iterfind("cbc:RejectReason", NS)
                                 if (text := (element.text or "").strip())),
             "unit_code": unit,
         })
 
 
-def reply_kind(receipt: Receipt, despatch: IncomingDespatch | None = None) -> str:
-    """"accept", "reject" or "partial", as the platform decides it from the lines (contract, "Statuses"): a note
-    line the reply does not name counts as wholly received."""
-    lines = receipt.lines
-    answered = {line["line_id"] for line in lines}
-    unnamed = [line for line in despatch.lines if line["line_id"] not in answered] if despatch else []
-    if all(not (line["rejected"] or 0) for line in lines):
-        return "accept"
-    if not unnamed and all(not (line["received"] or 0) for line in lines):
-        return "reject"
-    return "partial"
-
-
 # --- the rules of a reply -----------------------------------------------------------------------------------------
 
 def rule_type_code(root) -> list[Problem]:
-    value = _text(root, "cbc:ReceiptAdviceTypeCode")
+    value = text_of(root, "cbc:ReceiptAdviceTypeCode")
     if value == RECEIPT_TYPE_CODE:
         return []
-    return [Problem(_line(_first(root, "cbc:ReceiptAdviceTypeCode"), root),
+    return [Problem(line_of(first(root, "cbc:ReceiptAdviceTypeCode"), root),
                     _("cbc:ReceiptAdviceTypeCode must be %(expected)s (found: %(value)s).")
-                    % {"expected": RECEIPT_TYPE_CODE, "value": _found(value)}, "rule")]
+                    % {"expected": RECEIPT_TYPE_CODE, "value": shown(value)}, "rule")]
 
 
 def rule_number(root) -> list[Problem]:
     """The number written in the file (UseManualReceiptAdviceId): ^[A-Z0-9]{3}20[0-9]{2}[0-9]{9}$, of the issue
     date's year, and not the placeholder of a reply the platform numbers."""
-    element, value = _first(root, "cbc:ID"), _text(root, "cbc:ID")
+    element, value = first(root, "cbc:ID"), text_of(root, "cbc:ID")
     if not DOCUMENT_NUMBER_RE.match(value):
-        return [Problem(_line(element, root),
+        return [Problem(line_of(element, root),
                         _("The reply number (cbc:ID) must have 16 characters: a 3-character prefix, the 4-digit year "
                           "and a 9-digit counter, e.g. IRY2025000000001 (found: %(value)s).")
-                        % {"value": _found(value)}, "rule")]
+                        % {"value": shown(value)}, "rule")]
     if value.endswith(PLACEHOLDER_COUNTER):
-        return [Problem(_line(element, root),
+        return [Problem(line_of(element, root),
                         _("The reply number %(number)s ends in the counter 000000000, which stands for a number the "
                           "platform gives: give the reply's own number, or let the platform number it.")
                         % {"number": value}, "rule")]
-    issue_date = _text(root, "cbc:IssueDate")
+    issue_date = text_of(root, "cbc:IssueDate")
     if DATE_RE.match(issue_date) and value[3:7] != issue_date[:4]:
-        return [Problem(_line(element, root),
+        return [Problem(line_of(element, root),
                         _("The reply number %(number)s is of the year %(year)s, but the reply is dated %(date)s.")
                         % {"number": value, "year": value[3:7], "date": issue_date}, "rule")]
     return []
@@ -477,7 +321,7 @@ def rule_number(root) -> list[Problem]:
 
 def rule_dates(root) -> list[Problem]:
     """The reply and the delivery it reports are neither in the future nor before the note they answer."""
-    note_date = _date(_text(root, "cac:DespatchDocumentReference/cbc:IssueDate"))
+    note_date = _date(text_of(root, "cac:DespatchDocumentReference/cbc:IssueDate"))
     today = timezone.localdate()
     problems = []
     for path, future, early in (
@@ -487,7 +331,7 @@ def rule_dates(root) -> list[Problem]:
              _("The delivery (cbc:ActualDeliveryDate) is dated %(date)s, in the future."),
              _("The delivery (cbc:ActualDeliveryDate) is dated %(date)s, before the note it answers "
                "(%(note_date)s)."))):
-        element, value = _first(root, path), _date(_text(root, path))
+        element, value = first(root, path), _date(text_of(root, path))
         if value is None:
             continue  # missing or not a date: the schema says so where it matters
         if value > today:
@@ -501,9 +345,9 @@ def rule_dates(root) -> list[Problem]:
 def rule_despatch_reference(root, despatch: IncomingDespatch | None = None) -> list[Problem]:
     """cac:DespatchDocumentReference/cbc:ID names the note answered: its 16-character number, or (as the public
     samples of another integrator write it) its UUID (ETTN); either is accepted and must be the note's."""
-    reference = _first(root, "cac:DespatchDocumentReference")
-    element, value = _first(reference, "cbc:ID"), _text(reference, "cbc:ID")
-    line = _line(element, reference, root)
+    reference = first(root, "cac:DespatchDocumentReference")
+    element, value = first(reference, "cbc:ID"), text_of(reference, "cbc:ID")
+    line = line_of(element, reference, root)
     if not value:
         return [Problem(line, _("The number of the note answered (cac:DespatchDocumentReference/cbc:ID) is missing: "
                                 "the platform finds the note by it."), "rule")]
@@ -526,7 +370,7 @@ def rule_line_count(root) -> list[Problem]:
     """cbc:LineCountNumeric in its place (after the type code and the notes, before cac:OrderReference and
     cac:DespatchDocumentReference: the public samples of another integrator put it after cac:OrderReference,
     which the schema refuses) and equal to the number of cac:ReceiptLine."""
-    element = _first(root, "cbc:LineCountNumeric")
+    element = first(root, "cbc:LineCountNumeric")
     if element is None:
         return []
     problems = []
@@ -539,7 +383,7 @@ def rule_line_count(root) -> list[Problem]:
                                 _("cbc:LineCountNumeric is out of place: the schema wants it right after "
                                   "cbc:ReceiptAdviceTypeCode (and any cbc:Note), before cac:OrderReference and "
                                   "cac:DespatchDocumentReference, but here it follows %(previous)s. Move it up: the "
-                                  "platform refuses the file as it is.") % {"previous": ubl.readable(previous.tag)},
+                                  "platform refuses the file as it is.") % {"previous": ubltr.readable(previous.tag)},
                                 "schema"))
     stated, count = (element.text or "").strip(), len(root.findall("cac:ReceiptLine", NS))
     if stated.isdigit() and int(stated) != count:
@@ -557,10 +401,10 @@ def rule_lines(root, despatch: IncomingDespatch | None = None) -> list[Problem]:
     problems, answered = [], {}
     delivered = {line["line_id"]: line for line in despatch.lines} if despatch is not None else None
     for index, line in enumerate(root.iterfind("cac:ReceiptLine", NS), 1):
-        reference = _first(line, "cac:DespatchLineReference/cbc:LineID")
-        line_id = _text(line, "cac:DespatchLineReference/cbc:LineID")
+        reference = first(line, "cac:DespatchLineReference/cbc:LineID")
+        line_id = text_of(line, "cac:DespatchLineReference/cbc:LineID")
         if not line_id:
-            problems.append(Problem(_line(reference, _first(line, "cac:DespatchLineReference"), line),
+            problems.append(Problem(line_of(reference, first(line, "cac:DespatchLineReference"), line),
                                     _("Line %(index)s: the note's line it answers (cac:DespatchLineReference/"
                                       "cbc:LineID) is missing.") % {"index": index}, "rule"))
         elif line_id in answered:
@@ -570,56 +414,70 @@ def rule_lines(root, despatch: IncomingDespatch | None = None) -> list[Problem]:
                                                            "first": answered[line_id]}, "rule"))
         else:
             answered[line_id] = index
-        amounts = {}
-        for path, required in (("cbc:ReceivedQuantity", True), ("cbc:RejectedQuantity", False)):
-            element = _first(line, path)
-            if element is None:
-                if required:
-                    problems.append(Problem(line.sourceline, _("Line %(index)s: the received quantity "
-                                                               "(cbc:ReceivedQuantity) is missing; write 0 when "
-                                                               "nothing was received.") % {"index": index}, "rule"))
-                continue
-            value = (element.text or "").strip()
-            amount = _quantity(value)
-            if amount is None or amount < 0:
-                problems.append(Problem(element.sourceline, _("Line %(index)s: %(element)s must be a number of 0 or "
-                                                              "more (found: %(value)s).")
-                                        % {"index": index, "element": path, "value": _found(value)}, "rule"))
-            else:
-                amounts[path] = amount
-            if not (element.get("unitCode") or "").strip():
-                problems.append(Problem(element.sourceline, _("Line %(index)s: %(element)s has no unit (unitCode), "
-                                                              "e.g. C62 for pieces or KGM for kilograms.")
-                                        % {"index": index, "element": path}, "rule"))
-        rejected = amounts.get("cbc:RejectedQuantity", Decimal(0))
-        if rejected > 0 and not any((element.text or "").strip() for element in line.iterfind("cbc:RejectReason", NS)):
-            problems.append(Problem(_line(_first(line, "cbc:RejectReason"), _first(line, "cbc:RejectedQuantity")),
-                                    _("Line %(index)s: %(rejected)s is rejected, so the reason "
-                                      "(cbc:RejectReason) is required.")
-                                    % {"index": index, "rejected": _plain(rejected)}, "rule"))
-        if delivered is None or not line_id:
-            continue
-        if line_id not in delivered:
-            problems.append(Problem(reference.sourceline, _("Line %(index)s: the note %(number)s has no line "
-                                                            "%(line)s (cac:DespatchLineReference/cbc:LineID).")
-                                    % {"index": index, "number": despatch.number, "line": line_id}, "rule"))
-            continue
-        quantity = delivered[line_id]["quantity"]
-        received = amounts.get("cbc:ReceivedQuantity", Decimal(0))
-        if quantity is not None and received + rejected > quantity:
-            problems.append(Problem(line.sourceline, _("Line %(index)s: received %(received)s and rejected "
-                                                       "%(rejected)s exceed the delivered quantity %(delivered)s "
-                                                       "%(unit)s of the note's line %(line)s.")
-                                    % {"index": index, "received": _plain(received), "rejected": _plain(rejected),
-                                       "delivered": _plain(quantity), "unit": delivered[line_id]["unit_code"],
-                                       "line": line_id}, "rule"))
+        amounts = _line_amounts(line, index, problems)
+        if delivered is not None and line_id:
+            problems += _against_note(line, index, line_id, amounts, despatch.number, delivered, reference)
     return problems
 
 
+def _line_amounts(line, index: int, problems: list) -> dict:
+    """{path: quantity} of a reply line's received and rejected quantities that are numbers of 0 or more; what is
+    wrong with them (and a rejection without its reason) is added to problems."""
+    amounts = {}
+    for path, required in (("cbc:ReceivedQuantity", True), ("cbc:RejectedQuantity", False)):
+        element = first(line, path)
+        if element is None:
+            if required:
+                problems.append(Problem(line.sourceline, _("Line %(index)s: the received quantity "
+                                                           "(cbc:ReceivedQuantity) is missing; write 0 when "
+                                                           "nothing was received.") % {"index": index}, "rule"))
+            continue
+        value = (element.text or "").strip()
+        amount = decimal(value)
+        if amount is None or amount < 0:
+            problems.append(Problem(element.sourceline, _("Line %(index)s: %(element)s must be a number of 0 or "
+                                                          "more (found: %(value)s).")
+                                    % {"index": index, "element": path, "value": shown(value)}, "rule"))
+        else:
+            amounts[path] = amount
+        if not (element.get("unitCode") or "").strip():
+            problems.append(Problem(element.sourceline, _("Line %(index)s: %(element)s has no unit (unitCode), "
+                                                          "e.g. C62 for pieces or KGM for kilograms.")
+                                    % {"index": index, "element": path}, "rule"))
+    rejected = amounts.get("cbc:RejectedQuantity", Decimal(0))
+    if rejected > 0 and not any((element.text or "").strip() for element in line.iterfind("cbc:RejectReason", NS)):
+        problems.append(Problem(line_of(first(line, "cbc:RejectReason"), first(line, "cbc:RejectedQuantity")),
+                                _("Line %(index)s: %(rejected)s is rejected, so the reason "
+                                  "(cbc:RejectReason) is required.")
+                                % {"index": index, "rejected": _plain(rejected)}, "rule"))
+    return amounts
+
+
+def _against_note(line, index: int, line_id: str, amounts: dict, number: str, delivered: dict,
+                  reference) -> list[Problem]:
+    """The reply line against the note's line it answers (delivered: the note's lines by id): that line exists,
+    and what was received and rejected stays within what it delivered."""
+    if line_id not in delivered:
+        return [Problem(reference.sourceline, _("Line %(index)s: the note %(number)s has no line "
+                                                "%(line)s (cac:DespatchLineReference/cbc:LineID).")
+                        % {"index": index, "number": number, "line": line_id}, "rule")]
+    quantity = delivered[line_id]["quantity"]
+    received = amounts.get("cbc:ReceivedQuantity", Decimal(0))
+    rejected = amounts.get("cbc:RejectedQuantity", Decimal(0))
+    if quantity is not None and received + rejected > quantity:
+        return [Problem(line.sourceline, _("Line %(index)s: received %(received)s and rejected "
+                                           "%(rejected)s exceed the delivered quantity %(delivered)s "
+                                           "%(unit)s of the note's line %(line)s.")
+                        % {"index": index, "received": _plain(received), "rejected": _plain(rejected),
+                           "delivered": _plain(quantity), "unit": delivered[line_id]["unit_code"],
+                           "line": line_id}, "rule")]
+    return []
+
+
 def rule_problems(root, *, manual_number: bool, despatch: IncomingDespatch | None = None) -> list[Problem]:
-    problems = [problem for rule in (ubl.rule_customization, ubl.rule_profile, rule_type_code, ubl.rule_uuid,
-                                     rule_dates, rule_line_count, ubl.rule_party_identifiers,
-                                     ubl.rule_party_addresses)
+    problems = [problem for rule in (ubltr.rule_customization, ubltr.rule_profile, rule_type_code, ubltr.rule_uuid,
+                                     rule_dates, rule_line_count, ubltr.rule_party_identifiers,
+                                     ubltr.rule_party_addresses)
                 for problem in rule(root)]
     problems += rule_despatch_reference(root, despatch) + rule_lines(root, despatch)
     if manual_number:

@@ -4,11 +4,15 @@ else."""
 
 from django.conf import settings
 from django.utils.translation import gettext as _
-from django.utils.translation import ngettext
+from django.utils.translation import gettext_lazy, ngettext
 
+from backoffice.core import schedule
 from backoffice.core.directory import directory_store
+from backoffice.core.jobs import enqueue, job
 from backoffice.core.models import Company
+from backoffice.core.platform import client_for
 from backoffice.remote.common import field
+from backoffice.remote.dispatch import DispatchClient
 
 from .models import DispatchTaxpayer
 
@@ -46,6 +50,7 @@ def taxpayers_store(archive, *, chunk=5000) -> int:
                            unique_fields=("identifier", "alias", "app_type"), update_fields=("title", "seen_at"))
 
 
+@job(gettext_lazy("Read the dispatch-note users' list"), name="dispatch_taxpayers_refresh")
 def taxpayers_refresh() -> str:
     """The daily refresh, with the credentials of settings.DISPATCH_TAXPAYER_COMPANY (else the first active
     company): the list is the same for everyone."""
@@ -54,10 +59,15 @@ def taxpayers_refresh() -> str:
     company = companies.filter(pk=company_id).first() if company_id else companies.first()
     if company is None:
         return _("No company to read the list with.")
-    from .services import dispatch_client  # services builds on this module
-
-    count = taxpayers_store(dispatch_client(company).taxpayer_list())
+    count = taxpayers_store(client_for(company, DispatchClient).taxpayer_list())
     return ngettext("%(count)s dispatch mailbox read.", "%(count)s dispatch mailboxes read.", count) % {
         "count": count}
 
 
+def taxpayers_request():
+    """The refresh asked for by an administrator (at most one at a time)."""
+    return enqueue(taxpayers_refresh)
+
+
+# The dispatch-note users' list, once a day.
+schedule.register(func=taxpayers_refresh, interval=86400, name="dispatch_taxpayers", job_timeout=3600)

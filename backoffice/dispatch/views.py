@@ -1,13 +1,12 @@
 """Dispatch note pages: the list (filters, bulk send and back-to-draft, export), the note form with its lines and
-drivers, the UBL upload with the schema's findings, one page per note with its actions and documents, the exports
-(core.families) and the dispatch-note users' directory.
+drivers, the UBL upload with the schema's findings, one page per note with its actions and documents, the replies
+received to our notes, the exports (core.families) and the dispatch-note users' directory.
 
 Views validate, call one service and redirect; every queryset is the active company's (another company's note is
 a 404). The documents view is the one place a view waits for the platform (a PDF asked for now).
 """
 
 from django.contrib import messages
-from django.core.exceptions import ValidationError
 from django.shortcuts import get_object_or_404, redirect
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
@@ -15,10 +14,11 @@ from django.utils.translation import gettext_lazy
 from backoffice.core import actions, batch
 from backoffice.core.choices import SyncState
 from backoffice.core.generic.directory import register_directory_pages
-from backoffice.core.generic.documents import PlatformDocumentView
+from backoffice.core.generic.documents import register_document_view
 from backoffice.core.generic.families import register_export_pages
+from backoffice.core.generic.lines import Lookup
+from backoffice.core.generic.reading import register_read_view
 from backoffice.core.generic.registry import model_url, register_model_view, register_model_views
-from backoffice.core.generic.sections import SectionMixin
 from backoffice.core.generic.views import (
     BaseObjectView,
     BulkAction,
@@ -29,26 +29,19 @@ from backoffice.core.generic.views import (
     describe_fields,
     totals_by_currency,
 )
-from backoffice.core.jobs import runs_of
-from backoffice.core.roles import EDITORS, EVERYONE, has_role
-from backoffice.current_accounts.lookup import find_accounts
-from backoffice.current_accounts.forms import resolve_account
+from backoffice.core.jobs import enqueue, runs_of
+from backoffice.core.roles import EDITORS, has_role
+from backoffice.current_accounts import api
 
-from . import filters, jobs, mirror, services, tables, taxpayers
+from . import filters, mirror, push, services, tables, taxpayers
 from .choices import WORKING_STATUSES, DispatchStatus, DocumentKind, Source
 from .families import DISPATCH_EXPORTS
-from .forms import CARRIER_COMPANY, DispatchNoteForm, DriverFormSet, LineFormSet, UblReplaceForm, UblUploadForm
-from .models import DispatchDriver, DispatchLine, DispatchNote, DispatchTaxpayer
+from .forms import DispatchNoteForm, DriverFormSet, LineFormSet, UblReplaceForm, UblUploadForm
+from .models import DispatchDriver, DispatchLine, DispatchNote, DispatchTaxpayer, ReceivedReply
 
 
-class DispatchSection(SectionMixin):
-    section = "dispatch"
-    tab = "notes"
-
-
-class NoteListView(DispatchSection, ObjectListView):
+class NoteListView(ObjectListView):
     model = DispatchNote
-    required_roles = EVERYONE
     table = tables.DispatchNoteTable
     filterset = filters.DispatchNoteFilterSet
     refresh_interval = 5
@@ -57,84 +50,59 @@ class NoteListView(DispatchSection, ObjectListView):
         return (queryset.filter(sync_state__in=[SyncState.QUEUED, SyncState.SENDING]).exists()
                 or queryset.filter(remote_status__in=[s for s in WORKING_STATUSES if s != 70]).exists())
 
-    def get_template_names(self):
-        return ["dispatch/dispatchnote_list.html"]
-
     def render(self, context, status=200):
-        context["may_edit"] = has_role(self.request.user, *EDITORS)
         context["export_url"] = model_url(DISPATCH_EXPORTS.model, "start")
         return super().render(context, status)
 
 
-class NoteEditView(DispatchSection, ObjectEditView):
+def receiver_details(account) -> dict:
+    """What the form shows beside the receiver as it is typed: the dispatch mailboxes, the default address that
+    fills the delivery address."""
+    address = account and (account.address_set.filter(is_default=True).first() or account.address_set.first())
+    return {"boxes": taxpayers.mailboxes(account.identifier) if account else [],
+            "generic_alias": taxpayers.generic_alias(), "address": address,
+            "directory_loaded": taxpayers.directory_loaded()}
+
+
+class NoteEditView(ObjectEditView):
     """Create and update (only a draft or a note in error), lines and drivers in formsets."""
 
     model = DispatchNote
-    required_roles = EDITORS
     form = DispatchNoteForm
+    formsets = {"lines": LineFormSet, "drivers": DriverFormSet}
+    lookups = {"receiver": Lookup(find=api.find_accounts, resolve=api.resolve_account, min_length=api.MIN_LENGTH,
+                                  template="dispatch/includes/receiver.html", details=receiver_details)}
     refused = services.DispatchError
+    invalid_status = 400
     tab = "new"
-
-    def get_template_names(self):
-        return ["dispatch/dispatchnote_edit.html"]
 
     def locked_message(self, note):
         return services.edit_refusal(note)
 
-    def formsets(self, note, data=None):
-        lines = LineFormSet(data=data, instance=note, prefix="lines")
-        drivers = DriverFormSet(data=data, instance=note, prefix="drivers")
-        if data is not None:
-            drivers.carrier_is_company = data.get("carrier") == CARRIER_COMPANY
-        return lines, drivers
+    def get_form_kwargs(self):
+        return {"company": self.request.company}
 
-    def render_form(self, note, form, status=200, lines=None, drivers=None):
-        if lines is None:
-            lines, drivers = self.formsets(note)
+    def form_context(self, note, formsets):
         company = self.request.company
-        return self.render({
-            "object": note, "form": form, "lines": lines, "drivers": drivers, "is_new": note.pk is None,
-            "cancel_url": self.cancel_url(note), "empty_line": lines.empty_form, "empty_driver": drivers.empty_form,
+        return {
+            "empty_line": formsets["lines"].empty_form, "empty_driver": formsets["drivers"].empty_form,
             # what the form offers as it is typed: the company's recent products and drivers
             "products": list(DispatchLine.objects.filter(note__company=company).order_by("-note_id")
                              .values_list("product_name", flat=True)[:200].iterator()),
             "known_drivers": list(DispatchDriver.objects.filter(note__company=company).order_by("-note_id")
                                   .values_list("name", "surname", "tckn")[:50]),
-        }, status=status)
+        }
 
-    def get(self, request, *args, **kwargs):
-        note = self.get_object()
-        if (locked := self.locked(note)) is not None:
-            return locked
-        return self.render_form(note, self.form(instance=note, company=request.company))
+    def save_form(self, form, lines, drivers):
+        return services.note_save(form.save(commit=False), lines.kept(), drivers.kept(), user=self.request.user)
 
-    def post(self, request, *args, **kwargs):
-        note = self.get_object()
-        if (locked := self.locked(note)) is not None:
-            return locked
-        form = self.form(data=request.POST, instance=note, company=request.company)
-        lines, drivers = self.formsets(note, data=request.POST)
-
-        def save():
-            return services.note_save(form.save(commit=False), lines.kept(), drivers.kept(), user=request.user)
-
-        note, answered = self.guarded_submit(
-            self.guard_for(note), form, save,
-            valid=lambda: all([form.is_valid(), lines.is_valid(), drivers.is_valid()]),
-            refused=self.refused, invalid=lambda: self.render_form(note, form, 400, lines, drivers))
-        if answered is not None:
-            return answered
-        messages.success(request, _("Draft saved; it goes to the platform as a draft and is not sent to GİB. Send "
-                                    "it from its page when the goods are ready."))
-        return redirect(model_url(note, "detail"))
+    def success_message(self, note, is_new):
+        return _("Draft saved; it goes to the platform as a draft and is not sent to GİB. Send it from its page "
+                 "when the goods are ready.")
 
 
-class NoteDetailView(DispatchSection, ObjectDetailView):
+class NoteDetailView(ObjectDetailView):
     model = DispatchNote
-    required_roles = EVERYONE
-
-    def get_template_names(self):
-        return ["dispatch/dispatchnote_detail.html"]
 
     def base_queryset(self):
         return super().base_queryset().select_related("created_by", "current_account")
@@ -189,18 +157,15 @@ def answered_lines(note):
     return lines, receipt, bool(by_id)
 
 
-class NoteBulkView(DispatchSection, BulkActionView):
+class NoteBulkView(BulkActionView):
     model = DispatchNote
     required_roles = EDITORS
-
-    def get_template_names(self):
-        return ["generic/bulk_confirm.html"]
 
 
 def send_runner(request, queryset):
     try:
-        return len(services.send_request(queryset.order_by("pk")))
-    except services.AlreadySent as exc:
+        return len(push.send_request(queryset.order_by("pk")))
+    except push.AlreadySent as exc:
         messages.info(request, str(exc))
     except services.DispatchError as exc:
         messages.error(request, str(exc))
@@ -210,9 +175,9 @@ def send_runner(request, queryset):
 def send_details(request, queryset):
     """The send confirmation's rows (receiver, mailbox, total), totals per currency and the notes refused."""
     notes = list(queryset.order_by("pk"))
-    rows = services.send_rows(notes)
+    rows = push.send_rows(notes)
     return {"rows": rows[:NoteBulkView.max_listed], "currency_totals": totals_by_currency(rows),
-            "refused": [f"{note}: {reason}" for note in notes if (reason := services.send_refusal(note))],
+            "refused": [f"{note}: {reason}" for note in notes if (reason := push.send_refusal(note))],
             "totals_are": "total"}  # a dispatch note's goods value, not an amount payable
 
 
@@ -238,16 +203,12 @@ register_model_views(DispatchNote, prefix="", list=NoteListView, detail=NoteDeta
 
 
 @register_model_view(DispatchNote, "upload", path="upload/")
-class NoteUploadView(DispatchSection, ObjectEditView):
+class NoteUploadView(ObjectEditView):
     """UBL-TR files: checked against the schema and the tax authority's rules before anything is saved; the
     findings are shown per file with their line."""
 
     model = DispatchNote
-    required_roles = EDITORS
-    tab = "upload"
-
-    def get_template_names(self):
-        return ["dispatch/dispatchnote_upload.html"]
+    action = tab = "upload"
 
     def get(self, request, *args, **kwargs):
         return self.render({"object": self.get_object(), "form": UblUploadForm(company=request.company)})
@@ -287,14 +248,12 @@ class NoteUploadView(DispatchSection, ObjectEditView):
 
 
 @register_model_view(DispatchNote, "replace", path="<id:pk>/replace/")
-class NoteReplaceView(DispatchSection, BaseObjectView):
+class NoteReplaceView(BaseObjectView):
     """A UBL note that failed, or is a draft or in error, corrected by its file: checked like an upload first."""
 
     model = DispatchNote
+    action = "replace"
     required_roles = EDITORS
-
-    def get_template_names(self):
-        return ["dispatch/dispatchnote_replace.html"]
 
     def page(self, note, form, findings=(), status=200):
         return self.render({"object": note, "form": form, "findings": findings,
@@ -328,61 +287,30 @@ class NoteReplaceView(DispatchSection, BaseObjectView):
         return redirect(model_url(note, "detail"))
 
 
-@register_model_view(DispatchNote, "document", path="<id:pk>/document/<str:kind>/")
-class NoteDocumentView(DispatchSection, PlatformDocumentView):
-    """The note's PDF, HTML, UBL or ZIP (standard layout or the company's), fetched once at a status and kept."""
-
-    model = DispatchNote
-    required_roles = EVERYONE
-    kinds = tuple(DocumentKind.values)
-    attachment_kinds = (DocumentKind.UBL, DocumentKind.ZIP)
-    refused = (services.DispatchError,)
-    back_label = gettext_lazy("Back to the dispatch note")
-    record_label = gettext_lazy("Dispatch note")
-
-    def fetch(self, note, kind, *, standard):
-        return mirror.document_fetch(note, kind, standard=standard)
+# The note's PDF, HTML, UBL or ZIP (standard layout or the company's), fetched once at a status and kept.
+register_document_view(DispatchNote, mirror.NOTE_DOCUMENTS, attachment_kinds=(DocumentKind.UBL, DocumentKind.ZIP),
+                       refused=(services.DispatchError,), back_label=gettext_lazy("Back to the dispatch note"),
+                       record_label=gettext_lazy("Dispatch note"))
 
 
-@register_model_view(DispatchNote, "receiver", path="receiver/")
-class ReceiverLookupView(DispatchSection, BaseObjectView):
-    """What the form shows as the receiver is typed (htmx): matching accounts, the dispatch mailboxes, the
-    default address that fills the delivery address."""
-
-    model = DispatchNote
-    required_roles = EDITORS
-
-    def get_template_names(self):
-        return ["dispatch/includes/receiver.html"]
-
-    def get(self, request):
-        text = (request.GET.get("account") or "").strip()
-        options, account, error, address = [], None, "", None
-        if len(text) >= 2:
-            options = find_accounts(request.company, text)
-            try:
-                account = resolve_account(request.company, text)
-            except ValidationError as exc:
-                error = " ".join(exc.messages)
-        if account is not None:
-            address = account.address_set.filter(is_default=True).first() or account.address_set.first()
-        return self.render({"options": options, "account": account, "error": error if text else "",
-                            "boxes": taxpayers.mailboxes(account.identifier) if account else [],
-                            "generic_alias": taxpayers.generic_alias(), "address": address,
-                            "directory_loaded": taxpayers.directory_loaded()})
+register_read_view(DispatchNote, lambda company: enqueue(mirror.outbox_mirror, company=company.pk, args=[company.pk]),
+                   name="mirror", whole=True, roles=EDITORS,
+                   message=gettext_lazy("New dispatch notes are being read from the platform."),
+                   running=gettext_lazy("New dispatch notes are already being read from the platform."))
 
 
-@register_model_view(DispatchNote, "mirror", path="mirror/")
-class NoteMirrorView(DispatchSection, BaseObjectView):
-    model = DispatchNote
-    required_roles = EDITORS
+# --- replies received to our outgoing notes ------------------------------------------------------------------
+class ReceivedReplyListView(ObjectListView):
+    model = ReceivedReply
+    table = tables.ReceivedReplyTable
+    filterset = filters.ReceivedReplyFilterSet
+    title = gettext_lazy("Replies to our dispatch notes")
 
-    def post(self, request):
-        company = request.company
-        run = jobs.enqueue(jobs.outbox_mirror, company=company.pk, args=[company.pk])
-        messages.info(request, _("New dispatch notes are being read from the platform.") if run.is_new
-                      else _("New dispatch notes are already being read from the platform."))
-        return redirect(model_url(DispatchNote, "list"))
+    def base_queryset(self):
+        return super().base_queryset().select_related("note")
+
+
+register_model_views(ReceivedReply, prefix="receipts", list=ReceivedReplyListView)
 
 
 # --- exports (core.families) -------------------------------------------------------------------------------
@@ -397,7 +325,7 @@ register_export_pages(
 register_directory_pages(
     DispatchTaxpayer, prefix="users", section="dispatch", tab="taxpayers", title=gettext_lazy("Dispatch-note users"),
     table=tables.DispatchTaxpayerTable, filterset=filters.DispatchTaxpayerFilterSet,
-    request_refresh=jobs.taxpayers_request,
+    request_refresh=taxpayers.taxpayers_request,
     started=gettext_lazy("The dispatch-note users' list is being read; this takes a few minutes."),
     running=gettext_lazy("The dispatch-note users' list is already being read."),
     note=gettext_lazy("Receivers listed here get their dispatch notes at their own mailbox; anyone else at the "

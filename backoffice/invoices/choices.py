@@ -108,22 +108,20 @@ class DocumentKind(models.TextChoices):
     UBL = "ubl", "UBL"
 
 
-def profile_name(value) -> str:
-    """A profile as a name, from the name or the integer the platform sends."""
+def _name(value, numbers) -> str:
+    """A name of these choices from the name or the integer the platform sends."""
     if value in (None, ""):
         return ""
-    by_number = {number: name for name, number in PROFILE_NUMBERS.items()}
+    by_number = {number: name for name, number in numbers.items()}
     try:
         return str(by_number.get(int(value), ""))
     except (TypeError, ValueError):
         return str(value).upper()
+
+
+def profile_name(value) -> str:
+    return _name(value, PROFILE_NUMBERS)
 
 
 def type_name(value) -> str:
-    if value in (None, ""):
-        return ""
-    by_number = {number: name for name, number in TYPE_NUMBERS.items()}
-    try:
-        return str(by_number.get(int(value), ""))
-    except (TypeError, ValueError):
-        return str(value).upper()
+    return _name(value, TYPE_NUMBERS)

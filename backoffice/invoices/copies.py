@@ -1,7 +1,7 @@
 """Copy and return (iade) of an outgoing invoice (issue 29, section 5): a new local draft (sync_state LOCAL, nothing
 sent) with the same customer and lines, dated today (Istanbul), with a new ettn and no number, so that the platform
 numbers it when it is sent. Nothing the platform gave the original (its ettn, number, statuses, totals) is copied:
-the totals are computed again from the lines (services.apply_totals).
+the draft is kept as any draft is, its figures computed from its lines (services.draft_store).
 
 A return is a copy of type IADE that refers to an approved sale invoice (document 3, 2.6: returnInvoiceNumber and
 returnInvoiceDate); a return e-invoice is TEMELFATURA (the tax authority's schematron, the sandbox's _type_rules).
@@ -14,13 +14,14 @@ from django.db import transaction
 from django.shortcuts import get_object_or_404, redirect
 from django.utils import timezone
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from backoffice.core.choices import SyncState
 from backoffice.core.generic.registry import model_url, register_model_view
-from backoffice.core.generic.sections import SectionMixin
+from backoffice.core.generic.guarded import SubmissionGuardMixin
 from backoffice.core.generic.views import BaseObjectView
 from backoffice.core.roles import EDITORS
-from backoffice.core.submissions import AlreadySubmitted, SubmissionGuard, replay_message, submitted_object
+from backoffice.core.submissions import replay_message, submitted_object
 
 from . import services
 from .choices import InvoiceStatus, InvoiceType, Profile, RecordType
@@ -83,25 +84,13 @@ def _draft_of(original, *, user) -> tuple[Invoice, list[InvoiceLine]]:
     return draft, lines
 
 
-def _store(draft, lines) -> Invoice:
-    if draft.record_type == RecordType.EARCHIVE:
-        draft.profile = Profile.EARSIVFATURA
-    services.apply_totals(draft, lines)  # ours, as the platform computes them: never the original's figures
-    draft.save()
-    for position, line in enumerate(lines, start=1):
-        line.invoice, line.position = draft, position
-        line.save()
-    return draft
-
-
 @transaction.atomic
 def invoice_copy(original, *, user=None) -> Invoice:
     """A new local draft with the original's customer and lines, dated today, a new ettn and no number."""
     refusal = copy_refusal(original)
     if refusal:
         raise CopyRefused(refusal)
-    draft, lines = _draft_of(original, user=user)
-    return _store(draft, lines)
+    return services.draft_store(*_draft_of(original, user=user))
 
 
 @transaction.atomic
@@ -118,107 +107,62 @@ def invoice_return(original, *, user=None) -> Invoice:
         draft.profile = Profile.TEMELFATURA
     # The platform requires a description: the original's, else one that names the invoice returned.
     draft.description = original.description or _("Return of invoice %(number)s") % {"number": original.invoice_number}
-    return _store(draft, lines)
-
-
-def guard_fields(request) -> dict:
-    """The one-time key and the company of a copy or return button (core.submissions): a double click or a
-    resent form makes one draft, and a company switched in another tab is refused."""
-    return SubmissionGuard(request).fields()
+    return services.draft_store(draft, lines)
 
 
 # --- views -------------------------------------------------------------------------------------------------
-class _InvoiceCopyBase(SectionMixin, BaseObjectView):
+class _InvoiceCopyBase(SubmissionGuardMixin, BaseObjectView):
     """GET: a small confirmation page (nothing changes); POST: the new draft, then its edit page."""
 
-    section = "invoices"
-    tab = "invoices"
     model = Invoice
+    action = "copy"
     required_roles = EDITORS
     make = None  # the service
     refusal = None
-    title = ""
-    explanation = ""
-    button = ""
-
-    def get_template_names(self):
-        return ["invoices/invoice_copy.html"]
+    title = explanation = button = done = ""  # done: the message once made, of %(invoice)s
 
     def get(self, request, pk):
         invoice = get_object_or_404(self.get_queryset(), pk=pk)
         return self.render({"object": invoice, "refusal": type(self).refusal(invoice), "title": self.title,
                             "explanation": self.explanation, "button": self.button,
-                            "guard": guard_fields(request), "detail_url": model_url(invoice, "detail")})
+                            "detail_url": model_url(invoice, "detail")})
+
+    def guarded(self, invoice):  # the invoice's own refusal comes before the key's
+        return not type(self).refusal(invoice)
+
+    def replayed(self, submission):
+        """A second click opens the draft the first made, to be edited like a new one."""
+        made = submitted_object(submission) if submission.user_id == self.request.user.pk else None
+        messages.info(self.request, replay_message(submission, made))
+        return redirect(model_url(made, "edit") if made is not None else model_url(Invoice, "list"))
 
     def post(self, request, pk):
         invoice = get_object_or_404(self.get_queryset(), pk=pk)
-        guard = SubmissionGuard(request)
-        earlier = guard.earlier()
-        if earlier is not None:  # sent before: show what it made, make nothing new
-            made = submitted_object(earlier)
-            messages.info(request, replay_message(earlier, made))
-            return redirect(model_url(made, "edit") if made is not None else model_url(invoice, "detail"))
-        refusal = type(self).refusal(invoice) or guard.refusal()  # the invoice's own reason first
-        if refusal:
-            messages.error(request, refusal)
-            return redirect(model_url(invoice, "detail"))
-        try:
-            with transaction.atomic():
-                guard.claim()
-                draft = type(self).make(invoice, user=request.user)
-                guard.done(draft)
-        except AlreadySubmitted as exc:
-            made = submitted_object(exc.submission)
-            messages.info(request, replay_message(exc.submission, made))
-            return redirect(model_url(made, "edit") if made is not None else model_url(invoice, "detail"))
-        except services.InvoiceError as exc:
-            messages.error(request, str(exc))
-            return redirect(model_url(invoice, "detail"))
-        messages.success(request, self.done_message(invoice))
+        draft, answered = self.guarded_submit(
+            self.guard_for(invoice), None, lambda: type(self).make(invoice, user=request.user), valid=lambda: True,
+            refused=services.InvoiceError, invalid=lambda: redirect(model_url(invoice, "detail")))
+        if answered is not None:
+            return answered
+        messages.success(request, self.done % {"invoice": invoice})
         return redirect(model_url(draft, "edit"))
 
 
 @register_model_view(Invoice, "copy", path="<id:pk>/copy/")
 class InvoiceCopyView(_InvoiceCopyBase):
-    make = invoice_copy
-    refusal = copy_refusal
-
-    @property
-    def title(self):
-        return _("Copy the invoice")
-
-    @property
-    def explanation(self):
-        return _("A new draft with the same customer and lines, dated today. It gets its number from the platform "
-                 "when it is sent; nothing is sent now.")
-
-    @property
-    def button(self):
-        return _("Copy as a new draft")
-
-    def done_message(self, invoice):
-        return _("A copy of %(invoice)s was saved as a draft dated today; nothing was sent. Check it and save.") % {
-            "invoice": invoice}
+    make, refusal = invoice_copy, copy_refusal
+    title = gettext_lazy("Copy the invoice")
+    explanation = gettext_lazy("A new draft with the same customer and lines, dated today. It gets its number from the "
+                               "platform when it is sent; nothing is sent now.")
+    button = gettext_lazy("Copy as a new draft")
+    done = gettext_lazy("A copy of %(invoice)s was saved as a draft dated today; nothing was sent. Check it and save.")
 
 
 @register_model_view(Invoice, "return", path="<id:pk>/return/")
 class InvoiceReturnView(_InvoiceCopyBase):
-    make = invoice_return
-    refusal = return_refusal
-
-    @property
-    def title(self):
-        return _("Write a return invoice")
-
-    @property
-    def explanation(self):
-        return _("A new return (İADE) invoice draft referring to this invoice, with its customer and lines, dated "
-                 "today. Remove the lines or quantities not returned; nothing is sent now.")
-
-    @property
-    def button(self):
-        return _("Write the return invoice")
-
-    def done_message(self, invoice):
-        return _("A return invoice referring to %(invoice)s was saved as a draft; nothing was sent. Keep only what "
-                 "is returned, then save.") % {"invoice": invoice}
+    make, refusal = invoice_return, return_refusal
+    title = gettext_lazy("Write a return invoice")
+    explanation = gettext_lazy("A new return (İADE) invoice draft referring to this invoice, with its customer and "
+                               "lines, dated today. Remove the lines or quantities not returned; nothing is sent now.")
+    button = gettext_lazy("Write the return invoice")
+    done = gettext_lazy("A return invoice referring to %(invoice)s was saved as a draft; nothing was sent. Keep only "
+                        "what is returned, then save.")

@@ -8,11 +8,12 @@ import zipfile
 
 from django.core.files.base import ContentFile
 from django.db import transaction
-from django.db.models import F, Q
 from django.utils import timezone
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from backoffice.core import jobs
+from backoffice.core.documents import KeptDocuments
 from backoffice.remote.errors import RateLimited, RemoteError
 
 from .choices import DocumentKind
@@ -20,43 +21,23 @@ from .models import InvoiceDocument, PdfBundle
 from .services import InvoiceError, service, setting
 
 
-# --- documents: PDF, HTML, UBL (kept once fetched) ---------------------------------------------------------
-EXTENSIONS = {DocumentKind.PDF: "pdf", DocumentKind.HTML: "html", DocumentKind.UBL: "xml"}
-
-
-def cached_document(invoice, kind) -> InvoiceDocument | None:
-    """The kept copy, when it still shows the invoice as it is (fetched at its current status)."""
-    document = invoice.documents.filter(kind=kind).first()
-    if document and document.status == invoice.remote_status and document.file:
-        return document
-    return None
-
-
-def document_fetch(invoice, kind, *, interactive=True, client=None) -> InvoiceDocument:
-    """The invoice's PDF, HTML or UBL: the kept copy, else one call of the invoice service (rate-limited:
-    RateLimited when the limiter says wait) whose answer is kept."""
-    document = cached_document(invoice, kind)
-    if document is not None:
-        return document
-    if not invoice.remote_id:
-        raise InvoiceError(_("This invoice is not on the platform yet."))
-    client = client or service(invoice.company, interactive=interactive)
+# --- documents: PDF, HTML, UBL (kept once fetched: core.documents) -----------------------------------------
+def invoice_document_call(invoice, kind, standard, client):
+    """One call of the invoice service (rate-limited: RateLimited when the limiter says wait)."""
+    client = client or service(invoice.company, interactive=True)
     if kind == DocumentKind.PDF:
-        content, content_type = client.pdf(invoice.service_kind, invoice.remote_id)
-    elif kind == DocumentKind.HTML:
-        content, content_type = client.html(invoice.service_kind, invoice.remote_id)
-    elif invoice.service_kind == "outbox":
-        content, content_type = client.outbox_ubl(invoice.remote_id)
-    else:
-        content, content_type = client.ubl(invoice.service_kind, invoice.remote_id)
-    name = f"{invoice.invoice_number or invoice.remote_id}.{EXTENSIONS[kind]}"
-    document, _created = InvoiceDocument.objects.get_or_create(invoice=invoice, kind=kind, defaults={
-        "content_type": content_type or "application/octet-stream", "status": invoice.remote_status})
-    if document.file:
-        document.file.delete(save=False)
-    document.content_type, document.status = content_type or "application/octet-stream", invoice.remote_status
-    document.file.save(name, ContentFile(content), save=True)
-    return document
+        return client.pdf(invoice.service_kind, invoice.remote_id)
+    if kind == DocumentKind.HTML:
+        return client.html(invoice.service_kind, invoice.remote_id)
+    if invoice.service_kind == "outbox":
+        return client.outbox_ubl(invoice.remote_id)
+    return client.ubl(invoice.service_kind, invoice.remote_id)
+
+
+INVOICE_DOCUMENTS = KeptDocuments(InvoiceDocument, owner="invoice", kinds=tuple(DocumentKind.values),
+                                  fetch=invoice_document_call,
+                                  name=lambda invoice: invoice.invoice_number or invoice.remote_id,
+                                  unsent=gettext_lazy("This invoice is not on the platform yet."))
 
 
 # --- PDF bundles --------------------------------------------------------------------------------------------
@@ -67,16 +48,15 @@ def pdf_bundle_request(company, user, invoices) -> PdfBundle:
     limit = int(setting("INVOICE_BUNDLE_MAX"))
     if len(invoices) > limit:
         raise InvoiceError(_("At most %(limit)s invoices go into one ZIP; narrow the selection.") % {"limit": limit})
-    from . import jobs as invoice_jobs
-
     with transaction.atomic():
         bundle = PdfBundle.objects.create(company=company, created_by=user, total=len(invoices))
         bundle.invoices.set(invoices)
-        jobs.enqueue(invoice_jobs.pdf_bundle, company=company, target=f"invoices.pdfbundle:{bundle.pk}",
+        jobs.enqueue(pdf_bundle_run, company=company, target=f"invoices.pdfbundle:{bundle.pk}",
                      args=[bundle.pk])
     return bundle
 
 
+@jobs.job(gettext_lazy("Download invoice PDFs as one ZIP"), name="pdf_bundle")
 def pdf_bundle_run(pk) -> str:
     """Fetch the PDFs not kept yet at the full rate the PDF rule allows (a short wait for the next slot is
     waited here; a long one hands the job back to the queue for then), then write the ZIP."""
@@ -85,14 +65,15 @@ def pdf_bundle_run(pk) -> str:
         return _("Already done.")
     client = service(bundle.company)
     invoices = list(bundle.invoices.order_by("pk"))
-    kept = _kept_pdfs(invoices)  # one query: a run that resumes after a wait for the limit starts at once
+    # one query: a run that resumes after a wait for the limit starts at once
+    kept = INVOICE_DOCUMENTS.kept_for(invoices, DocumentKind.PDF)
     skipped = {entry["pk"] for entry in bundle.skipped}
     missing = [invoice for invoice in invoices if invoice.pk not in kept and invoice.pk not in skipped]
     done = len(invoices) - len(missing)
     for invoice in missing:
         while True:
             try:
-                document_fetch(invoice, DocumentKind.PDF, client=client)
+                INVOICE_DOCUMENTS.get(invoice, DocumentKind.PDF, client=client)
                 break
             except RateLimited as exc:
                 if not exc.local or exc.wait > setting("INVOICE_BUNDLE_SLEEP_SECONDS"):
@@ -119,13 +100,6 @@ def pdf_bundle_run(pk) -> str:
     return _("%(count)s PDFs in one ZIP.") % {"count": len(invoices)}
 
 
-def _kept_pdfs(invoices) -> set:
-    """The invoices among these whose PDF is kept at their current status (cached_document for many at once)."""
-    current = Q(status=F("invoice__remote_status")) | Q(status__isnull=True, invoice__remote_status__isnull=True)
-    return set(InvoiceDocument.objects.filter(current, invoice__in=[i.pk for i in invoices], kind=DocumentKind.PDF)
-               .exclude(file="").values_list("invoice_id", flat=True))
-
-
 def _write_bundle(bundle, invoices) -> None:
     """The ZIP of the kept PDFs (none when every one was refused: the bundle is finished with its reasons)."""
     bundle.finished_at = timezone.now()
@@ -136,7 +110,7 @@ def _write_bundle(bundle, invoices) -> None:
     names = set()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
         for invoice in invoices:
-            document = cached_document(invoice, DocumentKind.PDF)
+            document = invoice.documents.get(kind=DocumentKind.PDF)
             name = f"{invoice.invoice_number or invoice.remote_id}.pdf"
             if name in names:
                 name = f"{invoice.remote_id}.pdf"

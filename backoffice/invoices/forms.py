@@ -12,17 +12,17 @@ from functools import cache
 
 from django import forms
 from django.core.exceptions import ValidationError
-from django.forms import BaseInlineFormSet, inlineformset_factory
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from backoffice.core.fields import IbanField, LocalizedDecimalField, localized_formfield
 from backoffice.core.validators import validate_vkn_or_tckn
-from backoffice.core.widgets import WIDGET_RENDERER, FixedChoices
-from backoffice.current_accounts.forms import resolve_account  # noqa: F401 (the views' import)
+from backoffice.core.generic.lines import LineFormSetBase, line_formset
+from backoffice.core.widgets import FixedChoices
+from backoffice.current_accounts.api import resolve_account
 
 from backoffice.core import codes
-from . import services, taxpayers, totals
+from . import taxpayers, totals
 from .choices import InvoiceType, Profile, RecordType
 from .models import Invoice, InvoiceLine
 
@@ -311,10 +311,7 @@ class LineForm(forms.ModelForm):
         return bool(self.errors) or any(self[name].value() for name in self.DETAILS)
 
     def clean_unit_code(self):
-        code = self.cleaned_data.get("unit_code")
-        if not codes.is_code(codes.UNIT_CODES, code):
-            raise ValidationError(_("Choose a unit of the tax authority's list."))
-        return code
+        return codes.unit_code(self.cleaned_data.get("unit_code"))
 
     def clean(self):
         cleaned = super().clean()
@@ -337,7 +334,7 @@ class LineForm(forms.ModelForm):
             self.add_error("other_tax_code", _("Choose which tax this rate is for."))
         if not self.errors:
             try:
-                figures = totals.line_totals(services.line_input(InvoiceLine(**{name: cleaned.get(name) for name in (
+                figures = totals.line_totals(totals.line_input(InvoiceLine(**{name: cleaned.get(name) for name in (
                     "quantity", "unit_price", "discount_rate", "discount_amount", "vat_rate", "withholding_code",
                     "other_tax_code", "other_tax_rate")})))
             except totals.TotalsError as exc:
@@ -349,16 +346,13 @@ class LineForm(forms.ModelForm):
         return cleaned
 
 
-class BaseLineFormSet(BaseInlineFormSet):
-    default_error_messages = {**BaseInlineFormSet.default_error_messages,
-                              "too_few_forms": _("Add at least one line."),
+class BaseLineFormSet(LineFormSetBase):
+    default_error_messages = {**LineFormSetBase.default_error_messages,
                               "too_many_forms": _("An invoice has at most 500 lines here; split it.")}
 
     def clean(self):
         super().clean()
         kept = [form for form in self.forms if form.cleaned_data and not form.cleaned_data.get("DELETE")]
-        if not kept and not any(form.errors for form in self.forms):
-            raise ValidationError(_("Add at least one line."))
         invoice_type = self.data.get("invoice_type") if self.is_bound else None
         if invoice_type not in OFFERED_TYPES:  # the invoice's own field says what is wrong
             invoice_type = None
@@ -366,7 +360,7 @@ class BaseLineFormSet(BaseInlineFormSet):
             for form in kept:
                 _type_rules(form, invoice_type)
         if kept and not any(form.errors for form in self.forms):
-            figures = services.invoice_totals([form.save(commit=False) for form in kept])
+            figures = totals.invoice_totals([form.save(commit=False) for form in kept])
             if figures.tax_inclusive >= LINE_LIMIT * 10:
                 raise ValidationError(_("The invoice's total is too large; split it into several invoices."))
             if invoice_type and invoice_type not in codes.VAT_UNCOLLECTED_TYPES:
@@ -429,13 +423,4 @@ def _fixed_assets_beside_no_vat(kept, figures) -> None:
                                          "another invoice."))
 
 
-# Its hidden ids, delete boxes and management form written without a template each (core.widgets).
-LineFormSet = inlineformset_factory(Invoice, InvoiceLine, form=LineForm, formset=BaseLineFormSet, extra=0,
-                                    min_num=1, validate_min=True, max_num=500, validate_max=True, can_delete=True,
-                                    renderer=WIDGET_RENDERER)
-
-
-def kept_lines(formset) -> list:
-    """The lines the formset keeps, unsaved, in their order."""
-    return [form.save(commit=False) for form in formset.forms
-            if form.cleaned_data and not form.cleaned_data.get("DELETE")]
+LineFormSet = line_formset(Invoice, InvoiceLine, LineForm, BaseLineFormSet)

@@ -1,29 +1,28 @@
 """What the platform says of invoices, read back: its two lists mirrored (incrementally, and whole once a day),
-one invoice in full when it is opened, and the statuses of those it still works on, polled on the invoice
-service within the company's status-query budget (document 1, section 8)."""
+one invoice in full (in the background when a page finds its kept copy stale, at once on "Read again"), and the
+statuses of those it still works on, polled on the invoice service within the company's status-query budget
+(document 1, section 8; core.polling runs INVOICES_POLL)."""
 
-import logging
 from datetime import timedelta
 
 from django.conf import settings
-from django.db.models import F, Q
+from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
-from backoffice.core import jobs, resources, sync
+from backoffice.core import jobs, payloads, polling, resources, schedule, sync
 from backoffice.core.choices import SyncState
-from backoffice.core.models import Company
+from backoffice.core.models import Company, JobRun
 from backoffice.core.platform import client_for, limiter
+from backoffice.core.polling import StatusPoll
 from backoffice.remote import endpoints, ratelimit
 from backoffice.remote.accounting_invoices import AccountingInvoiceClient
 from backoffice.remote.common import field
-from backoffice.remote.errors import RateLimited, RemoteError
 
 from .choices import WORKING_STATUSES, InvoiceStatus, RecordType
 from .models import Invoice, ListSync
-from .services import InvoiceError, _int, _moment, accounting, full_fields, item_fields, service, setting
-
-logger = logging.getLogger("backoffice.invoices")
+from .services import POLL, InvoiceError, accounting, full_fields, item_fields, service, setting
 
 
 class InvoiceNotFound(InvoiceError):
@@ -35,7 +34,8 @@ def _store(company, is_send, items) -> int:
     return resources.mirror_store(Invoice, items, company=company, fields_of=item_fields, is_send=is_send)
 
 
-def invoices_mirror(company_id, *, full=False) -> str:
+@jobs.job(gettext_lazy("Read invoices from the platform"))
+def invoices_mirror(company_id, full=False) -> str:
     """Both lists of one company: what changed since the last run stopped (updateDateUtc, newest first), or the
     whole lists once a day, after which the synced invoices the walk did not see are asked for one by one and
     dropped only when the platform says it no longer has them."""
@@ -57,7 +57,7 @@ def invoices_mirror(company_id, *, full=False) -> str:
             read += len(page["items"])
             for item in page["items"]:
                 seen.add(str(field(item, "ettn") or ""))
-                moment = _moment(field(item, "updateDateUtc"))
+                moment = payloads.moment(field(item, "updateDateUtc"), naive_utc=True)
                 if moment and (newest is None or moment > newest):
                     newest = moment
         if whole:
@@ -79,28 +79,27 @@ def _drop_missing(company, client, is_send, seen, started) -> int:
 
 
 def mirror_request(company):
-    from . import jobs as invoice_jobs
-
-    return jobs.enqueue(invoice_jobs.invoices_mirror, company=company, args=[company.pk])
+    return jobs.enqueue(invoices_mirror, company=company, args=[company.pk])
 
 
+@jobs.job(gettext_lazy("Read invoices from the platform (every company)"))
 def invoices_mirror_all() -> str:
-    from . import jobs as invoice_jobs
-
-    count = jobs.enqueue_per_company(invoice_jobs.invoices_mirror, name="invoices_mirror")
+    count = jobs.enqueue_per_company(invoices_mirror, name="invoices_mirror")
     return _("%(count)s compan(ies) asked.") % {"count": count}
 
 
-def invoice_read(invoice, *, force=False) -> Invoice | None:
-    """The invoice in full from the platform (get invoice), kept in detail; None when the platform no longer
-    has it (a synced mirror copy is then dropped). Fresh enough copies are not read again."""
-    if not invoice.remote_id:
+# --- one invoice in full -----------------------------------------------------------------------------------
+def _fresh(invoice) -> bool:
+    return bool(invoice.detail_read_at) and (timezone.now() - invoice.detail_read_at).total_seconds() < setting(
+        "INVOICE_DETAIL_FRESH_SECONDS")
+
+
+def invoice_read(invoice, *, force=False, interactive=True) -> Invoice | None:
+    """The invoice in full from the platform (get invoice), kept in detail; InvoiceNotFound when the platform no
+    longer has it. Fresh enough copies are not read again."""
+    if not invoice.remote_id or (_fresh(invoice) and not force):
         return invoice
-    fresh = invoice.detail_read_at and (
-        timezone.now() - invoice.detail_read_at).total_seconds() < setting("INVOICE_DETAIL_FRESH_SECONDS")
-    if fresh and not force:
-        return invoice
-    answer = client_for(invoice.company, AccountingInvoiceClient, interactive=True).invoice(
+    answer = client_for(invoice.company, AccountingInvoiceClient, interactive=interactive).invoice(
         invoice.remote_id, invoice.is_send)
     if answer is None:
         # Not deleted on one answer: the daily walk asks again before it drops anything.
@@ -120,6 +119,29 @@ def invoice_read(invoice, *, force=False) -> Invoice | None:
             Invoice.objects.filter(pk=invoice.pk).update(detail=answer, detail_read_at=now)
     invoice.refresh_from_db()
     return invoice
+
+
+@jobs.job(gettext_lazy("Read the invoice from the platform"))
+def invoice_refresh(pk) -> str:
+    """The read a page asks for when its kept copy is stale (a page GET never calls the platform)."""
+    try:
+        invoice_read(Invoice.objects.select_related("company").get(pk=pk), interactive=False)
+    except InvoiceNotFound as exc:
+        return str(exc)
+    return _("Read again from the platform.")
+
+
+def read_soon(invoice) -> JobRun | None:
+    """A background read (invoice_refresh, one at a time) of an idle synced invoice whose kept copy is older than
+    INVOICE_DETAIL_FRESH_SECONDS: the run while it goes on, else None. One that ended within that time is not asked
+    again, so a read the platform refuses is not repeated at every refresh of the page (its run says why)."""
+    if not invoice.remote_id or invoice.sync_state != SyncState.SYNCED or invoice.is_busy or _fresh(invoice):
+        return None
+    target = sync.record_target(Invoice, invoice.pk)
+    since = timezone.now() - timedelta(seconds=setting("INVOICE_DETAIL_FRESH_SECONDS"))
+    if JobRun.objects.filter(name=invoice_refresh.job_name, target=target, finished_at__gte=since).exists():
+        return None
+    return jobs.enqueue(invoice_refresh, company=invoice.company_id, target=target, args=[invoice.pk])
 
 
 # --- statuses on the invoice service, within the status-query budget ------------------------------------------
@@ -144,73 +166,38 @@ def poll_budget(company) -> int:
 
 
 def _settle(invoice, answer) -> dict | None:
-    status = _int(field(answer, "status"))
+    status = payloads.integer(field(answer, "status"))
     if status is None:
         return None
-    message = str(field(answer, "message") or "")
+    message = payloads.text(field(answer, "message"))
     if status == invoice.remote_status and message == invoice.status_message:
         return None
-    return {"remote_status": status, "status_message": message, "status_read_at": timezone.now()}
+    return {"remote_status": status, "status_message": message}
 
 
-def _polled(company):
+def _polled():
     """What polling asks about: what the platform still works on, and for a while after a send its drafts too
-    (a platform that answers a save with 0 may still issue it), oldest read first."""
+    (a platform that answers a save with 0 may still issue it)."""
     since = timezone.now() - timedelta(minutes=setting("INVOICE_POLL_FOLLOW_MINUTES"))
-    return (Invoice.objects.filter(Q(remote_status__in=WORKING_STATUSES) | Q(remote_status=InvoiceStatus.DRAFT,
-                                                                          synced_at__gte=since),
-                                   company=company, sync_state=SyncState.SYNCED, pending_action="")
-            .exclude(remote_id="").order_by(F("status_read_at").asc(nulls_first=True), "pk"))
+    return Invoice.objects.filter(Q(remote_status__in=WORKING_STATUSES) | Q(remote_status=InvoiceStatus.DRAFT,
+                                                                         synced_at__gte=since))
 
 
-def invoices_poll(company_id, *, follow=False) -> str:
-    """Ask the invoice service the statuses of invoices it still works on, the least recently read first: an
-    outgoing e-invoice goes with the others waiting (POST /v2/outboxinvoice/status, many ids), an e-archive or
-    incoming one on its own path. Every invoice asked is marked read, whatever the answer, so one that keeps
-    failing never blocks the others. Stops at the budget or when the limiter says wait."""
-    company = Company.objects.get(pk=company_id)
+def _next_batch(line, size) -> list:
+    """An outgoing e-invoice goes with the others waiting (POST /v2/outboxinvoice/status, many ids); an e-archive
+    or incoming one on its own path."""
+    oldest = line.first()
+    if oldest is None or oldest.service_kind != "outbox":
+        return [oldest] if oldest else []
+    return list(line.filter(is_send=True, record_type=RecordType.EINVOICE)[:size])
+
+
+def _statuses(company, invoices) -> dict:
     client = service(company)
-    budget = poll_budget(company)
-    started = timezone.now()
-    changed = calls = 0
-    while calls < budget:
-        oldest = _polled(company).first()
-        if oldest is None or (oldest.status_read_at and oldest.status_read_at >= started):
-            break  # everything asked this run
-        many = oldest.service_kind == "outbox"
-        batch = list(_polled(company).filter(is_send=True, record_type=RecordType.EINVOICE)
-                     [:int(setting("INVOICE_POLL_IDS"))]) if many else [oldest]
-        try:
-            calls += 1
-            if many:
-                answers = {str(field(a, "id")): a for a in client.outbox_status_list([i.remote_id for i in batch])
-                           or []}
-            else:
-                answers = {oldest.remote_id: client.status(oldest.service_kind, oldest.remote_id)}
-        except RateLimited as exc:
-            logger.info("invoice status polling of company %s stopped by the rate limit: %s", company_id, exc)
-            break
-        except RemoteError as exc:  # kept on the log; the invoices go to the back of the line
-            logger.warning("invoice statuses of %s not read: %s", [i.remote_id for i in batch], exc)
-            answers = {}
-        changed += _keep_statuses(batch, answers)
-    if follow and _recently_sent_working(company):
-        poll_soon(company_id, delay=setting("INVOICE_POLL_FOLLOW_SECONDS"))
-    return _("%(calls)s status call(s), %(changed)s invoice(s) changed.") % {"calls": calls, "changed": changed}
-
-
-def _keep_statuses(invoices, answers) -> int:
-    """The platform's status and message on each invoice; every one asked is marked read (the oldest go first)."""
-    now, changed = timezone.now(), 0
-    for invoice in invoices:
-        answer = answers.get(invoice.remote_id)
-        fields = _settle(invoice, answer) if answer else None
-        idle = Invoice.objects.filter(pk=invoice.pk, sync_state=SyncState.SYNCED, pending_action="")
-        if fields:
-            changed += idle.update(**fields)
-        else:
-            idle.update(status_read_at=now)
-    return changed
+    if invoices[0].service_kind == "outbox":
+        answers = client.outbox_status_list([invoice.remote_id for invoice in invoices]) or []
+        return {str(field(answer, "id")): answer for answer in answers}
+    return {invoice.remote_id: client.status(invoice.service_kind, invoice.remote_id) for invoice in invoices}
 
 
 def _recently_sent_working(company) -> bool:
@@ -219,20 +206,19 @@ def _recently_sent_working(company) -> bool:
                                   synced_at__gte=since).exists()
 
 
-def poll_soon(company_id, delay=None):
-    from . import jobs as invoice_jobs
+# The statuses of what the platform still works on, the least recently read first, within the budget; every
+# invoice asked is marked read, so one that keeps failing never blocks the others. A send is followed every few
+# seconds while it is recent; the rate limit ends a run (the next one goes on).
+INVOICES_POLL = StatusPoll(
+    name=POLL, label=gettext_lazy("Read invoice statuses"), model=Invoice, select=_polled, fetch=_statuses,
+    settle=_settle, batch=lambda company: int(setting("INVOICE_POLL_IDS")), calls=poll_budget, take=_next_batch,
+    stamp="status_read_at", follow_seconds=lambda: setting("INVOICE_POLL_FOLLOW_MINUTES") * 60,
+    follow_delay=lambda: setting("INVOICE_POLL_FOLLOW_SECONDS"), keep_following=_recently_sent_working,
+    defer_when_limited=False)
 
-    return jobs.enqueue(invoice_jobs.invoices_poll, company=company_id, args=[company_id], kwargs={"follow": True},
-                        delay=setting("INVOICE_POLL_FOLLOW_SECONDS") if delay is None else delay,
-                        join_running=False)
 
-
-def invoices_poll_all() -> str:
-    from . import jobs as invoice_jobs
-
-    companies = Invoice.objects.filter(sync_state=SyncState.SYNCED, remote_status__in=WORKING_STATUSES).values_list(
-        "company_id", flat=True).distinct()
-    count = 0
-    for company_id in companies:
-        count += jobs.enqueue(invoice_jobs.invoices_poll, company=company_id, args=[company_id]).is_new
-    return _("%(count)s compan(ies) polled.") % {"count": count}
+# --- what core runs for this domain (read when the app is ready: core.domains) --------------------------------------
+# Both lists, from where the last run stopped; once a day the whole lists, to learn of deletions.
+schedule.register(func=invoices_mirror_all, interval=900, name="invoices_mirror", job_timeout=1800)
+# Statuses the platform still works on, within the company's status-query budget.
+polling.register(INVOICES_POLL, every=300)

@@ -15,9 +15,11 @@ from django.db import models
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 
+from backoffice.core import codes
 from backoffice.core.fields import MONEY
 from backoffice.core.models import Company, RemoteRecord, record_indexes
 from backoffice.core.search import FoldedSearchField
+from backoffice.core.documents import KeptDocument
 
 from .choices import DocumentKind, InvoiceStatus, InvoiceType, PostingStatus, Profile, RecordType
 
@@ -64,6 +66,10 @@ class Invoice(RemoteRecord):
     payable_amount = models.DecimalField(_("payable"), null=True, blank=True, **MONEY)
     withholding_total = models.DecimalField(_("withholding"), null=True, blank=True, **MONEY)
     allowance_total = models.DecimalField(_("discounts"), null=True, blank=True, **MONEY)
+    # Of an invoice written here only, as computed when saved (totals.py); the platform's lists do not carry them.
+    vat_total = models.DecimalField(_("VAT"), null=True, blank=True, **MONEY)
+    added_taxes_total = models.DecimalField(_("Other taxes added"), null=True, blank=True, **MONEY)
+    deducted_taxes_total = models.DecimalField(_("Stopaj deducted"), null=True, blank=True, **MONEY)
     created_on_platform = models.DateTimeField(_("created on the platform"), null=True, blank=True)
     updated_on_platform = models.DateTimeField(_("changed on the platform"), null=True, blank=True, db_index=True)
     return_invoice_number = models.CharField(_("returned invoice number"), max_length=20, blank=True)
@@ -172,11 +178,11 @@ class InvoiceLine(models.Model):
     # As computed when saved (totals.py), the figures the platform computes the same way.
     line_extension_amount = models.DecimalField(_("net amount"), default=0, **MONEY)
     vat_amount = models.DecimalField(_("VAT"), default=0, **MONEY)
+    withholding_amount = models.DecimalField(_("withholding"), default=0, **MONEY)
+    other_tax_amount = models.DecimalField(_("other tax"), default=0, **MONEY)
 
     @property
     def unit_label(self) -> str:
-        from backoffice.core import codes
-
         return codes.label(codes.UNIT_CODES, self.unit_code)
 
     class Meta:
@@ -185,16 +191,13 @@ class InvoiceLine(models.Model):
         verbose_name_plural = _("invoice lines")
 
 
-class InvoiceDocument(models.Model):
-    """A PDF, HTML or UBL of an invoice, kept once fetched: a second view makes no call (rate limits)."""
+class InvoiceDocument(KeptDocument):
+    """A PDF, HTML or UBL of an invoice, kept once fetched (core.documents); the invoice service has one layout."""
 
     invoice = models.ForeignKey(Invoice, on_delete=models.CASCADE, related_name="documents")
     kind = models.CharField(_("kind"), max_length=4, choices=DocumentKind.choices)
-    # Of the invoice's status when fetched: a document fetched before the invoice was approved is fetched again.
-    status = models.IntegerField(null=True, blank=True)
     file = models.FileField(_("file"), upload_to="invoices/%Y/%m/")
-    content_type = models.CharField(max_length=100)
-    fetched_at = models.DateTimeField(_("fetched"), auto_now=True)
+    standard = None
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["invoice", "kind"], name="invoices_document_unique")]

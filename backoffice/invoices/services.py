@@ -1,30 +1,34 @@
-"""Invoices: every rule of document 3 (2.6, 3.1, 4.2) that needs the database or the record's state, the bodies
-and totals, the pushes (core.resources: save, update, delete), posting and its reversal (core.actions). Field
-rules are on the forms (forms.py); what the platform says back is read by mirror.py (lists, full records,
-statuses), documents.py (PDF, HTML, UBL, ZIPs) and taxpayers.py (the taxpayer list).
+"""Invoices: every rule of document 3 (2.6, 3.1, 4.2) that needs the database or the record's state, the drafts
+(their figures computed once as they are saved: totals.py), the bodies, the pushes (core.resources: save, update,
+delete), posting and its reversal (core.actions). Field rules are on the forms (forms.py); what the platform says
+back is read by mirror.py (lists, full records, statuses), documents.py (PDF, HTML, UBL, ZIPs) and taxpayers.py
+(the taxpayer list).
 """
 
-from datetime import date, timedelta
-from datetime import timezone as dt_timezone
-from decimal import Decimal, InvalidOperation
+from datetime import timedelta
+from decimal import Decimal
 
 from django.db import transaction
-from django.utils import timezone
-from django.utils.dateparse import parse_date, parse_datetime
+from django.urls import reverse
+from django.utils.html import format_html, format_html_join
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
-from backoffice.chart_of_accounts.choices import currency_ids
-from backoffice.core import actions, resources
+from backoffice.chart_of_accounts.api import currency_ids
+from backoffice.core import actions, codes, polling, resources, sync
 from backoffice.core.choices import SyncState
 from backoffice.core.conf import tunable
+from backoffice.core.jobs import job
+from backoffice.core.payloads import amount, day, decimal, integer, moment, money, text
 from backoffice.core.platform import client_for
+from backoffice.core.registry import registry
 from backoffice.core.resources import Resource, ResourceError
+from backoffice.current_accounts.api import invoice_accounts, mapped_account_ids
 from backoffice.remote.accounting_invoices import AccountingInvoiceClient, target
-from backoffice.remote.common import field, to_int
+from backoffice.remote.common import field
+from backoffice.remote.errors import PLATFORM, RemoteError
 from backoffice.remote.invoices import InvoicesClient
 
-from backoffice.core import codes
 from . import totals
 from .choices import (CANCELLED_STATUSES, EDITABLE_STATUSES, PROFILE_NUMBERS, TYPE_NUMBERS, WORKING_STATUSES,
                       PostingStatus, Profile, RecordType, profile_name, type_name)
@@ -44,6 +48,9 @@ DEFAULTS = {
     "INVOICE_BUNDLE_MAX": 1000,  # invoices in one PDF bundle
     "INVOICE_BUNDLE_SLEEP_SECONDS": 5,  # a bundle waits in the worker for a slot this close; longer: re-enqueued
 }
+
+
+POLL = "invoices_poll"  # the name of the status poll (mirror.INVOICES_POLL)
 
 
 def setting(name):
@@ -66,40 +73,12 @@ def service(company, *, interactive=False) -> InvoicesClient:
     return client_for(company, InvoicesClient, interactive=interactive)
 
 
-# --- totals and bodies ------------------------------------------------------------------------------------
-def line_input(line) -> totals.Line:
-    taxes = ()
-    if line.other_tax_code and line.other_tax_rate:
-        taxes = (totals.Tax(line.other_tax_code, Decimal(line.other_tax_rate)),)
-    return totals.Line(quantity=Decimal(line.quantity), unit_price=Decimal(line.unit_price),
-                       vat_rate=Decimal(line.vat_rate), discount_rate=Decimal(line.discount_rate or 0),
-                       discount_amount=Decimal(line.discount_amount or 0), withholding_code=line.withholding_code,
-                       taxes=taxes)
-
-
-def invoice_totals(lines) -> totals.Totals:
-    return totals.document_totals([line_input(line) for line in lines])
-
-
-def apply_totals(invoice, lines) -> totals.Totals:
-    """Our computation (the platform's: 2 decimals, line then document) on the invoice and its lines."""
-    result = invoice_totals(lines)
-    for line, figures in zip(lines, result.lines):
-        line.line_extension_amount, line.vat_amount = figures.net, figures.vat
-    invoice.line_count = len(lines)
-    invoice.tax_exclusive_amount = result.tax_exclusive
-    invoice.tax_total = result.vat_total + result.added_taxes_total
-    invoice.total_amount = result.tax_inclusive
-    invoice.payable_amount = result.payable
-    invoice.withholding_total = result.withholding_total
-    invoice.allowance_total = result.allowance_total
-    return result
-
-
-def _line_body(line, figures) -> dict:
+# --- bodies: what was saved, as document 3, 2.6 names it ------------------------------------------------------
+def _line_body(line) -> dict:
+    """A line with the figures kept when it was saved (nothing is computed again on the way out)."""
     body = {"inventoryServiceCode": line.inventory_service_code, "amount": line.quantity, "unitPrice": line.unit_price,
-            "unitCode": line.unit_code, "vatRate": line.vat_rate, "vatAmount": figures.vat,
-            "lineExtensionAmount": figures.net}
+            "unitCode": line.unit_code, "vatRate": line.vat_rate, "vatAmount": line.vat_amount,
+            "lineExtensionAmount": line.line_extension_amount}
     if line.warehouse_code:
         body["warehouseCode"] = line.warehouse_code
     if line.discount_rate:
@@ -110,13 +89,15 @@ def _line_body(line, figures) -> dict:
         body["vatExemptionReasonCode"] = line.vat_exemption_reason_code
     taxes = []
     if line.withholding_code:
-        rate = codes.withholding_rate(line.withholding_code) or Decimal(0)
+        rate = Decimal(totals.rules()["withholdingRates"].get(line.withholding_code, 0))
         name = codes.label(codes.WITHHOLDING, line.withholding_code)
         taxes.append({"taxTypeCode": line.withholding_code, "taxName": name, "withHoldingName": name,
-                      "taxRate": rate * 100, "taxAmount": figures.withholding, "isWithHolding": True})
-    for code, rate, amount, deducted in figures.taxes:
-        taxes.append({"taxTypeCode": code, "taxName": codes.label(codes.TAX_TYPES, code), "taxRate": rate,
-                      "taxAmount": amount, "isWithHolding": False, "isNegative": deducted})
+                      "taxRate": rate * 100, "taxAmount": line.withholding_amount, "isWithHolding": True})
+    if line.other_tax_code and line.other_tax_rate:
+        code = line.other_tax_code
+        taxes.append({"taxTypeCode": code, "taxName": codes.label(codes.TAX_TYPES, code),
+                      "taxRate": Decimal(line.other_tax_rate), "taxAmount": line.other_tax_amount,
+                      "isWithHolding": False, "isNegative": code in totals.rules()["deductedTaxCodes"]})
     if taxes:
         body["taxes"] = taxes
     return body
@@ -124,8 +105,6 @@ def _line_body(line, figures) -> dict:
 
 def invoice_body(invoice) -> dict:
     """The save / update body of document 3, 2.6 for an invoice written here (outgoing)."""
-    lines = list(invoice.lines.all())
-    figures = invoice_totals(lines)
     general = {"ettn": invoice.ettn, "prefix": invoice.prefix, "type": TYPE_NUMBERS.get(invoice.invoice_type, 1),
                "currencyCode": invoice.currency_code, "issueDate": invoice.issue_date}
     if invoice.profile:
@@ -137,7 +116,7 @@ def invoice_body(invoice) -> dict:
         general.update(returnInvoiceNumber=invoice.return_invoice_number, returnInvoiceDate=invoice.return_invoice_date)
     body = {"description": invoice.description, "currentAccountIdentifier": invoice.target_vkn_tckn,
             "isSend": True, "recordType": invoice.record_type, "generalInfoModel": general,
-            "invoiceLines": [_line_body(line, line_figures) for line, line_figures in zip(lines, figures.lines)]}
+            "invoiceLines": [_line_body(line) for line in invoice.lines.all()]}
     if invoice.current_account_code:
         body["currentAccountCode"] = invoice.current_account_code
     if invoice.is_einvoice:
@@ -160,97 +139,58 @@ def invoice_body(invoice) -> dict:
     return body
 
 
-# --- the platform's answers as model fields ----------------------------------------------------------------
-def _decimal(value):
-    if value in (None, ""):
-        return None
-    try:
-        return Decimal(str(value)).quantize(Decimal("0.01"))
-    except InvalidOperation:
-        return None
-
-
-def _rate(value):
-    if value in (None, ""):
-        return None
-    try:
-        return Decimal(str(value)).quantize(Decimal("0.000001"))
-    except InvalidOperation:
-        return None
-
-
-def _date(value):
-    if not value:
-        return None
-    if isinstance(value, date):
-        return value
-    return parse_date(str(value)[:10])
-
-
-def _moment(value):
-    if not value:
-        return None
-    moment = parse_datetime(str(value))
-    if moment is not None and timezone.is_naive(moment):  # the lists' *Utc fields
-        moment = moment.replace(tzinfo=dt_timezone.utc)
-    return moment
-
-
-def _int(value):
-    value = to_int(value)
-    return value if isinstance(value, int) else None
-
-
+# --- the platform's answers as model fields (read through core.payloads) --------------------------------------
 def _currency_code(currency_id) -> str:
     by_id = {number: code for code, number in currency_ids().items()}
-    return by_id.get(_int(currency_id), "")
+    return by_id.get(integer(currency_id), "")
 
 
 def item_fields(item) -> tuple[str, dict]:
     """(ettn, model fields) of a list item (document 3, 2.6: every field of the incoming and outgoing items)."""
-    ettn = str(field(item, "ettn") or "")
+    ettn = text(field(item, "ettn"))
     values = {
-        "ettn": ettn, "invoice_number": str(field(item, "invoiceNumber") or ""),
+        "ettn": ettn, "invoice_number": text(field(item, "invoiceNumber")),
         "profile": profile_name(field(item, "profile")), "invoice_type": type_name(field(item, "type")),
-        "record_type": _int(field(item, "recordType")) or 0, "record_status": _int(field(item, "recordStatus")) or 0,
-        "remote_status": _int(field(item, "invoiceStatus")), "invoice_process_status":
-            _int(field(item, "invoiceProcessStatus")),
-        "branch_id": _int(field(item, "branchId")), "issue_date": _date(field(item, "issueDate")),
-        "line_count": _int(field(item, "lineCount")) or 0,
-        "target_alias": str(field(item, "targetAlias") or "")[:250],
-        "target_title": str(field(item, "targetTitle") or "")[:500],
-        "target_vkn_tckn": str(field(item, "targetVknTckn") or "")[:11],
-        "currency_id": _int(field(item, "currencyId")),
+        "record_type": integer(field(item, "recordType")) or 0,
+        "record_status": integer(field(item, "recordStatus")) or 0,
+        "remote_status": integer(field(item, "invoiceStatus")),
+        "invoice_process_status": integer(field(item, "invoiceProcessStatus")),
+        "branch_id": integer(field(item, "branchId")), "issue_date": day(field(item, "issueDate")),
+        "line_count": integer(field(item, "lineCount")) or 0,
+        "target_alias": text(field(item, "targetAlias"))[:250], "target_title": text(field(item, "targetTitle"))[:500],
+        "target_vkn_tckn": text(field(item, "targetVknTckn"))[:11],
+        "currency_id": integer(field(item, "currencyId")),
         "currency_code": _currency_code(field(item, "currencyId")) or "TRY",
-        "exchange_rate": _rate(field(item, "exchangeRate")),
-        "exchange_rate_comment": str(field(item, "exchangeRateComment") or "")[:250],
-        "exchange_rate_source": str(field(item, "exchangeRateSource") or "")[:100],
-        "payable_amount": _decimal(field(item, "payableAmount")),
-        "tax_exclusive_amount": _decimal(field(item, "taxExclusiveAmount")),
-        "tax_total": _decimal(field(item, "taxTotal")), "total_amount": _decimal(field(item, "totalAmount")),
-        "created_on_platform": _moment(field(item, "createDateUtc")),
-        "updated_on_platform": _moment(field(item, "updateDateUtc")),
+        "exchange_rate": decimal(field(item, "exchangeRate"), 6),
+        "exchange_rate_comment": text(field(item, "exchangeRateComment"))[:250],
+        "exchange_rate_source": text(field(item, "exchangeRateSource"))[:100],
+        "payable_amount": amount(field(item, "payableAmount")),
+        "tax_exclusive_amount": amount(field(item, "taxExclusiveAmount")),
+        "tax_total": amount(field(item, "taxTotal")), "total_amount": amount(field(item, "totalAmount")),
+        "created_on_platform": moment(field(item, "createDateUtc"), naive_utc=True),
+        "updated_on_platform": moment(field(item, "updateDateUtc"), naive_utc=True),
     }
     return ettn, values
 
 
 def full_fields(answer) -> dict:
-    """Model fields from a get / save / update answer (the invoice in full)."""
+    """Model fields from a get / save / update answer (the invoice in full). Its totals are the platform's: they
+    replace the figures kept when the invoice was saved (the same, computed the platform's way)."""
     general = field(answer, "generalInfoModel") or {}
     invoice_totals_model = field(answer, "invoiceTotalsModel") or {}
     values = {
-        "remote_id": str(field(general, "ettn") or field(answer, "ettn") or ""),
-        "invoice_number": str(field(general, "invoiceNumber") or ""),
-        "record_status": _int(field(answer, "recordStatus")) or 0,
-        "remote_status": _int(field(answer, "invoiceStatus")),
-        "invoice_process_status": _int(field(answer, "invoiceProcessStatus")),
+        "remote_id": text(field(general, "ettn") or field(answer, "ettn")),
+        "invoice_number": text(field(general, "invoiceNumber")),
+        "record_status": integer(field(answer, "recordStatus")) or 0,
+        "remote_status": integer(field(answer, "invoiceStatus")),
+        "invoice_process_status": integer(field(answer, "invoiceProcessStatus")),
     }
     if field(general, "invoiceProfileType") not in (None, ""):
         values["profile"] = profile_name(field(general, "invoiceProfileType"))
     for name, source in (("payable_amount", "payableAmount"), ("tax_exclusive_amount", "taxExclusiveAmount"),
                          ("total_amount", "taxInclusiveAmount"), ("allowance_total", "allowanceTotalAmount")):
         if field(invoice_totals_model, source) is not None:
-            values[name] = _decimal(field(invoice_totals_model, source))
+            values[name] = amount(field(invoice_totals_model, source))
     return {name: value for name, value in values.items() if value not in (None, "") or name == "remote_status"}
 
 
@@ -298,10 +238,15 @@ def invoice_save(invoice, lines, *, user=None) -> Invoice:
         invoice.new_ettn()
     if not lines:
         raise InvoiceError(_("Add at least one line."))
+    return draft_store(invoice, lines)
+
+
+def draft_store(invoice, lines) -> Invoice:
+    """Keep a draft with its lines and the figures computed now, the one time they are (totals.apply_totals): pages
+    and the push read them. A local change, not asked to be sent: the mirror leaves it alone until it is."""
     if invoice.record_type == RecordType.EARCHIVE:
         invoice.profile = Profile.EARSIVFATURA
-    apply_totals(invoice, lines)
-    # A local change, not asked to be sent: the mirror leaves it alone until it is.
+    totals.apply_totals(invoice, lines)
     invoice.sync_state, invoice.last_error, invoice.last_error_source = SyncState.LOCAL, "", ""
     invoice.save()
     invoice.lines.exclude(pk__in=[line.pk for line in lines if line.pk]).delete()
@@ -401,8 +346,6 @@ def _find(invoice) -> dict | None:
         created_after=invoice.created_at - timedelta(minutes=1))  # the platform's clock may be a little behind
     if found is None:
         return None
-    from backoffice.remote.errors import PLATFORM, RemoteError  # kept in this region: another change edits the top
-
     differ = _differences(invoice, found)
     if differ:
         # Found by our ettn but not ours (issue 28): never shown as sent under another invoice's content.
@@ -420,8 +363,6 @@ def _find(invoice) -> dict | None:
 def _differences(invoice, found) -> list[str]:
     """The platform names of what identifies an invoice (customer, issue date, description, payable amount to the
     cent) where the invoice found differs from ours; only what its answer carries is compared."""
-    from backoffice.core.payloads import money
-
     general = field(found, "generalInfoModel") or {}
     payable = field(field(found, "invoiceTotalsModel") or {}, "payableAmount")
     theirs = {"currentAccountIdentifier": field(found, "currentAccountIdentifier"),
@@ -442,15 +383,16 @@ def _exists(invoice) -> bool:
 
 
 def _after(invoice) -> None:
+    """A send the platform still works on is followed (mirror.INVOICES_POLL, found by its name: mirror.py builds on
+    this module)."""
     if invoice.remote_status in WORKING_STATUSES:
-        from .mirror import poll_soon  # mirror.py builds on this module
-
-        poll_soon(invoice.company_id)
+        polling.poll_soon(registry["polls"][POLL], invoice.company_id)
 
 
 INVOICES = Resource(Invoice, create=_create, update=_update, find=_find, delete=_delete, exists=_exists, after=_after)
 
 
+@job(gettext_lazy("Send invoice"))
 def invoice_push(pk) -> str:
     return resources.push(INVOICES, pk)
 
@@ -503,8 +445,6 @@ def _unmapped_customers(invoices) -> list:
     has no account mapping on the platform (2.6: "its account mapping must then be done in the accounting
     interface, otherwise the posting step fails"), read from the mirror: a request never calls the platform.
     A mapping made elsewhere reaches the mirror when the account is read again (its page offers it)."""
-    from backoffice.current_accounts.services import invoice_accounts, mapped_account_ids
-
     if not invoices:
         return []
     company = invoices[0].company
@@ -529,9 +469,6 @@ def _unmapped_customers(invoices) -> list:
 def _unmapped_message(unmapped):
     """Which mapping is missing, for which invoices, and a link to where it is made (the account's Mappings tab,
     or the current accounts when the customer's account is not in the mirror)."""
-    from django.urls import reverse
-    from django.utils.html import format_html, format_html_join
-
     def where(account):
         if account is None:
             return format_html('<a href="{}">{}</a>', reverse("current_accounts:currentaccount_list"),
@@ -544,3 +481,8 @@ def _unmapped_message(unmapped):
         for label, account, numbers in unmapped))
     return format_html("{} {}", _("Posting needs the invoice's current account (the customer or supplier) mapped to "
                                   "a sub-account of the chart of accounts; nothing was posted."), items)
+
+
+# --- what core runs for this domain (read when the app is ready: core.domains) --------------------------------------
+sync.register_pushable(Invoice, invoice_push)
+actions.register_actions(Invoice, POSTING_ACTIONS)

@@ -4,14 +4,16 @@ by item (ijson), upserted in chunks."""
 
 from django.conf import settings
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
-from backoffice.core import jobs
+from backoffice.core import jobs, schedule
 from backoffice.core.directory import directory_store
 from backoffice.core.models import Company
+from backoffice.core.payloads import moment, text
 from backoffice.remote.common import field
 
 from .models import Taxpayer
-from .services import _moment, service
+from .services import service
 
 # AppType of the taxpayer list's entries that are e-invoice mailboxes (facts file: {Identifier, Title, Alias,
 # AppType}; the values are not documented: 1 is what public clients use for e-invoice).
@@ -32,13 +34,13 @@ def directory_loaded() -> bool:
 
 
 def _taxpayer(item, seen_at):
-    identifier = str(field(item, "Identifier") or "").strip()
-    alias = str(field(item, "Alias") or "").strip()
+    identifier, alias = text(field(item, "Identifier")), text(field(item, "Alias"))
     if not identifier or not alias:
         return None
+    # The list's times name no zone; they are read as UTC, as they always were here.
     return Taxpayer(identifier=identifier[:11], alias=alias[:250], title=str(field(item, "Title") or "")[:500],
-                    app_type=str(field(item, "AppType") or "")[:10],
-                    registered_at=_moment(field(item, "AliasCreationTime", "FirstCreationTime")), seen_at=seen_at)
+                    app_type=str(field(item, "AppType") or "")[:10], seen_at=seen_at,
+                    registered_at=moment(field(item, "AliasCreationTime", "FirstCreationTime"), naive_utc=True))
 
 
 def taxpayers_store(archive_bytes: bytes, *, chunk=5000) -> int:
@@ -49,6 +51,7 @@ def taxpayers_store(archive_bytes: bytes, *, chunk=5000) -> int:
                            update_fields=("title", "registered_at", "seen_at"))
 
 
+@jobs.job(gettext_lazy("Refresh the list of registered e-invoice users"))
 def taxpayers_refresh() -> str:
     """The daily refresh, with the credentials of the company settings.INVOICE_TAXPAYER_COMPANY names (else the
     first active company): the list is the tax authority's, the same for everyone."""
@@ -62,6 +65,8 @@ def taxpayers_refresh() -> str:
 
 
 def taxpayers_request():
-    from . import jobs as invoice_jobs
+    return jobs.enqueue(taxpayers_refresh)
 
-    return jobs.enqueue(invoice_jobs.taxpayers_refresh)
+
+# The tax authority's taxpayer list (who gets an e-invoice, at which mailbox), once a day.
+schedule.register(func=taxpayers_refresh, interval=86400, name="invoices_taxpayers", job_timeout=3600)

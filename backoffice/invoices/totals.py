@@ -5,12 +5,14 @@ Line: gross = quantity x unit price; the discount rate, then the discount amount
 discounts; VAT = net x VAT rate; withholding = VAT x the withholding code's rate; each other tax = net x its
 rate, added to the invoice, or deducted from what the buyer pays when it is stopaj (codes.DEDUCTED_TAX_CODES).
 Document: tax-inclusive = net + VAT + added taxes; payable = tax-inclusive - withholding - deducted taxes.
-Every figure is rounded half up to 2 decimals. static/js/invoice-totals.js computes the same, digit for digit:
-change both together.
+Every figure is rounded half up to 2 decimals. They are computed once, when the invoice is saved (apply_totals),
+and kept on the invoice and its lines: pages and the push read what was kept. static/js/invoice-totals.js shows the
+same figures while the form is typed, digit for digit (change both together), from the same rule table (rules()).
 """
 
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
+from functools import cache
 from typing import NamedTuple
 
 from django.utils.translation import gettext_lazy as _
@@ -30,6 +32,14 @@ class TotalsError(ValueError):
     def __init__(self, message, field: str):
         super().__init__(message)
         self.field = field
+
+
+@cache
+def rules() -> dict:
+    """The rule table the figures follow: the share of the VAT each withholding code withholds, and the other taxes
+    deducted from what the buyer pays. The form renders this same table for the browser (json_script id
+    invoice-totals-rules), so both compute from one source."""
+    return {"withholdingRates": codes.withholding_rates(), "deductedTaxCodes": list(codes.DEDUCTED_TAX_CODES)}
 
 
 def money(value) -> Decimal:
@@ -52,7 +62,7 @@ class Line:
     vat_rate: Decimal  # percent
     discount_rate: Decimal = Decimal(0)  # percent, applied first
     discount_amount: Decimal = Decimal(0)  # applied after the rate, on what is left
-    withholding_code: str = ""  # 601..; its rate from codes.withholding_rate
+    withholding_code: str = ""  # 601..; its rate from rules()
     taxes: tuple[Tax, ...] = ()
 
 
@@ -102,12 +112,12 @@ def line_totals(line: Line) -> LineTotals:
     vat = money(net * Decimal(line.vat_rate) / 100)
     withholding = ZERO
     if line.withholding_code:
-        rate = codes.withholding_rate(line.withholding_code)
+        rate = rules()["withholdingRates"].get(line.withholding_code)
         if rate is None:
             raise TotalsError(UNKNOWN_WITHHOLDING, "withholding_code")
-        withholding = money(vat * rate)
+        withholding = money(vat * Decimal(rate))
     taxes = tuple(TaxAmount(tax.code, Decimal(tax.rate), money(net * Decimal(tax.rate) / 100),
-                            tax.code in codes.DEDUCTED_TAX_CODES) for tax in line.taxes)
+                            tax.code in rules()["deductedTaxCodes"]) for tax in line.taxes)
     added = sum((tax.amount for tax in taxes if not tax.deducted), ZERO)
     deducted = sum((tax.amount for tax in taxes if tax.deducted), ZERO)
     return LineTotals(gross, discount, net, vat, withholding, taxes, added, deducted)
@@ -134,6 +144,38 @@ def document_totals(lines) -> Totals:
         vat_total=vat_total, vat_breakdown=dict(sorted(breakdown.items(), reverse=True)),
         withholding_total=withholding, added_taxes_total=added, deducted_taxes_total=deducted,
         tax_inclusive=tax_inclusive, payable=tax_inclusive - withholding - deducted, lines=computed)
+
+
+def line_input(line) -> Line:
+    """The figures' input from an invoice line (models.InvoiceLine, saved or not)."""
+    taxes = ()
+    if line.other_tax_code and line.other_tax_rate:
+        taxes = (Tax(line.other_tax_code, Decimal(line.other_tax_rate)),)
+    return Line(quantity=Decimal(line.quantity), unit_price=Decimal(line.unit_price), vat_rate=Decimal(line.vat_rate),
+                discount_rate=Decimal(line.discount_rate or 0), discount_amount=Decimal(line.discount_amount or 0),
+                withholding_code=line.withholding_code, taxes=taxes)
+
+
+def invoice_totals(lines) -> Totals:
+    return document_totals([line_input(line) for line in lines])
+
+
+def apply_totals(invoice, lines) -> Totals:
+    """The figures, computed once as the invoice is saved, kept on the invoice and its lines."""
+    result = invoice_totals(lines)
+    for line, figures in zip(lines, result.lines):
+        line.line_extension_amount, line.vat_amount = figures.net, figures.vat
+        line.withholding_amount = figures.withholding
+        line.other_tax_amount = sum((tax.amount for tax in figures.taxes), ZERO)
+    invoice.line_count = len(lines)
+    invoice.tax_exclusive_amount = result.tax_exclusive
+    invoice.vat_total, invoice.added_taxes_total = result.vat_total, result.added_taxes_total
+    invoice.tax_total = result.vat_total + result.added_taxes_total
+    invoice.total_amount = result.tax_inclusive
+    invoice.withholding_total, invoice.deducted_taxes_total = result.withholding_total, result.deducted_taxes_total
+    invoice.payable_amount = result.payable
+    invoice.allowance_total = result.allowance_total
+    return result
 
 
 def converted(amount, exchange_rate) -> Decimal:

@@ -3,11 +3,11 @@ outgoing invoice form with its lines and live totals, one page per invoice with 
 the PDF bundles and the registered-users directory.
 
 Views validate, call one service and redirect; every queryset is the active company's (another company's
-invoice is a 404). The documents view is the one place a view waits for the platform (a PDF asked for now).
+invoice is a 404). A page never waits for the platform on a GET but the documents view (a PDF asked for now); the
+invoice page has its stale copy read in the background, and "Read again" reads it as the user waits.
 """
 
 from django.contrib import messages
-from django.core.exceptions import ValidationError
 from django.db.models import Count, Sum
 from django.http import FileResponse, Http404, QueryDict
 from django.shortcuts import get_object_or_404, redirect
@@ -16,36 +16,27 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from backoffice.core import actions
-from backoffice.core.choices import SyncState
 from backoffice.core.generic.directory import register_directory_pages
-from backoffice.core.generic.documents import PlatformDocumentView
-from backoffice.core.generic.families import active_company
+from backoffice.core.generic.documents import register_document_view
+from backoffice.core.generic.lines import Lookup
+from backoffice.core.generic.reading import register_read_view
 from backoffice.core.generic.registry import model_url, register_model_view, register_model_views
-from backoffice.core.generic.sections import SectionMixin
-from backoffice.core.generic.views import (BaseObjectView, BulkAction, BulkActionView, ObjectDetailView,
-                                           ObjectEditView, ObjectListView, totals_by_currency)
+from backoffice.core.generic.views import (BaseObjectView, BulkAction, BulkActionView, ObjectDeleteView,
+                                           ObjectDetailView, ObjectEditView, ObjectListView, totals_by_currency)
 from backoffice.core.jobs import runs_of
 from backoffice.core.resources import ResourceError
 from backoffice.core.roles import EDITORS, EVERYONE, has_role
-from backoffice.current_accounts.lookup import find_accounts
-from backoffice.current_accounts.services import address_warning
+from backoffice.current_accounts import api
 from backoffice.remote.errors import RemoteError
 
-from backoffice.core import codes
-from . import documents, filters, mirror, services, tables, taxpayers
+from . import documents, filters, mirror, services, tables, taxpayers, totals
 from .choices import WORKING_STATUSES, DocumentKind, RecordType
-from .forms import AUTOMATIC, InvoiceForm, LineFormSet, kept_lines, resolve_account
+from .forms import AUTOMATIC, InvoiceForm, LineFormSet
 from .models import Invoice, PdfBundle, Taxpayer
 
 
-class InvoicesSection(SectionMixin):
-    section = "invoices"
-    tab = "invoices"
-
-
-class InvoiceListView(InvoicesSection, ObjectListView):
+class InvoiceListView(ObjectListView):
     model = Invoice
-    required_roles = EVERYONE
     table = tables.InvoiceTable
     filterset = filters.InvoiceFilterSet
     refresh_interval = 3
@@ -53,18 +44,14 @@ class InvoiceListView(InvoicesSection, ObjectListView):
     def base_queryset(self):
         return super().base_queryset().select_related("company")
 
-    def get_template_names(self):
-        return ["invoices/invoice_list.html"]
-
     def render(self, context, status=200):
-        context["may_edit"] = has_role(self.request.user, *EDITORS)
         context["totals_url"] = model_url(Invoice, "totals") + (
             "?" + self.request.GET.urlencode() if self.request.GET else "")
         return super().render(context, status)
 
 
 @register_model_view(Invoice, "totals", path="totals/")
-class InvoiceTotalsView(InvoicesSection, BaseObjectView):
+class InvoiceTotalsView(BaseObjectView):
     """The totals of the filtered set, per currency (amounts in different currencies are never added), loaded
     after the list so that the list stays fast on a million invoices."""
 
@@ -82,15 +69,24 @@ class InvoiceTotalsView(InvoicesSection, BaseObjectView):
         return ["invoices/includes/totals.html"]
 
 
-class InvoiceEditView(InvoicesSection, ObjectEditView):
-    model = Invoice
-    required_roles = EDITORS
-    form = InvoiceForm
-    refused = services.InvoiceError
-    tab = "new"
+def customer_details(account) -> dict:
+    """What the form shows beside the customer as it is typed: the invoice kind the taxpayer list gives, the
+    mailboxes, and the default-address warning."""
+    boxes = taxpayers.mailboxes(account.identifier) if account else []
+    return {"boxes": boxes, "kind": RecordType.EINVOICE if boxes else RecordType.EARCHIVE,
+            "directory_loaded": taxpayers.directory_loaded(), "automatic": AUTOMATIC,
+            "address_warning": api.address_warning(account) if account else ""}
 
-    def get_template_names(self):
-        return ["invoices/invoice_edit.html"]
+
+class InvoiceEditView(ObjectEditView):
+    model = Invoice
+    form = InvoiceForm
+    formsets = {"lines": LineFormSet}
+    lookups = {"customer": Lookup(find=api.find_accounts, resolve=api.resolve_account, min_length=api.MIN_LENGTH,
+                                  template="invoices/includes/customer.html", details=customer_details)}
+    refused = services.InvoiceError
+    invalid_status = 400
+    tab = "new"
 
     def get_queryset(self):
         # The form shows the draft's current account: read with it, not by a query of its own.
@@ -102,61 +98,31 @@ class InvoiceEditView(InvoicesSection, ObjectEditView):
     def get_form_kwargs(self):
         return {"company": self.request.company}
 
-    def render_form(self, invoice, form, status=200, lines=None):
-        lines = lines if lines is not None else LineFormSet(instance=invoice, prefix="lines")
-        return self.render({"object": invoice, "form": form, "lines": lines, "is_new": invoice.pk is None,
-                            "cancel_url": self.cancel_url(invoice), "empty_lines": [lines.empty_form],
-                            "withholding_rates": codes.withholding_rates(),
-                            "deducted_tax_codes": list(codes.DEDUCTED_TAX_CODES)}, status=status)
+    def form_context(self, invoice, formsets):
+        return {"empty_lines": [formsets["lines"].empty_form], "totals_rules": totals.rules()}
 
-    def get(self, request, *args, **kwargs):
-        invoice = self.get_object()
-        if (locked := self.locked(invoice)) is not None:
-            return locked
-        return self.render_form(invoice, self.form(instance=invoice, company=request.company))
+    def save_form(self, form, lines):
+        return services.invoice_save(form.save(commit=False), lines.kept(), user=self.request.user)
 
-    def post(self, request, *args, **kwargs):
-        invoice = self.get_object()
-        if (locked := self.locked(invoice)) is not None:
-            return locked
-        is_new = invoice.pk is None
-        form = self.form(data=request.POST, instance=invoice, company=request.company)
-        lines = LineFormSet(data=request.POST, instance=invoice, prefix="lines")
-
-        def valid():
-            return all([form.is_valid(), lines.is_valid()])
-
-        def save():
-            return services.invoice_save(form.save(commit=False), kept_lines(lines), user=request.user)
-
-        invoice, answered = self.guarded_submit(self.guard_for(invoice), form, save, valid=valid, refused=self.refused,
-                                                invalid=lambda: self.render_form(invoice, form, 400, lines))
-        if answered is not None:
-            return answered
-        messages.success(request, _("Draft saved; it is not sent. Check it, then send it to GİB from its page."))
-        return redirect(model_url(invoice, "detail"))
+    def success_message(self, invoice, is_new):
+        return _("Draft saved; it is not sent. Check it, then send it to GİB from its page.")
 
 
-class InvoiceDetailView(InvoicesSection, ObjectDetailView):
+class InvoiceDetailView(ObjectDetailView):
     model = Invoice
-    required_roles = EVERYONE
     fields = ("invoice_number", "is_send", "record_type", "profile", "invoice_type", "issue_date", "target_title",
               "target_vkn_tckn", "current_account", "target_alias", "description", "currency_code",
               "exchange_rate_source", "exchange_rate_comment", "remote_id", "record_status", "sync_state",
               "synced_at", "detail_read_at")
-
-    def get_template_names(self):
-        return ["invoices/invoice_detail.html"]
 
     def get_extra_context(self, invoice):
         user = self.request.user
         may_edit = has_role(user, *EDITORS)
         lines = list(invoice.lines.all())
         platform_lines = (invoice.detail or {}).get("invoiceLines") or [] if invoice.detail else []
+        reading = mirror.read_soon(invoice)  # a stale copy is read in the background; the page follows it
         return {
             "lines": lines, "platform_lines": platform_lines if not lines else [],
-            "figures": services.invoice_totals(lines) if lines else None,
-            "platform_totals": (invoice.detail or {}).get("invoiceTotalsModel") or {},
             "actions": actions.buttons(invoice, user),
             "is_draft": services.is_draft(invoice),
             "send_url": model_url(Invoice, "bulk", action="send") + "?" + urlencode(
@@ -166,29 +132,18 @@ class InvoiceDetailView(InvoicesSection, ObjectDetailView):
             "delete_url": model_url(invoice, "delete") if may_edit and invoice.is_send or (
                 may_edit and not invoice.remote_id) else None,
             "delete_refusal": services.delete_refusal(invoice),
-            "address_warning": address_warning(invoice.current_account) if invoice.current_account else "",
+            "address_warning": api.address_warning(invoice.current_account) if invoice.current_account else "",
             "runs": runs_of(invoice),
             "read_url": model_url(invoice, "read"),
             "documents": [(kind, label, model_url(invoice, "document", kind=kind))
                           for kind, label in DocumentKind.choices] if invoice.remote_id else [],
-            "refresh_interval": 3 if invoice.is_busy or invoice.remote_status in WORKING_STATUSES else None,
+            "refresh_interval": 3 if invoice.is_busy or invoice.remote_status in WORKING_STATUSES or reading
+            else None,
         }
-
-    def get(self, request, *args, **kwargs):
-        invoice = self.get_object()
-        if invoice.remote_id and invoice.sync_state == SyncState.SYNCED and not invoice.is_busy:
-            try:  # the whole record (lines, totals, notes): read when opened, kept a few minutes
-                mirror.invoice_read(invoice)
-            except RemoteError as exc:
-                messages.warning(request, _("The platform's full record could not be read now: %(error)s")
-                                 % {"error": exc.user_message()})
-            except mirror.InvoiceNotFound as exc:
-                messages.warning(request, str(exc))
-        return super().get(request, *args, **kwargs)
 
 
 @register_model_view(Invoice, "read", path="<id:pk>/read/")
-class InvoiceReadView(InvoicesSection, BaseObjectView):
+class InvoiceReadView(BaseObjectView):
     """"Read again": the platform's full record now, whatever the kept copy's age."""
 
     model = Invoice
@@ -200,21 +155,15 @@ class InvoiceReadView(InvoicesSection, BaseObjectView):
             mirror.invoice_read(invoice, force=True)
         except RemoteError as exc:
             messages.error(request, exc.user_message())
-            return redirect(model_url(invoice, "detail"))
         except mirror.InvoiceNotFound as exc:
             messages.warning(request, str(exc))
-            return redirect(model_url(invoice, "detail"))
-        messages.success(request, _("Read again from the platform."))
+        else:
+            messages.success(request, _("Read again from the platform."))
         return redirect(model_url(invoice, "detail"))
 
 
-class InvoiceDeleteView(InvoicesSection, BaseObjectView):
+class InvoiceDeleteView(ObjectDeleteView):
     model = Invoice
-    required_roles = EDITORS
-    action = "delete"
-
-    def get_template_names(self):
-        return ["invoices/invoice_delete.html"]
 
     def get(self, request, pk):
         invoice = get_object_or_404(self.get_queryset(), pk=pk)
@@ -235,24 +184,14 @@ class InvoiceDeleteView(InvoicesSection, BaseObjectView):
         return redirect(model_url(invoice, "detail"))
 
 
-@register_model_view(Invoice, "document", path="<id:pk>/document/<slug:kind>/")
-class InvoiceDocumentView(InvoicesSection, PlatformDocumentView):
-    """The invoice's PDF (shown by the browser), HTML (in a sandboxed frame) or UBL, fetched once and kept."""
-
-    model = Invoice
-    required_roles = EVERYONE
-    kinds = tuple(DocumentKind.values)
-    attachment_kinds = (DocumentKind.UBL,)
-    refused = (services.InvoiceError,)
-    back_label = gettext_lazy("Back to the invoice")
-    record_label = gettext_lazy("Invoice")
-
-    def fetch(self, invoice, kind, *, standard):
-        return documents.document_fetch(invoice, kind)
+# The invoice's PDF (shown by the browser), HTML (in a sandboxed frame) or UBL, fetched once and kept.
+register_document_view(Invoice, documents.INVOICE_DOCUMENTS, attachment_kinds=(DocumentKind.UBL,),
+                       refused=(services.InvoiceError,), back_label=gettext_lazy("Back to the invoice"),
+                       record_label=gettext_lazy("Invoice"))
 
 
 @register_model_view(Invoice, "pdfs", path="pdfs/")
-class InvoiceFilteredPdfView(InvoicesSection, BaseObjectView):
+class InvoiceFilteredPdfView(BaseObjectView):
     """"Download the PDFs of these invoices": every invoice the list's filters select (up to the bundle's
     limit), not only the ticked rows of one page."""
 
@@ -289,11 +228,8 @@ def posting_runner(name):
     return run
 
 
-class InvoiceBulkView(InvoicesSection, BulkActionView):
+class InvoiceBulkView(BulkActionView):
     required_roles = EVERYONE
-
-    def get_template_names(self):
-        return ["generic/bulk_confirm.html"]
 
 
 def send_runner(request, queryset):
@@ -334,55 +270,14 @@ register_model_views(Invoice, prefix="", list=InvoiceListView, detail=InvoiceDet
                      delete=InvoiceDeleteView, bulk=type("InvoiceBulk", (InvoiceBulkView,), {"actions": _bulk_actions()}))
 
 
-@register_model_view(Invoice, "mirror", path="mirror/")
-class InvoiceMirrorView(InvoicesSection, BaseObjectView):
-    model = Invoice
-    required_roles = EDITORS
-
-    def post(self, request):
-        company = active_company(request)
-        run = mirror.mirror_request(company)
-        messages.info(request, _("Reading invoices from the platform.") if run.is_new
-                      else _("Invoices are already being read from the platform."))
-        return redirect(model_url(Invoice, "list"))
-
-
-@register_model_view(Invoice, "customer", path="customer/")
-class CustomerLookupView(InvoicesSection, BaseObjectView):
-    """What the form shows as the customer is typed (htmx): matching accounts, the invoice kind the taxpayer
-    list gives, the mailboxes, and the default-address warning."""
-
-    model = Invoice
-    required_roles = EDITORS
-
-    def get(self, request):
-        text = (request.GET.get("account") or "").strip()
-        options, account, error = [], None, ""
-        if len(text) >= 2:
-            options = find_accounts(request.company, text)
-            try:
-                account = resolve_account(request.company, text)
-            except ValidationError as exc:  # its text is the hint
-                error = " ".join(exc.messages)
-        boxes = taxpayers.mailboxes(account.identifier) if account else []
-        return self.render({"options": options, "account": account, "error": error if text else "", "boxes": boxes,
-                            "kind": RecordType.EINVOICE if boxes else RecordType.EARCHIVE,
-                            "directory_loaded": taxpayers.directory_loaded(), "automatic": AUTOMATIC,
-                            "address_warning": address_warning(account) if account else ""})
-
-    def get_template_names(self):
-        return ["invoices/includes/customer.html"]
+register_read_view(Invoice, mirror.mirror_request, name="mirror", whole=True, roles=EDITORS,
+                   message=gettext_lazy("Reading invoices from the platform."),
+                   running=gettext_lazy("Invoices are already being read from the platform."))
 
 
 # --- PDF bundles -----------------------------------------------------------------------------------------
-class BundlesSection(SectionMixin):
-    section = "invoices"
-    tab = "bundles"
-
-
-class PdfBundleListView(BundlesSection, ObjectListView):
+class PdfBundleListView(ObjectListView):
     model = PdfBundle
-    required_roles = EVERYONE
     refresh_interval = 3
 
     def needs_refresh(self, queryset):
@@ -390,12 +285,9 @@ class PdfBundleListView(BundlesSection, ObjectListView):
 
     table = tables.PdfBundleTable
 
-    def get_template_names(self):
-        return ["invoices/pdfbundle_list.html"]
-
 
 @register_model_view(PdfBundle, "download", path="<id:pk>/download/")
-class PdfBundleDownloadView(BundlesSection, BaseObjectView):
+class PdfBundleDownloadView(BaseObjectView):
     model = PdfBundle
     required_roles = EVERYONE
 

@@ -21,17 +21,21 @@ from django.core.files import File
 from django.db import transaction
 from django.utils import timezone, translation
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
-from backoffice.core import jobs
+from backoffice.chart_of_accounts.api import chart_codes
+from backoffice.core import jobs, schedule, sync
+from backoffice.core.choices import JobStatus
 from backoffice.core.conf import tunable
-
+from backoffice.core.models import JobRun
+from backoffice.core.payloads import day
 from backoffice.remote.errors import RemoteError
 
 from . import journal as checker
 from . import mirror, workbook
 from .choices import CheckState, SourceKind
 from .models import Finding, Journal, Part, Period
-from .services import archive_name, ledger_client, refused_statuses
+from .periods import ledger_client, refused_statuses
 
 logger = logging.getLogger("backoffice.ledger")
 
@@ -44,14 +48,6 @@ def findings_kept() -> int:
     return int(tunable("LEDGER_FINDINGS_KEPT", 10_000))
 
 
-def chart_codes(company):
-    """Every account code of the company's chart of accounts here, or None when it keeps none here."""
-    from backoffice.chart_of_accounts.models import Account
-
-    codes = frozenset(Account.objects.filter(company=company).values_list("full_code", flat=True))
-    return codes or None
-
-
 def fiscal_year_start(journal):
     """The fiscal year's first day as the journal gives it: the form's Y line of an Excel journal, else the text's
     own Y line (read from the first line only), or None."""
@@ -61,10 +57,7 @@ def fiscal_year_start(journal):
         with journal.source.open("rb") as handle:
             head = handle.readline(4096).lstrip(b"\xef\xbb\xbf").split(b"\t")
         value = head[1].decode("ascii", errors="replace").strip() if len(head) > 1 and head[0] == b"Y" else ""
-    try:
-        return date.fromisoformat(str(value)[:10]) if value else None
-    except ValueError:
-        return None
+    return day(value)
 
 
 def _previous_period(journal):
@@ -128,6 +121,16 @@ def _blocks(handle, size, on_progress):
         yield block
 
 
+def check_request_target(journal) -> str:
+    return sync.record_target(Journal, journal.pk)
+
+
+def check_request(journal) -> "jobs.JobRun":
+    return jobs.enqueue(journal_check, company=journal.company_id, target=check_request_target(journal),
+                        args=[journal.pk])
+
+
+@jobs.job(gettext_lazy("Check a journal"))
 def journal_check(pk) -> str:
     journal = Journal.objects.filter(pk=pk).first()
     if journal is None:
@@ -185,7 +188,7 @@ def _check(journal) -> str:
     handle, zip_path = tempfile.mkstemp(suffix=".zip")
     os.close(handle)
     # The thread opens a file of its own (the field's file object is the checker's).
-    zipper = Zipper(zip_path, archive_name(journal).replace(".zip", ".txt"),
+    zipper = Zipper(zip_path, journal.file_name("txt"),
                     lambda: journal.text.storage.open(journal.text.name, "rb"))
     zipper.start()
     last = [0]
@@ -238,7 +241,7 @@ def _finish(journal, summary, zip_path, zip_error, note="") -> str:
     try:
         if passed and zip_error is None:
             with open(zip_path, "rb") as handle, transaction.atomic():
-                journal.archive.save(archive_name(journal), File(handle), save=False)
+                journal.archive.save(journal.file_name("zip"), File(handle), save=False)
                 fields["archive"] = journal.archive.name
         elif zip_error is not None:
             fields.update(check_state=CheckState.UNREADABLE,
@@ -276,7 +279,7 @@ def _text_of(journal, first_line=None):
                     "The Excel file could not be read (%(error)s). Open it in Excel, save it again as .xlsx and "
                     "upload it again.") % {"error": exc.__class__.__name__}) from exc
         with open(path, "rb") as text:
-            journal.text.save(archive_name(journal).replace(".zip", ".txt"), File(text), save=False)
+            journal.text.save(journal.file_name("txt"), File(text), save=False)
         handle, rows_path = tempfile.mkstemp(suffix=".rows")
         with os.fdopen(handle, "wb") as out:
             rows.tofile(out)
@@ -299,13 +302,12 @@ def source_rows(journal):
     return rows
 
 
-def checks_sweep(*, older_than_minutes: int = 10) -> int:
+@jobs.job(gettext_lazy("Check again the journals whose check stopped"))
+def journal_checks_sweep(*, older_than_minutes: int = 10) -> int:
     """Cron: the check of a journal whose worker died (killed, out of memory) is asked for again; a check still
     running is left alone (jobs.enqueue returns it), one whose run was lost (jobs.reap_lost) starts over. A check
     whose run was lost more often than jobs.LOST_RETRIES (the run failed, the journal still waiting) is not asked
     for again: the file ends "could not be read", never "being checked" for ever with a worker killed each round."""
-    from .services import check_request
-
     jobs.reap_lost()
     cutoff = timezone.now() - timedelta(minutes=older_than_minutes)
     stuck = Journal.objects.filter(check_state__in=[CheckState.WAITING, CheckState.CHECKING], created_at__lt=cutoff)
@@ -327,11 +329,10 @@ def checks_sweep(*, older_than_minutes: int = 10) -> int:
 
 
 def _lost_for_good(journal) -> bool:
-    from backoffice.core.choices import JobStatus
-    from backoffice.core.models import JobRun
-
-    from .services import check_request_target
-
     last = JobRun.objects.filter(target=check_request_target(journal), func_path__endswith=".journal_check") \
         .order_by("-enqueued_at").only("status", "lost_count").first()
     return last is not None and last.status == JobStatus.FAILED and last.lost_count >= jobs.LOST_RETRIES
+
+
+# A check whose worker died (killed, out of memory) is asked for again.
+schedule.register(func=journal_checks_sweep, interval=300, name="ledger_checks_sweep", job_timeout=120)

@@ -14,9 +14,9 @@ from backoffice.core.choices import SyncState
 from backoffice.core.dashboard import register_block
 from backoffice.core.generic.registry import model_url, user_may
 
-from . import services
 from .choices import CheckState, PeriodStatus
 from .models import Journal, Period
+from .periods import approved_statuses, failed_submission_statuses, refused_statuses
 
 NOT_UPLOADED, REFUSED, CHECKING, UPLOADED, APPROVED = "not_uploaded", "refused", "checking", "uploaded", "approved"
 NOT_ENDED = "not_ended"
@@ -39,9 +39,9 @@ def fiscal_year(today) -> int:
 
 
 def period_state(status) -> str:
-    if status in services.approved_statuses():
+    if status in approved_statuses():
         return APPROVED
-    if status in services.refused_statuses() or status in services.failed_submission_statuses():
+    if status in refused_statuses() or status in failed_submission_statuses():
         return REFUSED
     if status in PLATFORM_CHECKING:
         return CHECKING

@@ -165,6 +165,10 @@ class Journal(RemoteRecord):
     def check_color(self):
         return CheckState.color(self.check_state)
 
+    def file_name(self, extension: str) -> str:
+        """yevmiye-202501-202501.zip, the ZIP the upload sends, or .txt, the journal text inside it."""
+        return f"yevmiye-{self.start_date:%Y%m}-{self.end_date:%Y%m}.{extension}"
+
 
 class Finding(models.Model):
     journal = models.ForeignKey(Journal, on_delete=models.CASCADE, related_name="findings")

@@ -1,9 +1,7 @@
 """E-ledger services: the rules of an upload's range, a journal's life from the file to the platform's period,
 the certificate submission and the previews (document 3, 2.8, 3.2, 4.4; the facts file's journal rules).
-
-The platform's status codes of a period are not shown by document 3: which codes mean "being worked on",
-"ready", "refused", "approved" and "submission failed" are settings, defaulting to the sandbox's codes
-(choices.PeriodStatus), to be confirmed with the provider.
+What the platform's period codes mean is periods.py's; the check of a journal is checking.py's, the periods
+brought here mirror.py's.
 """
 
 import calendar
@@ -11,20 +9,21 @@ from datetime import date, timedelta
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import Q
-from django.utils import formats, timezone, translation
+from django.utils import formats, translation
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from backoffice.core import actions, jobs, sync
 from backoffice.core.choices import SyncState
-from backoffice.core.conf import tunable
-from backoffice.core.platform import client_for
+from backoffice.core.payloads import integer
 from backoffice.remote.errors import LOCAL, RemoteError
-from backoffice.remote.ledger import UPLOAD_PART, LedgerClient, day
+from backoffice.remote.ledger import UPLOAD_PART
 
+from . import checking, mirror
 from .choices import CheckState, GeneralBookType, PeriodStatus, PreviewType, SourceKind
 from .models import BookEntry, Journal, Period
+from .periods import (approved_statuses, failed_submission_statuses, ledger_client, ready_statuses,
+                      refused_statuses, status_label)
 
 MAX_SPLIT_SIZE = 150  # megabytes (document 3, 4.4 and 8)
 MAX_ZIP_BYTES = 150 * 1024 * 1024
@@ -32,42 +31,6 @@ MAX_ZIP_BYTES = 150 * 1024 * 1024
 
 class LedgerError(actions.ActionRefused):
     """A rule of the e-ledger the request breaks; the message is for the user (field: the form's field)."""
-
-
-def statuses(name: str, default) -> tuple:
-    """A set of the platform's period codes (settings.LEDGER_<name>_STATUSES)."""
-    return tuple(int(code) for code in getattr(settings, f"LEDGER_{name}_STATUSES", default))
-
-
-def working_statuses():  # the platform converts, checks or submits: followed until it stops
-    return statuses("WORKING", (PeriodStatus.UPLOADED, PeriodStatus.CONVERTING, PeriodStatus.SENT))
-
-
-def ready_statuses():  # converted and checked: its certificates can be sent
-    return statuses("READY", (PeriodStatus.READY,))
-
-
-def refused_statuses():  # the platform's checks refused the journal: the range may be uploaded again
-    return statuses("REFUSED", (PeriodStatus.ERROR,))
-
-
-def approved_statuses():
-    return statuses("APPROVED", (PeriodStatus.APPROVED,))
-
-
-def failed_submission_statuses():  # sent again with isTryAgain
-    return statuses("SUBMISSION_FAILED", (PeriodStatus.SUBMISSION_FAILED,))
-
-
-def ledger_client(company, *, interactive=False) -> LedgerClient:
-    return client_for(company, LedgerClient, interactive=interactive)
-
-
-def status_label(code) -> str:
-    try:
-        return str(PeriodStatus(code).label)
-    except ValueError:
-        return _("status %(code)s") % {"code": code}
 
 
 def _day(value: date) -> str:
@@ -159,19 +122,8 @@ def journal_create(*, company, user, source, start: date, end: date, split_size:
                           language=translation.get_language() or "")
         journal.source.save(name, source, save=False)
         journal.save()
-        check_request(journal)
+        checking.check_request(journal)
     return journal
-
-
-def check_request_target(journal) -> str:
-    return sync.record_target(Journal, journal.pk)
-
-
-def check_request(journal) -> "jobs.JobRun":
-    from . import jobs as ledger_jobs
-
-    return jobs.enqueue(ledger_jobs.journal_check, company=journal.company_id, target=check_request_target(journal),
-                        args=[journal.pk])
 
 
 def upload_refusal(journal) -> str:
@@ -212,9 +164,7 @@ def journal_send(journal) -> dict:
     """The upload (record_push's send): the platform's periods read again first, the range rules checked on
     them (the mirror may be old), the periods of this range it has noted (so that a lost answer is found
     again among the others), then the ZIP streamed."""
-    from .mirror import periods_mirror
-
-    periods_mirror(journal.company)
+    mirror.periods_mirror(journal.company)
     if journal.known_periods is not None:  # an earlier attempt's upload may have been stored since it was asked for
         found = journal_reconcile(journal)
         if found:
@@ -232,7 +182,7 @@ def journal_send(journal) -> dict:
             answer = ledger_client(journal.company).upload(
                 start=journal.start_date.isoformat(), end=journal.end_date.isoformat(), split_size=journal.split_size,
                 time_stamp=journal.time_stamp, without_tax_detail=journal.without_tax_detail, archive=archive,
-                filename=archive_name(journal), part=getattr(settings, "LEDGER_UPLOAD_PART", UPLOAD_PART))
+                filename=journal.file_name("zip"), part=getattr(settings, "LEDGER_UPLOAD_PART", UPLOAD_PART))
     except RemoteError as exc:
         # "Already uploaded" may be our own earlier attempt, stored by the platform after we looked for it.
         if exc.permanent and getattr(exc, "source", "") != LOCAL and journal.known_periods is not None:
@@ -257,29 +207,14 @@ def journal_reconcile(journal) -> dict | None:
 
 
 def _uploaded(journal, item) -> dict:
-    from .mirror import period_store
-
-    period = period_store(journal.company, item)
-    from . import jobs as ledger_jobs
-
-    follow_request(journal.company_id, ledger_jobs)
+    period = mirror.period_store(journal.company, item)
+    mirror.follow_request(journal.company_id)
     return {"remote_id": period.remote_id, "period": period}
 
 
-def follow_request(company_id, ledger_jobs=None):
-    """Follow the company's periods the platform still works on, every few seconds, to their end."""
-    if ledger_jobs is None:
-        from . import jobs as ledger_jobs
-    return jobs.enqueue(ledger_jobs.periods_follow, company=company_id, args=[company_id],
-                        delay=tunable("LEDGER_FOLLOW_SECONDS", 5.0), join_running=False)
-
-
+@jobs.job(gettext_lazy("Upload a journal to the platform"), name="journal_upload")
 def journal_push(pk):
     return sync.record_push(Journal, pk, send=journal_send, reconcile=journal_reconcile)
-
-
-def archive_name(journal) -> str:
-    return f"yevmiye-{journal.start_date:%Y%m}-{journal.end_date:%Y%m}.zip"
 
 
 # --- certificates: a record action on a period -----------------------------------------------------------
@@ -290,8 +225,7 @@ def _send_certificates(client, targets):
     with_parameters = bool(getattr(settings, "LEDGER_CERTIFICATES_WITH_PARAMETERS", True))
     now = {str(answer["id"]): answer.get("status") for answer in client.statuses(targets) or []}
     for target in targets:
-        status = now.get(str(target["periodId"]))
-        status = int(status) if status is not None else None
+        status = integer(now.get(str(target["periodId"])))
         if status in (PeriodStatus.SENT, *approved_statuses()):
             continue
         is_try_again = status in failed_submission_statuses() if status is not None else target["isTryAgain"]
@@ -300,7 +234,7 @@ def _send_certificates(client, targets):
 
 def _follow_after(periods):
     if periods:
-        follow_request(periods[0].company_id)
+        mirror.follow_request(periods[0].company_id)
 
 
 PERIOD_ACTIONS = actions.ActionSet(
@@ -351,21 +285,6 @@ def preview_fetch(part, preview_type: int) -> tuple[bytes, str]:
     return ledger_client(part.company, interactive=True).preview(book.remote_id, preview_type)
 
 
-def unsettled_periods():
-    """Periods the platform still works on (changed on the platform within a week: an unknown code, or a period
-    the platform leaves working, is not followed forever)."""
-    return Period.objects.filter(Q(remote_status__in=working_statuses()) | Q(task_status__in=(1, 2))).exclude(
-        synced_at__lt=timezone.now() - timedelta(days=7))
-
-
-def period_follow_needed(company) -> bool:
-    return unsettled_periods().filter(company=company).exists() or Journal.objects.filter(
-        company=company, sync_state__in=[SyncState.QUEUED, SyncState.SENDING]).exists()
-
-
-def day_of(value):
-    """A date of the platform's moments ("2025-01-31T00:00:00"), or None."""
-    try:
-        return date.fromisoformat(day(value))
-    except ValueError:
-        return None
+# --- what core runs for this domain (read when the app is ready: core.domains) --------------------------------------
+sync.register_pushable(Journal, journal_push)
+actions.register_actions(Period, PERIOD_ACTIONS)

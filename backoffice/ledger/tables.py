@@ -34,8 +34,8 @@ class PeriodTable(OrderedTable):
         empty_text = _("No ledger periods yet. Upload the month's journal under Journals, or read the periods the "
                        "platform already has.")
 
-    def render_range(self, value, record):
-        return str(record)
+    def render_range(self, record, column):
+        return column.render(str(record), record)  # the range as the period names it, linked to its page
 
     def render_task_progress(self, value, record):
         if record.task_status is None and value is None:

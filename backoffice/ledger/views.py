@@ -13,69 +13,53 @@ from django.http import FileResponse, Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
-from django.views.decorators.http import require_POST
-from django.utils.decorators import method_decorator
 
 from backoffice.core import actions
 from backoffice.core.generic.documents import document_response
-from backoffice.core.generic.families import active_company
+from backoffice.core.generic.export import XLSX
+from backoffice.core.generic.reading import register_read_view
 from backoffice.core.generic.registry import model_url, register_model_view, register_model_views
-from backoffice.core.generic.sections import SectionMixin
-from backoffice.core.generic.views import BaseObjectView, BulkActionView, ObjectDetailView, ObjectEditView, ObjectListView
+from backoffice.core.generic.views import (BaseObjectView, BulkActionView, ObjectDetailView, ObjectEditView,
+                                           ObjectListView)
 from backoffice.core.jobs import runs_of
 from backoffice.core.roles import EDITORS, EVERYONE, has_role
 from backoffice.remote.errors import NoAnswer, RateLimited, RemoteError
 
-from . import checking, journal as checker, mirror, services, tables, workbook
+from . import checking, mirror, periods, services, tables, workbook_writer
 from .choices import CheckState, PreviewType
 from .forms import JournalForm
+from .journal_rules import RULES, field_label
 from .models import Finding, Journal, Part, Period
 
 FINDINGS_PER_PAGE = 100
 
 
-class PeriodsSection(SectionMixin):
-    section = "ledger"
-    tab = "periods"
-
-
-class JournalsSection(SectionMixin):
-    section = "ledger"
-    tab = "journals"
+def xlsx_download(filename, content=b"") -> HttpResponse:
+    response = HttpResponse(content, content_type=XLSX)
+    response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    return response
 
 
 # --- periods -----------------------------------------------------------------------------------------------
 
-class PeriodListView(PeriodsSection, ObjectListView):
-    model = Period
-    required_roles = EVERYONE
+class PeriodListView(ObjectListView):
+    queryset = Period.objects.annotate(part_count=Count("parts"))
     table = tables.PeriodTable
     title = gettext_lazy("E-ledger periods")
     refresh_interval = 3
 
-    def base_queryset(self):
-        return super().base_queryset().annotate(part_count=Count("parts"))
-
     def needs_refresh(self, queryset):
-        return services.unsettled_periods().filter(company=self.request.company).exists()
-
-    def get_template_names(self):
-        return ["ledger/period_list.html"]
+        return periods.unsettled_periods().filter(company=self.request.company).exists()
 
 
-class PeriodDetailView(PeriodsSection, ObjectDetailView):
-    model = Period
-    required_roles = EVERYONE
+class PeriodDetailView(ObjectDetailView):
     fields = ("remote_id", "fiscal_year_start", "fiscal_year_end", "split_size", "time_stamp", "without_tax_detail",
               "is_liquidation", "is_active", "synced_at", "parts_read_at")
 
-    def get_template_names(self):
-        return ["ledger/period_detail.html"]
-
     def get_extra_context(self, period):
         parts = list(period.parts.prefetch_related("book_entries"))
-        approved = period.remote_status in services.approved_statuses()
-        working = services.unsettled_periods().filter(pk=period.pk).exists()
+        approved = period.remote_status in periods.approved_statuses()
+        working = periods.unsettled_periods().filter(pk=period.pk).exists()
         return {
             "parts": [(part, [(kind, label, model_url(part, "preview", kind=kind))
                               for kind, label in PreviewType.choices
@@ -90,49 +74,28 @@ class PeriodDetailView(PeriodsSection, ObjectDetailView):
         }
 
 
-class PeriodBulkView(PeriodsSection, BulkActionView):
+class PeriodBulkView(BulkActionView):
     required_roles = EVERYONE
     actions = actions.bulk_actions(Period)
-
-    def get_template_names(self):
-        return ["generic/bulk_confirm.html"]
 
 
 register_model_views(Period, prefix="", list=PeriodListView, detail=PeriodDetailView, bulk=PeriodBulkView)
 
 
-@register_model_view(Period, "mirror", path="mirror/")
-@method_decorator(require_POST, name="dispatch")
-class PeriodMirrorView(PeriodsSection, BaseObjectView):
-    model = Period
-    required_roles = EDITORS
-
-    def post(self, request):
-        run = mirror.mirror_request(active_company(request))
-        messages.info(request, _("Reading the periods from the platform.") if run.is_new
-                      else _("The periods are already being read from the platform."))
-        return redirect(model_url(Period, "list"))
-
-
-@register_model_view(Period, "parts", path="<id:pk>/parts/")
-@method_decorator(require_POST, name="dispatch")
-class PeriodPartsView(PeriodsSection, BaseObjectView):
-    model = Period
-    required_roles = EVERYONE
-
-    def post(self, request, pk):
-        period = get_object_or_404(self.get_queryset().exclude(remote_id=""), pk=pk)
-        mirror.parts_request(period)
-        messages.info(request, _("Reading the parts from the platform; this page shows them when done."))
-        return redirect(model_url(period, "detail"))
+register_read_view(Period, lambda company: mirror.mirror_request(company.pk), name="mirror", whole=True,
+                   roles=EDITORS, message=gettext_lazy("Reading the periods from the platform."),
+                   running=gettext_lazy("The periods are already being read from the platform."))
+register_read_view(Period, mirror.parts_request, name="parts", message=gettext_lazy(
+    "Reading the parts from the platform; this page shows them when done."))
 
 
 @register_model_view(Part, "preview", prefix="parts", path="<id:pk>/preview/<int:kind>/")
-class PartPreviewView(PeriodsSection, BaseObjectView):
+class PartPreviewView(BaseObjectView):
     """A preview of a part as the platform makes it: shown in a sandboxed frame, or downloaded."""
 
-    model = Part
     required_roles = EVERYONE
+    section, tab = "ledger", "periods"  # a part has no list of its own: its period's
+    action = "preview"  # its template: ledger/part_preview.html
 
     def get(self, request, pk, kind):
         part = get_object_or_404(self.get_queryset().select_related("period"), pk=pk)
@@ -167,39 +130,24 @@ class PartPreviewView(PeriodsSection, BaseObjectView):
         response._csp_update = {"style-src": ["'unsafe-inline'"]}  # the frame's own styles; still no script
         return response
 
-    def get_template_names(self):
-        return ["ledger/part_preview.html"]
-
 
 # --- journals ----------------------------------------------------------------------------------------------
 
-class JournalListView(JournalsSection, ObjectListView):
-    model = Journal
-    required_roles = EVERYONE
+class JournalListView(ObjectListView):
+    queryset = Journal.objects.select_related("period", "created_by")
     table = tables.JournalTable
     title = gettext_lazy("Journals")
     refresh_interval = 3
-
-    def base_queryset(self):
-        return super().base_queryset().select_related("period", "created_by")
 
     def needs_refresh(self, queryset):
         return queryset.filter(check_state__in=[CheckState.WAITING, CheckState.CHECKING]).exists() or \
             super().needs_refresh(queryset)
 
-    def get_template_names(self):
-        return ["ledger/journal_list.html"]
 
-
-class JournalCreateView(JournalsSection, ObjectEditView):
-    model = Journal
-    required_roles = EDITORS
+class JournalCreateView(ObjectEditView):
     form = JournalForm
     refused = services.LedgerError
     tab = "new"
-
-    def get_template_names(self):
-        return ["ledger/journal_edit.html"]
 
     def get_form_kwargs(self):
         kwargs = {"company": self.request.company}
@@ -220,17 +168,12 @@ class JournalCreateView(JournalsSection, ObjectEditView):
 
     def render_form(self, obj, form, status=200):
         return self.render({"object": obj, "form": form, "is_new": True, "cancel_url": model_url(Journal, "list"),
-                            "template_url": model_url(Journal, "template"), "rules": checker.RULES},
+                            "template_url": model_url(Journal, "template"), "rules": RULES},
                            status=status)
 
 
-class JournalDetailView(JournalsSection, ObjectDetailView):
-    model = Journal
-    required_roles = EVERYONE
+class JournalDetailView(ObjectDetailView):
     fields = ()
-
-    def get_template_names(self):
-        return ["ledger/journal_detail.html"]
 
     def get_extra_context(self, journal):
         rule = self.request.GET.get("rule", "")
@@ -243,16 +186,16 @@ class JournalDetailView(JournalsSection, ObjectDetailView):
             page = 1
         shown = list(findings.order_by("line", "pk")[(page - 1) * FINDINGS_PER_PAGE:page * FINDINGS_PER_PAGE + 1])
         for finding in shown:
-            finding.sentence = checker.RULES.get(finding.rule, finding.rule)
-            finding.label = checker.field_label(finding.field)
-        by_rule = sorted(((code, checker.RULES.get(code, code), count)
+            finding.sentence = RULES.get(finding.rule, finding.rule)
+            finding.label = field_label(finding.field)
+        by_rule = sorted(((code, RULES.get(code, code), count)
                           for code, count in (journal.findings_by_rule or {}).items()), key=lambda item: -item[2])
         checking_now = journal.check_state in (CheckState.WAITING, CheckState.CHECKING)
         return {
             "findings": shown[:FINDINGS_PER_PAGE], "rule": rule, "page": page,
             "next_page": page + 1 if len(shown) > FINDINGS_PER_PAGE else None,
             "previous_page": page - 1 if page > 1 else None,
-            "by_rule": by_rule, "rules": checker.RULES, "kept": journal.findings.count() if journal.findings_count
+            "by_rule": by_rule, "rules": RULES, "kept": journal.findings.count() if journal.findings_count
             else 0,
             "is_excel": journal.source_kind == "xlsx",
             "upload_url": model_url(journal, "upload"),
@@ -265,7 +208,7 @@ class JournalDetailView(JournalsSection, ObjectDetailView):
             "runs": runs_of(journal),
             "period": journal.period,
             "refresh_interval": 2 if checking_now or journal.is_busy or (
-                journal.period_id and services.unsettled_periods().filter(pk=journal.period_id).exists()) else None,
+                journal.period_id and periods.unsettled_periods().filter(pk=journal.period_id).exists()) else None,
         }
 
 
@@ -274,14 +217,11 @@ register_model_views(Journal, prefix="journals", list=JournalListView, add=Journ
 
 
 @register_model_view(Journal, "upload", path="<id:pk>/upload/")
-class JournalUploadView(JournalsSection, BaseObjectView):
+class JournalUploadView(BaseObjectView):
     """A confirmation first: an upload starts the platform's legally binding process."""
 
-    model = Journal
     required_roles = EDITORS
-
-    def get_template_names(self):
-        return ["ledger/journal_upload.html"]
+    action = "upload"  # its template: ledger/journal_upload.html
 
     def get(self, request, pk):
         journal = get_object_or_404(self.get_queryset(), pk=pk)
@@ -300,41 +240,37 @@ class JournalUploadView(JournalsSection, BaseObjectView):
         return redirect(model_url(journal, "detail"))
 
 
-@register_model_view(Journal, "report", path="<id:pk>/errors.xlsx")
-class JournalReportView(JournalsSection, BaseObjectView):
-    """The journal's errors as an Excel file (the first LEDGER_FINDINGS_KEPT; the counts per rule are all)."""
+class JournalFileView(BaseObjectView):
+    """A file of the journal, downloaded by anyone who sees the journal."""
 
     model = Journal
     required_roles = EVERYONE
 
     def get(self, request, pk):
-        journal = get_object_or_404(self.get_queryset(), pk=pk)
-        response = HttpResponse(content_type="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet")
-        response["Content-Disposition"] = f'attachment; filename="journal-{journal.pk}-errors.xlsx"'
-        workbook.findings_report(response, Finding.objects.filter(journal=journal).order_by("line", "pk").iterator(),
-                                 journal.findings_by_rule or {}, source_rows=checking.source_rows(journal))
+        return self.download(get_object_or_404(self.get_queryset(), pk=pk))
+
+
+@register_model_view(Journal, "report", path="<id:pk>/errors.xlsx")
+class JournalReportView(JournalFileView):
+    """The journal's errors as an Excel file (the first LEDGER_FINDINGS_KEPT; the counts per rule are all)."""
+
+    def download(self, journal):
+        response = xlsx_download(f"journal-{journal.pk}-errors.xlsx")
+        workbook_writer.findings_report(
+            response, Finding.objects.filter(journal=journal).order_by("line", "pk").iterator(),
+            journal.findings_by_rule or {}, source_rows=checking.source_rows(journal))
         return response
 
 
 @register_model_view(Journal, "template", path="template.xlsx")
-class JournalTemplateView(JournalsSection, BaseObjectView):
-    model = Journal
-    required_roles = EVERYONE
-
+class JournalTemplateView(JournalFileView):
     def get(self, request):
-        response = HttpResponse(workbook.template(),
-                                content_type="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet")
-        response["Content-Disposition"] = 'attachment; filename="yevmiye-sablonu.xlsx"'
-        return response
+        return xlsx_download("yevmiye-sablonu.xlsx", workbook_writer.template())
 
 
 @register_model_view(Journal, "source", path="<id:pk>/file/")
-class JournalSourceView(JournalsSection, BaseObjectView):
-    model = Journal
-    required_roles = EVERYONE
-
-    def get(self, request, pk):
-        journal = get_object_or_404(self.get_queryset(), pk=pk)
+class JournalSourceView(JournalFileView):
+    def download(self, journal):
         if not journal.source or not journal.source.storage.exists(journal.source.name):
             raise Http404(_("The file is no longer kept here."))
         return FileResponse(journal.source.open("rb"), as_attachment=True, filename=journal.source_name)

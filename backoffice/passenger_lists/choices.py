@@ -3,7 +3,7 @@
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
-from backoffice.tickets.choices import TicketStatus
+from backoffice.tickets.api import TicketStatus
 
 
 class ListState(models.TextChoices):

@@ -3,6 +3,7 @@
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
+from backoffice.core import families
 from backoffice.core.conf import tunable
 from backoffice.core.families import ExportFamily, ReportFamily
 from backoffice.core.reports import fields_spec
@@ -46,3 +47,7 @@ LIST_REPORTS = ReportFamily(
     # refused an update here rather than by the platform.
     today_every=900, today_companies=lambda: PassengerList.objects.filter(state=ListState.SAVED).exclude(
         remote_id="").values("company_id"))
+
+
+families.register_family(LIST_EXPORTS)
+families.register_family(LIST_REPORTS)

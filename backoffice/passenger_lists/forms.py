@@ -12,7 +12,7 @@ from django.utils.translation import gettext_lazy as _
 
 from backoffice.core.fields import as_datetime_input, localized_formfield, money_field
 from backoffice.core.generic.forms import PlatformExportForm
-from backoffice.tickets.forms import OPERATOR_DETAIL_FIELDS, OPERATOR_RULE_FIELDS, VehicleChecks
+from backoffice.tickets.api import OPERATOR_DETAIL_FIELDS, OPERATOR_RULE_FIELDS, VehicleChecks
 
 from . import services
 from .choices import ListState

@@ -15,7 +15,7 @@ from backoffice.core.fields import MONEY
 from backoffice.core.models import RemoteRecord
 from backoffice.core.reports import ReportItemBase, ReportRunBase, run_link
 from backoffice.core.search import FoldedSearchField
-from backoffice.tickets.models import PassengerTicket, VehicleOperator
+from backoffice.tickets.api import PassengerTicket, VehicleOperator
 
 from .choices import CURRENT_STATES, ListState
 

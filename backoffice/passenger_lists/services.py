@@ -1,7 +1,8 @@
 """Passenger-list operations (HackSoft style: keyword-only functions named entity_action).
 
 The only code of this app that changes sync state or calls the platform client. Views call the
-*_create / *_update / *_request functions, which check the rule, save and enqueue; jobs call the rest.
+*_create / *_update / *_request functions, which check the rule, save and enqueue; the jobs (@job) are the
+rest. Exports and the by-date report run as core jobs of their declarations (families.py).
 Each docstring names the rule of document 2 it enforces.
 """
 
@@ -13,18 +14,19 @@ from django.db.models import Q, Sum, Value
 from django.db.models.functions import Replace, Upper
 from django.utils import timezone
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy, ngettext
 
 from backoffice.core import jobs, sync
 from backoffice.core.actions import ActionRefused
 from backoffice.core.choices import SyncState
 from backoffice.core.conf import tunable
 from backoffice.core.exports import parse_when
+from backoffice.core.jobs import job
+from backoffice.core.models import Company
 from backoffice.core.payloads import money, num, when
 from backoffice.core.platform import client_for
 from backoffice.remote.passenger_lists import PassengerListClient
-from backoffice.tickets.choices import TicketStatus
-from backoffice.tickets.models import PassengerTicket
-from backoffice.tickets.services import OPERATOR_PAYLOAD
+from backoffice.tickets.api import OPERATOR_PAYLOAD, PassengerTicket, TicketStatus
 
 from .choices import CURRENT_STATES, ISSUED_STATUSES, ListState
 from .models import PassengerList
@@ -278,6 +280,7 @@ def tickets_on_their_way(plist) -> int:
     return plist.tickets.filter(sync_state__in=[SyncState.QUEUED, SyncState.SENDING]).count()
 
 
+@job(gettext_lazy("Send passenger list"))
 def passenger_list_push(pk):
     """Send one list (once; reconciled first after a timeout), after its tickets reached the platform. A new
     list that arrived replaces the current lists of the same information."""
@@ -305,10 +308,14 @@ def mark_replaced(plist) -> int:
 # The platform's lists (query, at most 500 per page)
 
 
-def passenger_lists_query_sync(*, company) -> int:
+@job(gettext_lazy("Read passenger lists from the platform"))
+def passenger_lists_query(company_id):
     """Walk the platform's lists page by page: numbers and creation dates of ours are filled in, and lists
-    built elsewhere appear (linked to the tickets of their expedition and plate). Returns how many are new."""
-    return sync.mirror_walk(list_client(company).query_pages(), lambda item: query_item_store(company, item))
+    built elsewhere appear (linked to the tickets of their expedition and plate)."""
+    company = Company.objects.get(pk=company_id)
+    new = sync.mirror_walk(list_client(company).query_pages(), lambda item: query_item_store(company, item))
+    return ngettext("%(count)s new passenger list from the platform.",
+                    "%(count)s new passenger lists from the platform.", new) % {"count": new}
 
 
 def query_item_store(company, item) -> int:
@@ -335,6 +342,8 @@ def query_item_store(company, item) -> int:
 
 
 def query_sync_request(*, company):
-    from .jobs import passenger_lists_query
-
     return jobs.enqueue(passenger_lists_query, company=company, args=[company.pk])
+
+
+# --- what core runs for this domain (read when the app is ready: core.domains) --------------------------------------
+sync.register_pushable(PassengerList, passenger_list_push)

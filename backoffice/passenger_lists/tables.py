@@ -4,7 +4,7 @@ from django.utils.translation import gettext_lazy as _
 from backoffice.core.choices import SyncState
 from backoffice.core.generic import BaseTable, ChoiceBadgeColumn, DateTimeColumn, LinkedColumn
 from backoffice.core.generic.tables import RIGHT, MoneyColumn, OrderedTable, model_table
-from backoffice.tickets.tables import PassengerTicketTable
+from backoffice.tickets.api import PassengerTicketTable
 
 from .choices import ListState
 from .models import PassengerList, PassengerListReportItem

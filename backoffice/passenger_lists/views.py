@@ -17,18 +17,18 @@ from django_tables2 import RequestConfig
 
 from backoffice.core import batch
 from backoffice.core.choices import SyncState
-from backoffice.core.generic.families import ReportListView, active_company, button_view, export_selected
+from backoffice.core.generic.families import ReportListView, active_company, export_selected
 from backoffice.core.generic.families import register_export_pages, register_record_export, register_report_pages
 from backoffice.core.generic.registry import model_url, register_bulk_action, register_model_view, register_model_views
 from backoffice.core.generic.guarded import GuardedButtonView
-from backoffice.core.generic.sections import SectionMixin
+from backoffice.core.generic.reading import register_read_view
 from backoffice.core.generic.views import BaseObjectView, BulkAction, BulkActionView, ObjectDetailView, ObjectEditView
 from backoffice.core.generic.views import ObjectListView, describe_fields, safe_return_url
 from backoffice.core.jobs import runs_of
 from backoffice.core.roles import EDITORS, EVERYONE, has_role
 from backoffice.core.security import parse_ids
 from backoffice.core.submissions import SubmissionGuard
-from backoffice.tickets.models import OPERATOR_FIELDS, PassengerTicket
+from backoffice.tickets.api import OPERATOR_FIELDS, PassengerTicket
 
 from . import filters, services, tables
 from .choices import ListState
@@ -39,27 +39,17 @@ from .models import PassengerList
 DETAIL_FIELDS = ("passenger_list_number", "expedition_number", "expedition_time", "vehicle_plate", "is_manual_plate")
 
 
-class ListsSection(SectionMixin):
-    section = "passenger_lists"
-    tab = "lists"
-
-
 # ---------------------------------------------------------------------------------------------------
 # Lists
 
 
-class PassengerListListView(ListsSection, ObjectListView):
-    model = PassengerList
-    required_roles = EVERYONE
+class PassengerListListView(ObjectListView):
     table = tables.PassengerListTable
     filterset = filters.PassengerListFilterSet
     refresh_interval = 3  # while lists are on their way to the platform
 
 
-class PassengerListDetailView(ListsSection, ObjectDetailView):
-    model = PassengerList
-    required_roles = EVERYONE
-
+class PassengerListDetailView(ObjectDetailView):
     def base_queryset(self):
         return super().base_queryset().select_related("replaced_by", "created_by")
 
@@ -91,14 +81,10 @@ class PassengerListDetailView(ListsSection, ObjectDetailView):
         }
 
 
-class PassengerListBuildView(ListsSection, ObjectEditView):
-    """Build a list (isNewList true). Reached from the passenger-ticket list with the selected tickets (POST
-    of "pk" values: the form comes back filled from their expedition), or empty from "Add"."""
+class ListFormView(ObjectEditView):
+    """The form of a list, to build or update it: one template; saved, back to the list's page."""
 
-    model = PassengerList
-    required_roles = EDITORS
     form = PassengerListForm
-    action = "build"
     refused = services.PassengerListError
 
     def get_form_kwargs(self):
@@ -106,6 +92,16 @@ class PassengerListBuildView(ListsSection, ObjectEditView):
 
     def get_template_names(self):
         return ["passenger_lists/passengerlist_build.html"]
+
+    def return_url(self, plist):
+        return model_url(plist, "detail")
+
+
+class PassengerListBuildView(ListFormView):
+    """Build a list (isNewList true). Reached from the passenger-ticket list with the selected tickets (POST
+    of "pk" values: the form comes back filled from their expedition), or empty from "Add"."""
+
+    action = "build"
 
     def _expedition(self, pks):
         if not pks:
@@ -160,22 +156,10 @@ class PassengerListBuildView(ListsSection, ObjectEditView):
                         "sent to the platform.", plist.ticket_count) % {"number": plist.expedition_number,
                                                                          "count": plist.ticket_count}
 
-    def return_url(self, plist):
-        return model_url(plist, "detail")
 
-
-class PassengerListEditView(ListsSection, ObjectEditView):
+class PassengerListEditView(ListFormView):
     """Update the list of the expedition (isNewList false): regroups its tickets and sends the operator
     fields again. Document 2, section 3: a reported list cannot be updated."""
-
-    model = PassengerList
-    required_roles = EDITORS
-    form = PassengerListForm
-
-    def get_form_kwargs(self):
-        return {"company": self.request.company}
-
-    refused = services.PassengerListError
 
     def locked_message(self, plist):
         if plist.state == ListState.REPORTED:
@@ -183,10 +167,8 @@ class PassengerListEditView(ListsSection, ObjectEditView):
                      "again to replace it.") % {"number": plist}
         return "" if plist.is_editable else _("Passenger list %(number)s cannot be changed now.") % {"number": plist}
 
-    def render_form(self, obj, form, status=200):
-        table = tables.ListTicketTable(services.list_tickets(obj))
-        return self.render({"object": obj, "form": form, "is_new": False, "ticket_table": table,
-                            "cancel_url": self.cancel_url(obj)}, status=status)
+    def form_context(self, obj, formsets):
+        return {"ticket_table": tables.ListTicketTable(services.list_tickets(obj))}
 
     def save_form(self, form):
         return services.passenger_list_update(plist=form.save(commit=False))
@@ -196,15 +178,8 @@ class PassengerListEditView(ListsSection, ObjectEditView):
                         "Passenger list %(number)s saved with %(count)s tickets; it is being sent to the platform.",
                         plist.ticket_count) % {"number": plist, "count": plist.ticket_count}
 
-    def return_url(self, plist):
-        return model_url(plist, "detail")
 
-    def get_template_names(self):
-        return ["passenger_lists/passengerlist_build.html"]
-
-
-class PassengerListBulkView(ListsSection, BulkActionView):
-    model = PassengerList
+class PassengerListBulkView(BulkActionView):
     required_roles = EVERYONE
     actions = {
         "export": BulkAction(gettext_lazy("Platform Excel export"), export_selected(
@@ -232,10 +207,9 @@ register_bulk_action(PassengerTicket, "passenger_list", BulkAction(
 
 @register_model_view(PassengerList, "rebuild", path="<id:pk>/rebuild/")
 @method_decorator(require_POST, name="dispatch")
-class PassengerListRebuildView(ListsSection, GuardedButtonView, BaseObjectView):
+class PassengerListRebuildView(GuardedButtonView, BaseObjectView):
     """Create the list again with the same information: the new one replaces it (document 2, section 3)."""
 
-    model = PassengerList
     required_roles = EDITORS
     refused = services.PassengerListError
 
@@ -250,10 +224,9 @@ class PassengerListRebuildView(ListsSection, GuardedButtonView, BaseObjectView):
 register_record_export(PassengerList, LIST_EXPORTS, section="passenger_lists", tab="lists")
 
 
-register_model_view(PassengerList, "query", path="query/")(button_view(
-    PassengerList, lambda request: services.query_sync_request(company=active_company(request)), roles=EDITORS,
-    section="passenger_lists", tab="lists", message=gettext_lazy(
-        "Reading the platform's passenger lists; lists built elsewhere appear in a moment.")))
+register_read_view(PassengerList, lambda company: services.query_sync_request(company=company), name="query",
+                   whole=True, roles=EDITORS, message=gettext_lazy(
+                       "Reading the platform's passenger lists; lists built elsewhere appear in a moment."))
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -270,11 +243,10 @@ register_export_pages(
     home=lambda kind: model_url(PassengerList, "list"))
 
 
-class PassengerListReportView(ListsSection, ReportListView):
+class PassengerListReportView(ReportListView):
     """The date picker, the stored items of the current fetch, totals and Excel."""
 
     title = gettext_lazy("Passenger list report")
-    tab = "report"
     table = tables.PassengerListReportTable
     report_name = "passenger-list"
 

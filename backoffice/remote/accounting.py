@@ -26,7 +26,7 @@ def condition(category: str, operator: str, value) -> dict:
     return {"category": category, "operator": operator, "value": value}
 
 
-def _refusal(answer, operation: str) -> None:
+def raise_refusal(answer, operation: str) -> None:
     """An Error text in a successful answer is a refusal all the same (document 3, section 4)."""
     text = field(answer, "error") if isinstance(answer, dict) else None
     if text:
@@ -34,7 +34,7 @@ def _refusal(answer, operation: str) -> None:
 
 
 def _with_id(answer, operation: str) -> dict:
-    _refusal(answer, operation)
+    raise_refusal(answer, operation)
     if not isinstance(answer, dict) or field(answer, "id") in (None, "", 0):
         raise ValueError(f"{operation}: the platform's answer has no id: {answer!r}")
     return {**answer, "id": str(field(answer, "id"))}
@@ -77,7 +77,7 @@ class AccountingClient:
     def find_current_account(self, *, identifier: str, code: str = "") -> dict | None:
         """The account with this identifier and code, or None: how a create whose answer was lost is
         reconciled. The list item has no code, so each candidate is read in full."""
-        for page in _filtered_or_all(self.current_account_pages, [condition("Identifier", "eşittir", identifier)]):
+        for page in filtered_or_all(self.current_account_pages, [condition("Identifier", "eşittir", identifier)]):
             for item in page["items"]:
                 if str(field(item, "identifier") or "") != identifier:
                     continue  # a platform that filters loosely
@@ -124,7 +124,7 @@ class AccountingClient:
             if exc.status == 404:
                 return
             raise
-        _refusal(answer, operation)
+        raise_refusal(answer, operation)
 
     # --- chart of accounts -------------------------------------------------------------------------
     def accounts(self, page_index: int = 1, page_size: int = MAX_PAGE_SIZE, *, conditions=None,
@@ -148,7 +148,7 @@ class AccountingClient:
 
     def find_account(self, *, type: int, base_code: str, code: str = "", unit_code: str = "") -> dict | None:
         """The chart account with these codes, or None (reconciling a create whose answer was lost)."""
-        for page in _filtered_or_all(self.account_pages, [condition("Code", "eşittir", code or base_code)]):
+        for page in filtered_or_all(self.account_pages, [condition("Code", "eşittir", code or base_code)]):
             for item in page["items"]:
                 if (to_int(field(item, "type")) == type and str(field(item, "code") or "") == (code or base_code)
                         and str(field(item, "unitCode") or "") == (unit_code or "")):
@@ -156,7 +156,7 @@ class AccountingClient:
         return None
 
 
-def _filtered_or_all(pages, conditions):
+def filtered_or_all(pages, conditions):
     """The pages of a list filtered by `conditions`; every page when the platform refuses the filter (document
     3: the filter is "supported simply and for some fields only"). Callers compare each item themselves."""
     walk = pages(conditions=conditions)
@@ -179,4 +179,4 @@ def _id_str(item) -> dict:
     return item
 
 
-__all__ = ["AccountingClient", "OPERATORS", "PARTS", "condition", "filter_query"]
+__all__ = ["AccountingClient", "OPERATORS", "PARTS", "condition", "filter_query", "filtered_or_all", "raise_refusal"]

@@ -11,7 +11,7 @@ alike; both raise RemoteError with that text.
 from datetime import datetime, timezone
 from decimal import Decimal, InvalidOperation
 
-from .accounting import _filtered_or_all, _refusal, condition
+from .accounting import condition, filtered_or_all, raise_refusal
 from .common import FILTER_QUERY, MAX_PAGE_SIZE, envelope, field, jsonable, list_params, to_int, walk_pages
 from .errors import RemoteError
 
@@ -66,7 +66,7 @@ class AccountingInvoiceClient:
         def pages(conditions=None):
             return self.invoice_pages(is_send, page_size=page_size, conditions=conditions,
                                       sorted_column="updateDateUtc", is_desc=True)
-        return _filtered_or_all(pages, [condition("updateDateUtc", "büyük ve eşittir", since)])
+        return filtered_or_all(pages, [condition("updateDateUtc", "büyük ve eşittir", since)])
 
     def all_pages(self, is_send: bool, *, page_size: int = MAX_PAGE_SIZE):
         """Every invoice, newest created first (a change does not move an invoice in this order)."""
@@ -82,17 +82,17 @@ class AccountingInvoiceClient:
             if exc.status == 404:
                 return None
             raise
-        _refusal(answer, "accounting_invoice.get")
+        raise_refusal(answer, "accounting_invoice.get")
         return answer if isinstance(answer, dict) else None
 
     def save(self, body: dict) -> dict:
         answer = self._call("accounting_invoice.save", json=jsonable(body))
-        _refusal(answer, "accounting_invoice.save")
+        raise_refusal(answer, "accounting_invoice.save")
         return answer or {}
 
     def update(self, body: dict) -> dict:
         answer = self._call("accounting_invoice.update", json=jsonable(body))
-        _refusal(answer, "accounting_invoice.update")
+        raise_refusal(answer, "accounting_invoice.update")
         return answer or {}
 
     def find(self, *, ettn: str, is_send: bool, identifier: str, issue_date, payable, description: str,
@@ -108,7 +108,7 @@ class AccountingInvoiceClient:
                                                                                    str(issue_date)),
                       condition("createDateUtc", "büyük ve eşittir", created_after.astimezone(timezone.utc)
                                 .isoformat())]
-        for page in _filtered_or_all(lambda conditions=None: self.invoice_pages(is_send, conditions=conditions),
+        for page in filtered_or_all(lambda conditions=None: self.invoice_pages(is_send, conditions=conditions),
                                      conditions):
             for item in page["items"]:
                 other = str(field(item, "ettn") or "")
@@ -131,15 +131,15 @@ class AccountingInvoiceClient:
             if exc.status == 404:
                 return
             raise
-        _refusal(answer, operation)
+        raise_refusal(answer, operation)
 
     def post(self, targets: list[dict]) -> None:
         """Post invoices to accounting (targets: [{ettn, isSend}])."""
-        _refusal(self._call("accounting_invoice.post", json=list(targets)), "accounting_invoice.post")
+        raise_refusal(self._call("accounting_invoice.post", json=list(targets)), "accounting_invoice.post")
 
     def reverse(self, targets: list[dict]) -> None:
         """Reverse the posting of invoices."""
-        _refusal(self._call("accounting_invoice.reverse", json=list(targets)), "accounting_invoice.reverse")
+        raise_refusal(self._call("accounting_invoice.reverse", json=list(targets)), "accounting_invoice.reverse")
 
     def statuses(self, targets: list[dict]) -> list[dict]:
         """[{id: ettn, status: recordStatus}] of each invoice the platform has: how the post and reverse actions

@@ -7,12 +7,30 @@ camelCase), so callers see one shape: {"id", "despatchAdviceNumber", "status", "
 
 from __future__ import annotations  # DispatchClient.list would shadow list[...] in annotations
 
+from datetime import datetime
+
 from .common import check_page, envelope, field, ids, items_of, jsonable, to_int
 from .documents import unwrap
 from .exports import ExportsAndReports
 
 DRAFT, QUEUED, ERROR = 0, 20, 40
 ENVELOPE_FIELDS = ("envelopeId", "envelopeStatus", "envelopeMessage")
+DATE_FORMAT = "%Y-%m-%d %H:%M:%S"  # the facts file: startDate=yyyy-MM-dd HH:mm:ss
+
+
+def query_params(page_index, page_size, query) -> dict:
+    """A list's query: its page, and the filters given (a flag as true / false, a moment as DATE_FORMAT)."""
+    check_page(page_index, page_size)
+    params = {"pageIndex": page_index, "pageSize": page_size}
+    for name, value in query.items():
+        if value is None or value == "":
+            continue
+        if isinstance(value, bool):
+            value = "true" if value else "false"
+        elif isinstance(value, datetime):
+            value = value.strftime(DATE_FORMAT)
+        params[name] = value
+    return params
 
 
 def note(answer, number_field: str = "despatchAdviceNumber") -> dict:
@@ -87,13 +105,7 @@ class DispatchClient:
     def list(self, page_index: int = 1, page_size: int = 100, **query) -> dict:
         """One page of outgoing notes; query: localReferenceId, despatchNumber, status, isNew, startDate,
         endDate, isDesc (our default path: document 3 names a listing but shows none)."""
-        check_page(page_index, page_size)
-        params = {"pageIndex": page_index, "pageSize": page_size}
-        for name, value in query.items():
-            if value is None or value == "":
-                continue
-            params[name] = ("true" if value else "false") if isinstance(value, bool) else value
-        page = envelope(self._call("outbox_list", params=params))
+        page = envelope(self._call("outbox_list", params=query_params(page_index, page_size, query)))
         page["items"] = [note(item, self.number_field) for item in page["items"]]
         return page
 

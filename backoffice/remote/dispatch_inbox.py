@@ -9,15 +9,10 @@ clients use, so callers see one shape.
 
 from __future__ import annotations
 
-from datetime import datetime
-
-from .common import check_page, envelope, field, ids, jsonable, to_int
-from .dispatch import DRAFT, ENVELOPE_FIELDS, QUEUED
+from .common import envelope, field, ids, jsonable, to_int
+from .dispatch import DRAFT, ENVELOPE_FIELDS, QUEUED, query_params
 from .documents import unwrap
 from .exports import ExportsAndReports
-
-DATE_FORMAT = "%Y-%m-%d %H:%M:%S"  # the facts file: startDate=yyyy-MM-dd HH:mm:ss
-
 
 def _text(value) -> str:
     return "" if value is None else str(value)
@@ -70,26 +65,6 @@ def receipt(answer) -> dict:
             "senderTitle": _text(field(answer, "senderTitle", "sourceTitle", "title"))}
 
 
-def _moment(value) -> str | None:
-    if value is None or value == "":
-        return None
-    return value.strftime(DATE_FORMAT) if isinstance(value, datetime) else str(value)
-
-
-def _query(page_index, page_size, query) -> dict:
-    check_page(page_index, page_size)
-    params = {"pageIndex": page_index, "pageSize": page_size}
-    for name, value in query.items():
-        if value is None or value == "":
-            continue
-        if isinstance(value, bool):
-            value = "true" if value else "false"
-        elif isinstance(value, datetime):
-            value = _moment(value)
-        params[name] = value
-    return params
-
-
 class DispatchInboxClient:
     def __init__(self, transport):
         self.transport = transport
@@ -108,7 +83,7 @@ class DispatchInboxClient:
     def inbox_list(self, page_index: int = 1, page_size: int = 100, **query) -> dict:
         """One page of incoming notes; query: despatchNumber, targetVknTckn, status, startDate, endDate (range on
         creation, datetimes or "yyyy-MM-dd HH:mm:ss"; endDate never later than now), isDesc."""
-        page = envelope(self._call("inbox_list", params=_query(page_index, page_size, query)))
+        page = envelope(self._call("inbox_list", params=query_params(page_index, page_size, query)))
         page["items"] = [incoming(item) for item in page["items"]]
         return page
 
@@ -199,19 +174,13 @@ class DispatchInboxClient:
     def receipt_list(self, page_index: int = 1, page_size: int = 100, **query) -> dict:
         """One page of the replies receivers sent to our notes; query: receiptNumber, status (0, 20, 40, 50, 60),
         startDate, endDate (on creation; endDate never later than now), isDesc."""
-        page = envelope(self._call("receipt_list", params=_query(page_index, page_size, query)))
+        page = envelope(self._call("receipt_list", params=query_params(page_index, page_size, query)))
         page["items"] = [receipt(item) for item in page["items"]]
         return page
 
     def receipt_ubl(self, note_id) -> tuple[bytes, str]:
         """The reply received to our outgoing note `note_id`."""
         return self._document("receipt_ubl", path_params={"id": str(note_id)})
-
-    def receipt_pdf(self, note_id, *, standard: bool = True) -> tuple[bytes, str]:
-        return self._document("receipt_pdf", path_params=self._drawn(note_id, standard))
-
-    def receipt_html(self, note_id, *, standard: bool = True) -> tuple[bytes, str]:
-        return self._document("receipt_html", path_params=self._drawn(note_id, standard))
 
 
 class InboxExportClient(ExportsAndReports):

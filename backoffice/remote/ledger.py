@@ -9,6 +9,7 @@ disk (a ledger ZIP may be 150 MB), never held in memory.
 """
 
 import io
+import json
 import os
 import uuid
 
@@ -149,8 +150,6 @@ class LedgerClient:
             "generalBookId": to_int(general_book_id), "previewType": int(preview_type)})
         if "json" in content_type.lower():
             try:
-                import json
-
                 data = json.loads(content or b"null")
             except ValueError:
                 data = None

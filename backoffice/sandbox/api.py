@@ -131,9 +131,13 @@ def operation(service: str, method: str, pattern: str):
 
 
 def resolve(service: str, method: str, path: str):
-    """(handler, kwargs), or None when no operation has this path, or "method" when only the method differs."""
+    """(handler, kwargs), or None when no operation has this path, or "method" when only the method differs.
+
+    Where two patterns match, a literal segment goes before a placeholder, the first segment where they differ
+    deciding (as ASP.NET ranks routes): /v1/currentaccount/address before /v1/currentaccount/{id}, whatever
+    module registered its operations first."""
     segments = ratelimit.split(path)
-    path_known = False
+    path_known, best, best_rank = False, None, None
     for route_service, route_method, pattern, handler in ROUTES:
         if route_service != service or len(pattern) != len(segments):
             continue
@@ -144,10 +148,13 @@ def resolve(service: str, method: str, path: str):
             elif wanted.lower() != got.lower():
                 break
         else:
-            if route_method == method:
-                return handler, kwargs
-            path_known = True
-    return "method" if path_known else None
+            if route_method != method:
+                path_known = True
+                continue
+            rank = tuple(not wanted.startswith("{") for wanted in pattern)
+            if best is None or rank > best_rank:
+                best, best_rank = (handler, kwargs), rank
+    return best or ("method" if path_known else None)
 
 
 # --- paging: the one place that knows both envelope spellings ---------------------------------------

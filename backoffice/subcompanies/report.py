@@ -16,6 +16,8 @@ from django.utils.dateparse import parse_datetime
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext
 
+from backoffice.core.payloads import integer
+
 # Assumed element field names (to confirm): the amount of a credit, usage or over-usage element, and the
 # flag of an inactive (cancelled) credit offer.
 QUANTITY_KEYS = ("quantity",)
@@ -86,15 +88,6 @@ def total(elements) -> int | None:
     return int(sum(amounts))
 
 
-def _int(value):
-    if isinstance(value, bool) or value is None:
-        return None
-    try:
-        return int(value)
-    except (TypeError, ValueError):
-        return None
-
-
 def _date(value):
     if not isinstance(value, str):
         return None
@@ -120,15 +113,15 @@ def parse(body, depth=0) -> ParsedCustomer:
         raise ReportError(_("An entry of the usage report has no customerUniqueId."))
     credits = []
     for element in _list(body.get("credits")):
-        credit_id = _int(element.get("id")) if isinstance(element, dict) else None
+        credit_id = integer(element.get("id")) if isinstance(element, dict) else None
         if credit_id is None:
             raise ReportError(_("A credit offer of the usage report has no integer id."))
         credits.append((credit_id, element))
     customer = ParsedCustomer(
         customer_unique_id=customer_unique_id,
-        application_id=_int(body.get("applicationId")),
-        application_source=_int(body.get("applicationSource")),
-        application_status=_int(body.get("applicationStatus")),
+        application_id=integer(body.get("applicationId")),
+        application_source=integer(body.get("applicationSource")),
+        application_status=integer(body.get("applicationStatus")),
         application_create_date=_date(body.get("applicationCreateDate")),
         distributors=_list(body.get("distributors")),
         credits=credits,

@@ -1,8 +1,8 @@
 """Company management (document 1, sections 2 to 4): the only code that writes these records or calls the
 platform for them.
 
-Every write saves locally and queues a push job (sync.record_queue) that runs after the commit; the
-record shows its state and the platform's message. A request the platform would refuse for a reason we
+Every write saves locally and queues a push job (sync.record_queue, push.py) that runs after the commit;
+the record shows its state and the platform's message. A request the platform would refuse for a reason we
 can see (rules 1 and 4, a company the platform has not shown yet) is refused here with Refused, before
 anything is saved.
 """
@@ -12,21 +12,24 @@ import math
 from datetime import datetime, timedelta
 from datetime import timezone as dt_timezone
 
+import django_rq
 from django.conf import settings
 from django.db import transaction
+from django.db.models import Exists, OuterRef, Q
 from django.utils import timezone
 from django.utils.translation import gettext as _
-from django.utils.translation import ngettext
+from django.utils.translation import gettext_lazy, ngettext
 from redis.exceptions import RedisError
+from rq.cron import get_cron_job_history_key
 
-from backoffice.core import jobs, sync
+from backoffice.core import jobs, schedule, sync
 from backoffice.core.choices import SyncState
-from backoffice.core.conf import tunable
+from backoffice.core.jobs import job
 from backoffice.core.models import Company, JobRun
-from backoffice.core.platform import client_for, limiter
-from backoffice.remote.companies import CompaniesClient
+from backoffice.core.platform import client_for, limiter, register_connection_keeper
 from backoffice.remote import endpoints
-from backoffice.remote.errors import MaybeSent, NoAnswer, RemoteError
+from backoffice.remote.companies import CompaniesClient
+from backoffice.remote.errors import RemoteError
 
 from . import report
 from .choices import OperationKind, Origin
@@ -247,138 +250,6 @@ def record_resend(record):
     return sync.record_queue(record)
 
 
-# --- the push jobs' send and reconcile ----------------------------------------------------------------
-# Creation and credit offers are not idempotent (a second one is real money) and company management gives no
-# status call: when a request may have arrived (a 5xx, a timeout, a dropped connection), nothing is sent
-# again before a usage report fetched at least CRM_SETTLE_SECONDS after it says whether it took effect
-# (the report is given once per 15 minutes; rule 3: creation is processed later). Products are idempotent
-# (a product the company has is no change), and a cancel answered "no such active offer" is already done.
-
-def _settle_seconds() -> float:
-    return tunable("CRM_SETTLE_SECONDS", 900)
-
-
-def _ambiguous(exc: RemoteError) -> bool:
-    """Whether the platform may have applied a call that failed this way."""
-    return isinstance(exc, (MaybeSent, NoAnswer)) or (not exc.permanent and (exc.status or 0) >= 500)
-
-
-def _guarded(record, call):
-    """Run a non-idempotent call; remember when its outcome is unknown (never resent blindly)."""
-    try:
-        return call()
-    except RemoteError as exc:
-        if _ambiguous(exc):
-            type(record).objects.filter(pk=record.pk).update(maybe_sent_at=timezone.now())
-        raise
-
-
-def _report_after(record):
-    """The first usage report fetched long enough after the request that may have arrived; until there is
-    one, the refresh is asked for and the push waits (TryLater: no attempt counted)."""
-    after = record.maybe_sent_at + timedelta(seconds=_settle_seconds())
-    snapshot = UsageSnapshot.objects.filter(company=record.company, fetched_at__gte=after).order_by("fetched_at").first()
-    if snapshot is not None:
-        return snapshot
-    from .jobs import usage_report_refresh as refresh_job
-
-    settle = max((after - timezone.now()).total_seconds(), 0)
-    # The refresh waits for the report's window itself (the limiter defers it); here only for the settle time.
-    jobs.enqueue(refresh_job, company=record.company_id, args=[record.company_id], delay=settle or None)
-    wait = max(settle, report_wait_seconds(record.company) or 0)
-    raise jobs.TryLater(wait + 30, _("The platform may have received this request before its answer was "
-                                               "lost; waiting for the next usage report to tell before sending it "
-                                               "again."))
-
-
-def subcompany_send(record) -> dict:
-    body = {
-        "identifier": record.identifier,
-        "name": record.name,
-        "quantity": record.quantity,
-        "contactPersonFullName": record.contact_full_name,
-        "contactPersonEmailName": record.contact_email,
-        "contactPersonPhoneNumber": record.contact_phone,
-    }
-    _guarded(record, lambda: client_for(record.company, CompaniesClient).create_company(body))
-    return {}
-
-
-def subcompany_reconcile(record) -> dict | None:
-    """Creation shows only in the report (rule 3): a report after the request that shows the identifier
-    (snapshot_save gave the record its customerUniqueId) means it arrived; one that does not, that it did not."""
-    if record.remote_id:
-        return {}
-    if record.maybe_sent_at is None:
-        return None
-    _report_after(record)
-    record.refresh_from_db(fields=["remote_id"])
-    if record.remote_id:
-        return {}
-    SubCompany.objects.filter(pk=record.pk).update(maybe_sent_at=None)
-    return None
-
-
-def operation_send(operation) -> dict:
-    client = client_for(operation.company, CompaniesClient)
-    uids = [s.remote_id for s in operation.subcompanies.order_by("pk")]
-    kind = operation.kind
-    if kind == OperationKind.CANCEL_CREDIT:
-        try:
-            answer = client.cancel_credit(uids[0], operation.application_credit_id)
-        except RemoteError as exc:
-            if exc.status != 404:
-                raise
-            # The offer is not active any more: cancelled by an earlier attempt whose answer was lost (a DELETE
-            # is sent again by the transport after a 5xx), or in the portal. The wanted state holds.
-            return {"response": {"alreadyCancelled": True, "detail": exc.user_message()}}
-        return {"response": answer if isinstance(answer, (dict, list)) else None}
-    if kind == OperationKind.ADD_PRODUCTS:
-        return {"response": client.add_products(uids[0], operation.product_types)}
-    if kind == OperationKind.ADD_PRODUCTS_BATCH:
-        return {"response": client.add_products_batch(uids, operation.product_types)}
-    if kind == OperationKind.ADD_CREDIT:
-        call = lambda: client.add_credit(uids[0], operation.quantity, show_over_usage=operation.show_over_usage)  # noqa: E731
-    elif kind == OperationKind.ADD_CREDIT_BATCH:
-        call = lambda: client.add_credit_batch(uids, operation.quantity,  # noqa: E731
-                                               show_over_usage=operation.show_over_usage)
-    else:
-        raise RemoteError(detail=f"unknown operation {kind}", permanent=True)
-    answer = _guarded(operation, call)
-    return {"response": answer if isinstance(answer, (dict, list)) else None}
-
-
-def _credit_ids(snapshot, uids) -> dict:
-    rows = ReportCredit.objects.filter(customer__snapshot=snapshot, customer__customer_unique_id__in=uids)
-    found = {uid: set() for uid in uids}
-    for uid, credit_id in rows.values_list("customer__customer_unique_id", "application_credit_id"):
-        found[uid].add(credit_id)
-    return found
-
-
-def operation_reconcile(operation) -> dict | None:
-    """None: send (again). A credit offer whose outcome is unknown is looked for in a report fetched after it:
-    an offer new to every company of the request (absent from the last report before it) means it arrived."""
-    if operation.maybe_sent_at is None or operation.kind not in CREDIT_ADDS:
-        return None
-    after = _report_after(operation)
-    uids = [s.remote_id for s in operation.subcompanies.order_by("pk")]
-    before = (UsageSnapshot.objects.filter(company=operation.company, fetched_at__lt=operation.maybe_sent_at)
-              .order_by("-fetched_at").first())
-    known = _credit_ids(before, uids) if before is not None else {uid: set() for uid in uids}
-    now = _credit_ids(after, uids)
-    new = {uid: now[uid] - known[uid] for uid in uids}
-    # Offers other requests added meanwhile are new too: this one arrived only if there are more new offers.
-    since = before.fetched_at if before is not None else operation.created_at
-    others = {uid: SubCompanyOperation.objects.filter(
-        subcompanies__remote_id=uid, kind__in=CREDIT_ADDS, sync_state=SyncState.SYNCED, synced_at__gte=since,
-        synced_at__lte=after.fetched_at).exclude(pk=operation.pk).count() for uid in uids}
-    if all(len(new[uid]) > others[uid] for uid in uids):
-        return {"response": {"foundInReport": after.pk, "newCreditIds": {uid: sorted(ids) for uid, ids in new.items()}}}
-    SubCompanyOperation.objects.filter(pk=operation.pk).update(maybe_sent_at=None)
-    return None
-
-
 # --- the usage report -------------------------------------------------------------------------------
 
 def report_wait_seconds(company) -> float | None:
@@ -394,9 +265,6 @@ def report_wait_seconds(company) -> float | None:
 
 def _latest_cron_enqueue():
     """When the cron last enqueued the report refresh (RQ keeps each cron entry's enqueues in Redis)."""
-    import django_rq
-    from rq.cron import get_cron_job_history_key
-
     try:
         newest = django_rq.get_connection("default").zrange(get_cron_job_history_key(USAGE_REPORT_CRON), -1, -1,
                                                              withscores=True)
@@ -445,18 +313,37 @@ def usage_report_request(*, company) -> JobRun:
             "minute.",
             "The platform gives the usage report once every 15 minutes; the next one is possible in %(minutes)s "
             "minutes.", minutes) % {"minutes": minutes})
-    from .jobs import usage_report_refresh as refresh_job
-
-    return jobs.enqueue(refresh_job, company=company, args=[company.pk])
+    return jobs.enqueue(usage_report_refresh, company=company, args=[company.pk])
 
 
-def usage_report_refresh(*, company) -> UsageSnapshot:
+@job(gettext_lazy("Refresh the usage report"))
+def usage_report_refresh(company_id) -> str:
     """Fetch the report (the limiter defers the job while the window is closed) and keep it."""
+    company = Company.objects.filter(pk=company_id, is_active=True).first()
+    if company is None:
+        return _("The company is gone or inactive; nothing to fetch.")
     body = client_for(company, CompaniesClient).usage_report()
     try:
-        return snapshot_save(company=company, body=body)
+        snapshot = snapshot_save(company=company, body=body)
     except report.ReportError as exc:
         raise RemoteError(detail=str(exc), permanent=True) from None
+    return _("Usage report kept: %(count)s companies.") % {"count": snapshot.customers.count()}
+
+
+def usage_reports_enqueue():
+    """Cron (every 15 minutes): refresh the report of every active company that uses company management
+    (it has a report or a sub-company). A company's first report comes from the refresh button, so that
+    connections without the company-management service are not asked four times an hour."""
+    in_use = Q(Exists(UsageSnapshot.objects.filter(company=OuterRef("pk")))) | Q(
+        Exists(SubCompany.objects.filter(company=OuterRef("pk"))))
+    count = 0
+    for company in Company.objects.filter(in_use, is_active=True):
+        if not company.api_key:  # company management takes only an API key: nothing to ask with
+            continue
+        # Each company at its own offset in the 15 minutes, so that the companies' reads spread.
+        count += jobs.enqueue(usage_report_refresh, company=company.pk, args=[company.pk],
+                              delay=schedule.company_offset(company.pk, USAGE_REPORT_INTERVAL) or None).is_new
+    return count
 
 
 def snapshot_save(*, company, body, fetched_at=None) -> UsageSnapshot:
@@ -547,3 +434,12 @@ def _learn_customer_unique_id(company, customer_unique_id):
                 customer_unique_id=customer_unique_id)
     except Exception as exc:  # IntegrityError: another connection has it; ValidationError: not a uuid
         logger.info("customerUniqueId of %s not recorded: %s", company, type(exc).__name__)
+
+
+# --- what core runs for this domain (read when the app is ready: core.domains) --------------------------------------
+# The connection test reads the usage report (one call per 15 minutes): the report it got is kept.
+register_connection_keeper("crm", lambda company, body: snapshot_save(company=company, body=body))
+# The usage report (document 1, section 8: once per 15 minutes per company) of the companies that use company
+# management; the job asks the shared limiter first (a closed window defers it). The pages read the entry's name
+# and interval back to say when the next report comes.
+schedule.register(func=usage_reports_enqueue, interval=USAGE_REPORT_INTERVAL, name=USAGE_REPORT_CRON)

@@ -69,9 +69,8 @@ def refresh_state(company) -> dict:
 
 
 class SectionMixin(CoreSectionMixin):
-    """A page of the company-management section (its tabs are registered in apps.py)."""
-
-    section = "subcompanies"
+    """A page of the company-management section (its section and tab: its model's), under the notice of what the
+    company lacks for it."""
 
     def section_notice(self) -> str:
         return services.api_key_missing(self.request.company)
@@ -80,7 +79,6 @@ class SectionMixin(CoreSectionMixin):
 # --- sub-companies ----------------------------------------------------------------------------------
 
 class SubCompanyListView(SectionMixin, ObjectListView):
-    tab = "subcompanies"
     required_roles = MANAGERS
     queryset = SubCompany.objects.with_state()
     table = SubCompanyTable
@@ -100,7 +98,6 @@ class SubCompanyListView(SectionMixin, ObjectListView):
 
 
 class SubCompanyDetailView(SectionMixin, ObjectDetailView):
-    tab = "subcompanies"
     required_roles = MANAGERS
     queryset = SubCompany.objects.select_related("report_row", "created_by")
     fields = ("name", "identifier", "remote_id", "origin", "quantity", "contact_full_name", "contact_email",
@@ -138,7 +135,6 @@ class SubCompanyDetailView(SectionMixin, ObjectDetailView):
 
 
 class SubCompanyCreateView(SectionMixin, ObjectEditView):
-    tab = "subcompanies"
     required_roles = ADMINISTRATORS
     form = SubCompanyForm
 
@@ -233,7 +229,6 @@ class SubCompanyFormView(SectionMixin, SubmissionGuardMixin, BaseObjectView):
     sends a request that hands out credit or products: its one-time key makes Back-and-resubmit show the
     request already sent instead of a second one."""
 
-    tab = "subcompanies"
     model = SubCompany
     required_roles = ADMINISTRATORS
     form_class = None
@@ -289,7 +284,6 @@ class ProductsAddView(SubCompanyFormView):
 class CreditCancelView(SectionMixin, BaseObjectView):
     """A confirmation page first (with the rule 1 check); the cancellation goes only on the POST."""
 
-    tab = "subcompanies"
     model = SubCompany
     required_roles = ADMINISTRATORS
 
@@ -340,7 +334,6 @@ class ResendView(RoleRequiredMixin, View):
 # --- requests (credit offers, cancellations, products) ---------------------------------------------
 
 class SubCompanyOperationListView(SectionMixin, ObjectListView):
-    tab = "requests"
     required_roles = MANAGERS
     queryset = SubCompanyOperation.objects.prefetch_related("subcompanies")
     table = SubCompanyOperationTable
@@ -352,7 +345,6 @@ class SubCompanyOperationListView(SectionMixin, ObjectListView):
 
 
 class SubCompanyOperationDetailView(SectionMixin, ObjectDetailView):
-    tab = "requests"
     required_roles = MANAGERS
     queryset = SubCompanyOperation.objects.select_related("created_by")
     fields = ("kind", "sync_state", "last_error", "quantity", "show_over_usage", "application_credit_id",
@@ -379,7 +371,6 @@ register_model_views(SubCompanyOperation, prefix="sub-companies/requests", list=
 # --- usage reports ----------------------------------------------------------------------------------
 
 class UsageSnapshotListView(SectionMixin, ObjectListView):
-    tab = "reports"
     required_roles = MANAGERS
     queryset = UsageSnapshot.objects.annotate(
         customer_count=Count("customers"), credit_offered=Sum("customers__credit_offered"),
@@ -389,7 +380,6 @@ class UsageSnapshotListView(SectionMixin, ObjectListView):
 
 
 class UsageSnapshotDetailView(SectionMixin, ObjectDetailView):
-    tab = "reports"
     required_roles = MANAGERS
     fields = ("fetched_at",)
 

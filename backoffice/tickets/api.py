@@ -3,10 +3,9 @@ vehicle operator's details): the ticket and operator models, their statuses, the
 and the payload name them, and the ticket table. Nothing else of this app is imported from outside it."""
 
 from .choices import TicketStatus
-from .forms import OPERATOR_DETAIL_FIELDS, OPERATOR_RULE_FIELDS, VehicleChecks
 from .models import OPERATOR_FIELDS, PassengerTicket, VehicleOperator
-from .services import OPERATOR_PAYLOAD
 from .tables import PassengerTicketTable
+from .vehicle import OPERATOR_DETAIL_FIELDS, OPERATOR_PAYLOAD, OPERATOR_RULE_FIELDS, VehicleChecks
 
 __all__ = ["OPERATOR_DETAIL_FIELDS", "OPERATOR_FIELDS", "OPERATOR_PAYLOAD", "OPERATOR_RULE_FIELDS",
            "PassengerTicket", "PassengerTicketTable", "TicketStatus", "VehicleChecks", "VehicleOperator"]

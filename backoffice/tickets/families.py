@@ -4,6 +4,7 @@ core.families: its services, jobs, cron entries and pages come from these two de
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
+from backoffice.core import families
 from backoffice.core.families import ExportFamily, ReportFamily
 from backoffice.core.generic.forms import PlatformExportForm
 from backoffice.core.reports import fields_spec
@@ -64,3 +65,7 @@ TICKET_REPORTS = ReportFamily(
     name="ticket_report_sync", run_model=ReportRun, item_models=REPORT_ITEM_MODELS, client=ticket_client,
     fields=lambda kind: (*COMMON_REPORT_FIELDS, *KIND_REPORT_FIELDS[kind]), text_limits=TEXT_LIMITS,
     kinds=TicketKind, label=_("Fetch the by-date ticket report"), daily=True)
+
+
+families.register_family(TICKET_EXPORTS)
+families.register_family(TICKET_REPORTS)

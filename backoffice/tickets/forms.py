@@ -23,6 +23,7 @@ from backoffice.core.validators import validate_tckn, validate_vkn
 from .choices import PaymentType, TicketKind, TicketStatus
 from .models import OPERATOR_FIELDS, EventTicket, PassengerTicket
 from .services import SERIES_KIND
+from .vehicle import OPERATOR_DETAIL_FIELDS, OPERATOR_RULE_FIELDS, VehicleChecks
 
 PREFIX_RE = re.compile(r"^[A-Z0-9]{3}$")
 CURRENCY_RE = re.compile(r"^[A-Z]{3}$")
@@ -30,16 +31,6 @@ PASSPORT_RE = re.compile(r"^[A-Z0-9]{5,20}$")
 MAX_LINES = 100
 MAX_TAXES = 10  # other taxes of one line
 CURRENCY_REQUIRED = _("The currency is never empty: use TRY when no other currency applies.")
-
-
-def clean_plate(value) -> str:
-    """A vehicle plate stored without spaces or dashes, in capitals: passenger lists group tickets by plate."""
-    value = re.sub(r"[\s-]+", "", value or "").upper()
-    if not value:
-        raise ValidationError(_("Enter the vehicle plate."), code="required")
-    if not re.match(r"^[A-Z0-9]{2,15}$", value):
-        raise ValidationError(_("A plate has letters and digits only, e.g. 34 ABC 123."), code="plate")
-    return value
 
 
 class TicketForm(forms.ModelForm):
@@ -319,42 +310,6 @@ class EventTicketForm(TicketForm):
                  False)]
 
 
-# Document 2, 2.3: these five are given together or not at all; the address fields are optional.
-OPERATOR_RULE_FIELDS, OPERATOR_DETAIL_FIELDS = OPERATOR_FIELDS[:5], OPERATOR_FIELDS[5:]
-
-
-def check_operator_fields(form, data):
-    """Document 2, section 2.3 (and 4.3 for passenger lists): when any of the five is filled, all five are
-    required; the message goes on each missing one."""
-    def filled(name):
-        value = data.get(name)
-        return value not in (None, "") and not (isinstance(value, str) and not value.strip())
-
-    given = [name for name in OPERATOR_RULE_FIELDS if filled(name) or name in form.errors]
-    if given:
-        for name in OPERATOR_RULE_FIELDS:
-            if not filled(name) and name not in form.errors:
-                form.add_error(name, ValidationError(
-                    _("Required: the vehicle operator's VKN/TCKN, title, tax office, commission and commission "
-                      "VAT are given together."), code="operator_fields"))
-
-
-class VehicleChecks:
-    """The plate and the vehicle operator's fields (document 2, 2.3) of passenger tickets and lists: a plate
-    without spaces, the operator's VKN/TCKN with check digits, its five rule fields all or none."""
-
-    def clean_vehicle_plate(self):
-        return clean_plate(self.cleaned_data.get("vehicle_plate"))
-
-    def clean_vehicle_operating_vkn_tckn(self):
-        return clean_vkn_or_tckn(self.cleaned_data.get("vehicle_operating_vkn_tckn"))
-
-    def clean(self):
-        data = super().clean()
-        check_operator_fields(self, data)
-        return data
-
-
 class PassengerTicketForm(VehicleChecks, TicketForm):
     """Document 2, section 2.3."""
 
@@ -369,13 +324,7 @@ class PassengerTicketForm(VehicleChecks, TicketForm):
         model = PassengerTicket
         formfield_callback = localized_formfield  # the exchange rate typed as 32,5 or 1.250,75
         fields = (*TicketForm.common_fields, "vehicle_plate", "expedition_number", "expedition_time",
-                  "departure_date", "departure_location", "destination", "seat_number",
-                  "vehicle_operating_vkn_tckn", "vehicle_operating_title", "vehicle_operating_tax_center",
-                  "commission_amount", "commission_tax_amount", "vehicle_operating_country",
-                  "vehicle_operating_city", "vehicle_operating_district", "vehicle_operating_town",
-                  "vehicle_operating_street", "vehicle_operating_building_name", "vehicle_operating_building_no",
-                  "vehicle_operating_door_no", "vehicle_operating_post_code", "vehicle_operating_mersis_no",
-                  "vehicle_operating_register_no", "vehicle_operating_telephone", "vehicle_operating_email")
+                  "departure_date", "departure_location", "destination", "seat_number", *OPERATOR_FIELDS)
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)

@@ -23,6 +23,8 @@ from .choices import EDITABLE_STATUSES, DocumentType, PaymentType, TicketKind, T
 
 RATE = {"max_digits": 7, "decimal_places": 2,
         "validators": [MinValueValidator(0), MaxValueValidator(100)]}
+# What a list's search looks in, folded the Turkish way (core.search): these and the kind's own fields.
+SEARCHED = ("ticket_number", "identifier", "customer_first_name", "customer_last_name")
 
 
 class Ticket(RemoteRecord):
@@ -83,6 +85,7 @@ class Ticket(RemoteRecord):
 
     class Meta(RemoteRecord.Meta):
         abstract = True
+        ordering = ["-created_at", "-id"]
 
     def __str__(self):
         return self.ticket_number or str(_("new ticket"))
@@ -108,6 +111,14 @@ class Ticket(RemoteRecord):
                                                "number (%(start)s).") % {"start": self.ticket_number[:3]}})
 
 
+def ticket_rules(unique_name, status_index_name, *indexes):
+    """A kind's Meta (constraints, indexes): one ticket per number and company; the company's list by status,
+    newest first, and the kind's own indexes."""
+    return ([models.UniqueConstraint(fields=["company", "ticket_number"], name=unique_name)],
+            [*Ticket.Meta.indexes, models.Index(fields=["company", "remote_status", "-created_at"],
+                                                name=status_index_name), *indexes])
+
+
 class EventTicket(Ticket):
     """Document 2, section 2.2."""
 
@@ -121,9 +132,7 @@ class EventTicket(Ticket):
     event_municipality = models.CharField(_("municipality"), max_length=100)
     event_description = models.CharField(_("event description"), max_length=500, blank=True)
     event_organizer_vkn_tckn = models.CharField(_("organizer VKN/TCKN"), max_length=11)
-    # What the list's search looks in, folded the Turkish way (core.search).
-    search_text = FoldedSearchField(sources=("ticket_number", "identifier", "customer_first_name",
-                                             "customer_last_name", "event_name", "seat_number"))
+    search_text = FoldedSearchField(sources=(*SEARCHED, "event_name", "seat_number"))
 
     ticket_type = "ETKINLIK"
     kind = TicketKind.EVENT
@@ -131,17 +140,9 @@ class EventTicket(Ticket):
     class Meta(Ticket.Meta):
         verbose_name = _("event ticket")
         verbose_name_plural = _("event tickets")
-        ordering = ["-created_at", "-id"]
-        constraints = [
-            models.UniqueConstraint(fields=["company", "ticket_number"], name="tickets_event_number_unique"),
-        ]
-        indexes = [
-            *Ticket.Meta.indexes,
-            models.Index(fields=["company", "remote_status", "-created_at"], name="tickets_event_co_status"),
-            # The duplicate-seat check of the ticket form (same event, same seat).
-            models.Index(fields=["company", "event_name", "seat_number"], name="tickets_event_seat"),
-        ]
-
+        # The duplicate-seat check of the ticket form (same event, same seat) has its index.
+        constraints, indexes = ticket_rules("tickets_event_number_unique", "tickets_event_co_status", models.Index(
+            fields=["company", "event_name", "seat_number"], name="tickets_event_seat"))
 
 
 class VehicleOperator(models.Model):
@@ -185,9 +186,7 @@ class PassengerTicket(VehicleOperator, Ticket):
     departure_location = models.CharField(_("departure place"), max_length=200)
     destination = models.CharField(_("destination"), max_length=200, blank=True)
     seat_number = models.CharField(_("seat"), max_length=50)
-    # What the list's search looks in, folded the Turkish way (core.search).
-    search_text = FoldedSearchField(sources=("ticket_number", "identifier", "customer_first_name",
-                                             "customer_last_name", "expedition_number", "vehicle_plate"))
+    search_text = FoldedSearchField(sources=(*SEARCHED, "expedition_number", "vehicle_plate"))
 
     ticket_type = "YOLCU"
     kind = TicketKind.PASSENGER
@@ -195,17 +194,9 @@ class PassengerTicket(VehicleOperator, Ticket):
     class Meta(Ticket.Meta):
         verbose_name = _("passenger ticket")
         verbose_name_plural = _("passenger tickets")
-        ordering = ["-created_at", "-id"]
-        constraints = [
-            models.UniqueConstraint(fields=["company", "ticket_number"], name="tickets_passenger_number_unique"),
-        ]
-        indexes = [
-            *Ticket.Meta.indexes,
-            models.Index(fields=["company", "remote_status", "-created_at"], name="tickets_pass_co_status"),
-            models.Index(fields=["company", "expedition_number", "expedition_time", "vehicle_plate"],
-                         name="tickets_pass_expedition"),
-        ]
-
+        constraints, indexes = ticket_rules("tickets_passenger_number_unique", "tickets_pass_co_status", models.Index(
+            fields=["company", "expedition_number", "expedition_time", "vehicle_plate"],
+            name="tickets_pass_expedition"))
 
 
 def _one_ticket():

@@ -1,33 +1,34 @@
 """Ticket operations (HackSoft style: keyword-only functions named entity_action).
 
 The only code of this app that changes sync state or calls the platform client. Views call the
-*_request functions, which check the rule, save and enqueue; jobs call the rest. Each docstring names
-the rule of document 2 it enforces.
+*_request functions, which check the rule, save and enqueue; the jobs (@job) are the rest. Cancel, status
+changes, exports and reports run as core jobs of their declarations (TICKET_ACTIONS, families.py). Each
+docstring names the rule of document 2 it enforces.
 """
 
 import logging
 from dataclasses import dataclass
 from decimal import Decimal
 
-
 from django.db import transaction
-from django.db.models import Q, prefetch_related_objects
+from django.db.models import Q
 from django.utils import timezone
-from django.utils.dateparse import parse_date, parse_datetime
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, ngettext
 
-from backoffice.core import actions, batch, jobs, sync
+from backoffice.core import actions, batch, jobs, schedule, sync
 from backoffice.core.choices import SyncState
-from backoffice.core.models import DocumentSeries
-from backoffice.core.payloads import camel_names, money, num, when
+from backoffice.core.jobs import job
+from backoffice.core.models import Company, DocumentSeries
+from backoffice.core.payloads import money
 from backoffice.core.platform import client_for
 from backoffice.remote.errors import PLATFORM, RemoteError
 from backoffice.remote.tickets import EventTicketClient, PassengerTicketClient
 
 from . import conf
 from .choices import WORKING_STATUSES, TicketKind, TicketStatus
-from .models import OPERATOR_FIELDS, TICKET_MODELS, EventTicket, TicketLine, TicketLineTax, TicketNote
+from .models import TICKET_MODELS, EventTicket, PassengerTicket, TicketLine, TicketLineTax, TicketNote
+from .payload import IDENTITY, ticket_differences, ticket_payload
 
 logger = logging.getLogger(__name__)
 
@@ -168,62 +169,6 @@ def ticket_update(*, ticket, lines, notes=(), requested_status=TicketStatus.DRAF
 
 
 # ---------------------------------------------------------------------------------------------------
-# The payload (document 2, sections 2.1 to 2.4)
-
-
-# Body fields copied as they are: the platform's name is the model field's in camel case (ticket_number is
-# ticketNumber). Document 2, 2.1 (both kinds), 2.2 (event) and 2.3 (passenger, with the vehicle operator's).
-COMMON_FIELDS = camel_names(
-    "document_type", "ticket_number", "prefix", "currency_code", "reference_number", "identifier",
-    "customer_first_name", "customer_last_name", "customer_street", "customer_building_name", "customer_building_no",
-    "customer_door_no", "customer_town", "customer_district", "customer_city", "customer_post_code",
-    "customer_country", "customer_telephone", "customer_email", "is_email_send", "customer_tax_center",
-    "payment_type", "payment_description", "record_expenses_vkn_tckn", "record_expenses_title", "xslt_code")
-EVENT_FIELDS = camel_names("seat_number", "event_name", "event_location", "event_city", "event_municipality",
-                           "event_description", "event_organizer_vkn_tckn")
-OPERATOR_PAYLOAD = camel_names(*[name for name in OPERATOR_FIELDS if name.startswith("vehicle_operating_")])
-PASSENGER_FIELDS = camel_names("vehicle_plate", "expedition_number", "departure_location", "destination",
-                               "seat_number") | OPERATOR_PAYLOAD
-
-
-def ticket_payload(ticket, *, update=False) -> dict:
-    """The create (or update) body of a ticket, with the platform's field names.
-
-    currencyCode is never empty (TRY); eventCityId is not part of the update model; ettn is required
-    for an update; taxes are spelled taxtRate / taxtAmount.
-    """
-    body = {"status": int(ticket.requested_status), "ticketType": ticket.ticket_type,
-            "ticketDate": when(ticket.ticket_date), "exchangeRate": num(ticket.exchange_rate)}
-    body.update({key: getattr(ticket, name) for key, name in COMMON_FIELDS.items()})
-    body["currencyCode"] = ticket.currency_code or "TRY"
-    if isinstance(ticket, EventTicket):
-        body.update({key: getattr(ticket, name) for key, name in EVENT_FIELDS.items()})
-        body["eventTime"] = when(ticket.event_time)
-        if not update:
-            body["eventCityId"] = ticket.event_city_id
-    else:
-        body.update({key: getattr(ticket, name) for key, name in PASSENGER_FIELDS.items()})
-        body.update({"commissionAmount": num(ticket.commission_amount),
-                     "commissionTaxAmount": num(ticket.commission_tax_amount),
-                     "expeditionTime": when(ticket.expedition_time),
-                     "departureDate": when(ticket.departure_date)})
-    prefetch_related_objects([ticket], "lines__taxes", "notes")  # no-op when the caller prefetched them
-    body["ticketLines"] = [
-        {"serviceType": line.service_type, "serviceDescription": line.service_description,
-         "amount": num(line.amount), "discountRate": num(line.discount_rate),
-         "discountAmount": num(line.discount_amount), "vatRate": num(line.vat_rate),
-         "vatAmount": num(line.vat_amount),
-         "taxes": [{"taxCode": tax.tax_code, "taxName": tax.tax_name, "taxtRate": num(tax.taxt_rate),
-                    "taxtAmount": num(tax.taxt_amount)} for tax in line.taxes.all()]}
-        for line in ticket.lines.all()
-    ]
-    body["notes"] = [{"note": note.note} for note in ticket.notes.all()]
-    if update:
-        body["ettn"] = ticket.remote_id
-    return body
-
-
-# ---------------------------------------------------------------------------------------------------
 # Push and reconcile (bodies of the push jobs, through sync.record_push)
 
 
@@ -271,40 +216,6 @@ def ticket_reconcile(ticket, *, client=None) -> dict | None:
             "status_message": found.get("message") or ""}
 
 
-# What identifies a ticket besides its number (document 2, 2.1 to 2.3), {platform name: model field}: a ticket
-# the platform holds under our number is ours only when these agree (those its answer carries), with its date
-# (to the minute) and payable amount (to the cent).
-IDENTITY = camel_names("identifier", "customer_first_name", "customer_last_name", "seat_number", "event_name",
-                       "expedition_number", "vehicle_plate")
-
-
-def ticket_differences(ticket, found: dict) -> list[str]:
-    """The platform names of the identifying fields where the platform's ticket differs from ours."""
-    differ = [key for key, name in IDENTITY.items() if hasattr(ticket, name) and key in found
-              and str(found[key] or "").strip() != str(getattr(ticket, name) or "").strip()]
-    if found.get("ticketDate") and ticket.ticket_date and not _same_moment(str(found["ticketDate"]),
-                                                                          ticket.ticket_date):
-        differ.append("ticketDate")
-    if found.get("payableAmount") is not None and money(found["payableAmount"]) != money(ticket.payable_amount):
-        differ.append("payableAmount")
-    return differ
-
-
-def _same_moment(text: str, ours) -> bool:
-    """The platform's ticketDate against ours: to the minute (naive means Istanbul time), or by the day when it
-    gives a date only; a date it writes some other way is not held against the ticket."""
-    try:
-        moment = parse_datetime(text) if len(text.strip()) > 10 else None
-        if moment is None:
-            day = parse_date(text[:10])
-            return day is None or day == timezone.localtime(ours).date()
-    except ValueError:
-        return True
-    if timezone.is_naive(moment):
-        moment = timezone.make_aware(moment)
-    return moment.replace(second=0, microsecond=0) == ours.replace(second=0, microsecond=0)
-
-
 class NumberTaken(RemoteError):
     """The platform holds another ticket under our ticket's number: ours is refused, on its number, never
     taken for the other one (issue 28)."""
@@ -327,8 +238,8 @@ ticket_waits_for = sync.series_lane("ticket_number", gettext_lazy(
 
 
 def ticket_push(model, pk):
-    """Body of the push job of one ticket (sync.record_push: claimed, reconciled before any resend; it waits
-    for the number before it: ticket_waits_for)."""
+    """The push of one ticket (sync.record_push: claimed, reconciled before any resend; it waits for the number
+    before it: ticket_waits_for)."""
     message = sync.record_push(model, pk, send=ticket_send, reconcile=ticket_reconcile, waits_for=ticket_waits_for)
     ticket = model.objects.filter(pk=pk).only("company_id", "remote_status", "sync_state").first()
     if ticket and ticket.sync_state == SyncState.SYNCED and ticket.remote_status in WORKING_STATUSES:
@@ -336,20 +247,30 @@ def ticket_push(model, pk):
     return message
 
 
+@job(gettext_lazy("Send event ticket"))
+def event_ticket_push(pk):
+    return ticket_push(EventTicket, pk)
+
+
+@job(gettext_lazy("Send passenger ticket"))
+def passenger_ticket_push(pk):
+    return ticket_push(PassengerTicket, pk)
+
+
 def tickets_queue(*, tickets) -> list:
     """Send many tickets (of one kind and company) in batch jobs (core.batch: LOCAL/FAILED -> QUEUED in one
     UPDATE, one job per 100 tickets; each still claimed and reconciled before a resend)."""
-    from .jobs import tickets_push_batch
-
     tickets = list(tickets)
     kind = type(tickets[0]).kind if tickets else None
     return batch.batch_queue(tickets, job=tickets_push_batch, name="tickets_push_batch", args=[kind])
 
 
-def tickets_push_batch(*, model, pks) -> str:
-    """Body of a batch push job: the bodies come from one prefetching read, then TICKET_PUSH_CONCURRENCY
-    lanes (threads with their own database connections, sharing the company's HTTP session) push the tickets,
-    each prefix's in number order through one lane (core.batch.push_batch)."""
+@job(gettext_lazy("Send tickets"))
+def tickets_push_batch(kind, pks) -> str:
+    """A batch push job: the bodies come from one prefetching read, then TICKET_PUSH_CONCURRENCY lanes (threads
+    with their own database connections, sharing the company's HTTP session) push the tickets, each prefix's in
+    number order through one lane (core.batch.push_batch)."""
+    model = TICKET_MODELS[TicketKind(kind)]
     # A run again after its worker died also takes what that run left SENDING (record_push asks the platform).
     states = [SyncState.QUEUED, SyncState.SENDING] if jobs.recovering() else [SyncState.QUEUED]
     queued = {t.pk: t for t in model.objects.filter(pk__in=pks, sync_state__in=states)
@@ -386,14 +307,12 @@ def tickets_push_batch(*, model, pks) -> str:
 
 def poll_soon(*, company_id, delay=None, follow=True):
     """Enqueue one poll of the company's queued tickets (deduplicated: one waits at a time); follow: it asks
-    again shortly while tickets wait (jobs.tickets_poll), the cron's own polls do not."""
-    from .jobs import tickets_poll as poll_job
-
+    again shortly while tickets wait (tickets_poll), the cron's own polls do not."""
     delay = conf.get("TICKET_POLL_DELAY_SECONDS") if delay is None else delay
     if follow:
         poll_follow(company_id)
     # Not joined to a poll already running: it may have read what waits before this ticket was queued.
-    return jobs.enqueue(poll_job, company=company_id, args=[company_id, follow], delay=delay, join_running=False)
+    return jobs.enqueue(tickets_poll, company=company_id, args=[company_id, follow], delay=delay, join_running=False)
 
 
 def _follow_key(company_id) -> str:
@@ -410,7 +329,7 @@ def poll_following(company_id) -> bool:
     return jobs.flag_is_set(_follow_key(company_id))
 
 
-def tickets_poll(*, company, model, batch_size=100) -> int:
+def ticket_statuses_poll(*, company, model, batch_size=100) -> int:
     """Ask the statuses of one batch of tickets in status 20 and keep what the platform says (status and
     message). Returns how many changed."""
     client = ticket_client(company, model.kind)
@@ -435,6 +354,29 @@ def tickets_poll(*, company, model, batch_size=100) -> int:
 def tickets_waiting(*, company) -> bool:
     return any(model.objects.filter(company=company, sync_state=SyncState.SYNCED,
                                     remote_status__in=WORKING_STATUSES).exists() for model in TICKET_MODELS.values())
+
+
+@job(gettext_lazy("Ask ticket statuses"))
+def tickets_poll(company_id, follow=True):
+    """Poll one batch of queued tickets of each kind. A poll asked for by a push or an action (follow) asks
+    again every TICKET_POLL_DELAY_SECONDS while tickets still wait, for TICKET_POLL_FOLLOW_SECONDS after the
+    latest push or action asked (poll_follow; also when it joined a poll queued long before): a ticket pushed
+    just before the poll ran would otherwise wait for the cron's minute."""
+    company = Company.objects.get(pk=company_id)
+    changed = sum(ticket_statuses_poll(company=company, model=model) for model in TICKET_MODELS.values())
+    if follow and jobs.current_run() is not None and poll_following(company.pk) and tickets_waiting(company=company):
+        raise jobs.TryLater(conf.get("TICKET_POLL_DELAY_SECONDS"),
+                            _("Tickets still queued on the platform; asking again shortly."))
+    return ngettext("%(count)s ticket changed.", "%(count)s tickets changed.", changed) % {"count": changed}
+
+
+def tickets_poll_all():
+    """Cron: one poll job per company that has tickets the platform still works on."""
+    count = 0
+    for company in Company.objects.filter(is_active=True):
+        if tickets_waiting(company=company):
+            count += poll_soon(company_id=company.pk, delay=0, follow=False).is_new
+    return count
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -511,3 +453,12 @@ def ticket_html(*, ticket, standard=True) -> str:
     if not ticket.remote_id:
         raise TicketError(_("The platform does not have this ticket yet."))
     return ticket_client(ticket.company, ticket.kind, interactive=True).html(ticket.remote_id, standard=standard)
+
+
+# --- what core runs for this domain (read when the app is ready: core.domains) --------------------------------------
+sync.register_pushable(EventTicket, event_ticket_push)
+sync.register_pushable(PassengerTicket, passenger_ticket_push)
+actions.register_actions(EventTicket, TICKET_ACTIONS)
+actions.register_actions(PassengerTicket, TICKET_ACTIONS)
+# Poll the statuses of queued tickets: a job per company that has some.
+schedule.register(func=tickets_poll_all, interval=60, name="tickets_poll", job_timeout=120)

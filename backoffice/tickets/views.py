@@ -5,6 +5,8 @@ Views never call the platform client, except for the ticket's HTML and the kept 
 the user waits for. Everything else is saved and enqueued by a service.
 """
 
+from decimal import Decimal
+
 from django.conf import settings
 from django.contrib import messages
 from django.db.models import Count, Q, Sum
@@ -17,7 +19,6 @@ from backoffice.core import actions, batch
 from backoffice.core.choices import SyncState
 from backoffice.core.generic.families import ReportListView, register_export_pages, register_report_pages
 from backoffice.core.generic.registry import model_url, register_model_view, register_model_views
-from backoffice.core.generic.sections import SectionMixin
 from backoffice.core.generic.text import capfirst
 from backoffice.core.generic.views import BaseObjectView, BulkAction, BulkActionView, ObjectDetailView, ObjectEditView
 from backoffice.core.generic.views import ObjectListView, describe_fields
@@ -35,13 +36,8 @@ from .forms import FORMS, TicketLineFormSet, line_initial
 from .models import OPERATOR_FIELDS, TICKET_MODELS, EventTicket, PassengerTicket
 
 
-class TicketsSection(SectionMixin):
-    """Templates of this app first (per model, then shared), then the generic ones; the section's tabs."""
-
-    section = "tickets"
-
-    def get_tab(self):
-        return self.tab or getattr(self.get_model(), "kind", "")
+class TicketTemplates:
+    """Templates of this app first (per model, then shared), then the generic ones."""
 
     def get_template_names(self):
         meta = self.get_model()._meta
@@ -53,8 +49,7 @@ class TicketsSection(SectionMixin):
 # Tickets
 
 
-class TicketListView(TicketsSection, ObjectListView):
-    required_roles = EVERYONE
+class TicketListView(TicketTemplates, ObjectListView):
     refresh_interval = 5
 
     def needs_refresh(self, queryset):
@@ -67,9 +62,7 @@ class TicketListView(TicketsSection, ObjectListView):
         return super().render(context, status)
 
 
-class TicketDetailView(TicketsSection, ObjectDetailView):
-    required_roles = EVERYONE
-
+class TicketDetailView(TicketTemplates, ObjectDetailView):
     def base_queryset(self):
         return super().base_queryset().select_related("created_by")
 
@@ -130,10 +123,8 @@ class SeatTaken(Exception):
     """Another ticket took the seat between the form's check and the save (the error is on the form)."""
 
 
-class TicketEditView(TicketsSection, ObjectEditView):
+class TicketEditView(TicketTemplates, ObjectEditView):
     """Create (allocates the number) and update (only in status 0 or 40), lines in a formset."""
-
-    required_roles = EDITORS
 
     def get_form_class(self):
         return FORMS[self.get_model().kind]
@@ -194,7 +185,7 @@ class TicketEditView(TicketsSection, ObjectEditView):
         return redirect(self.return_url(ticket))
 
 
-class TicketBulkView(TicketsSection, BulkActionView):
+class TicketBulkView(BulkActionView):
     required_roles = EDITORS
 
     def get_template_names(self):
@@ -211,7 +202,7 @@ def bulk_actions_of(model) -> dict:
         required_roles=EDITORS)}
 
 
-class TicketHtmlView(TicketsSection, BaseObjectView):
+class TicketHtmlView(TicketTemplates, BaseObjectView):
     """The platform's rendering of a ticket, in a sandboxed frame (srcdoc: our own pages are never
     framed) and as a download. A download the user waits for: the one place a view calls the client."""
 
@@ -271,7 +262,7 @@ register_export_pages(
     home=lambda kind: model_url(TICKET_MODELS[kind], "list"))
 
 
-class TicketReportListView(TicketsSection, ReportListView):
+class TicketReportListView(ReportListView):
     """A report page per kind: totals as issued, cancelled (what the report marks `canceled`) and net."""
 
     def get_template_names(self):
@@ -297,8 +288,6 @@ def split_totals(queryset, amounts=("total_amount", "total_vat")) -> dict:
     report marks `canceled`, document 2, section 2.5) and net (issued minus cancelled).
 
     The top-level keys (count, canceled and the amounts) stay the issued figures, for older readers."""
-    from decimal import Decimal
-
     cancelled = Q(canceled=True)
     aggregates = {"issued_count": Count("pk"), "cancelled_count": Count("pk", filter=cancelled)}
     for name in amounts:
@@ -317,4 +306,4 @@ for _kind, _title, _table in ((TicketKind.EVENT, gettext_lazy("Event ticket repo
                                tables.PassengerTicketReportTable)):
     register_report_pages(TICKET_REPORTS, kind=_kind, prefix=f"reports/{_kind.value}", view=type(
         f"{_kind.label}ReportListView", (TicketReportListView,),
-        {"title": _title, "table": _table, "tab": f"{_kind.value}_report"}))
+        {"title": _title, "table": _table}))

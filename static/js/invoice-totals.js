@@ -1,14 +1,16 @@
 /* Invoice totals as the user types (issue 13), computed exactly as backoffice/invoices/totals.py computes them:
    each line figure rounded half up to the cent, the document's figures sums of the rounded line figures. Amounts
    are decimal strings held as BigInt scaled integers (never floats), so every cent agrees with the server's.
-   Change both files together. The server computes the totals again when the form is saved and keeps its own.
+   Change both files together. This is a preview: the server computes the totals once, when the form is saved,
+   and keeps them. The rule table (withholding shares, deducted taxes) is the server's, totals.rules(), rendered
+   into the page as JSON (#invoice-totals-rules): never written here.
 
    Numbers are read by static/js/numbers.js (window.TrNumber), loaded before this file by templates/base.html.
 
    window.InvoiceTotals = {parse(text), lineTotals(line, codes), documentTotals(lines, codes), format(value)}:
    lines are plain objects with totals.py's names and decimal strings ("1250.75"); results are strings like
    "1234.56". codes ({withholdingRates: {"602": "0.9"}, deductedTaxCodes: ["0003", "0011"]}) defaults to the
-   page's #withholding-rates and #deducted-tax-codes. Any [data-invoice-totals] form is bound on load. */
+   page's #invoice-totals-rules. Any [data-invoice-totals] form is bound on load. */
 (function () {
   "use strict";
 
@@ -90,8 +92,8 @@
     try { return JSON.parse(element.textContent); } catch (error) { return fallback; }
   }
   function codesOf(doc) {
-    return {withholdingRates: readJson(doc, "withholding-rates", {}),
-            deductedTaxCodes: readJson(doc, "deducted-tax-codes", [])};
+    var rules = readJson(doc, "invoice-totals-rules", {});
+    return {withholdingRates: rules.withholdingRates || {}, deductedTaxCodes: rules.deductedTaxCodes || []};
   }
 
   function totalsError(message, field) {

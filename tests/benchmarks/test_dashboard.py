@@ -22,7 +22,8 @@ from django.urls import reverse
 from backoffice.core import dashboard
 from backoffice.core.models import Company
 from backoffice.current_accounts.models import CurrentAccount
-from backoffice.dispatch.models import DispatchNote, IncomingNote
+from backoffice.dispatch.models import DispatchNote
+from backoffice.dispatch_inbox.models import IncomingNote
 from backoffice.invoices.models import Invoice
 from tests.benchmarks.common import compare_sizes, fill, value_sql
 from tests.tickets.conftest import login

@@ -33,9 +33,10 @@ from django.utils import timezone
 from backoffice.core import resources
 from backoffice.core.choices import SyncState
 from backoffice.core.models import Company
-from backoffice.dispatch import inbox
-from backoffice.dispatch.choices import AWAITING_ANSWER
-from backoffice.dispatch.models import DispatchNote, IncomingNote, ReceivedReply
+from backoffice.dispatch.models import DispatchNote, ReceivedReply
+from backoffice.dispatch_inbox import mirror as inbox
+from backoffice.dispatch_inbox.choices import AWAITING_ANSWER
+from backoffice.dispatch_inbox.models import IncomingNote
 from backoffice.remote import dispatch_inbox
 from tests.benchmarks.common import compare_sizes, counting_queries, fill, valid_vkns, value_sql
 from tests.tickets.conftest import login
@@ -155,7 +156,7 @@ def test_incoming_list_with_a_million_notes_against_a_thousand(postgres_only, cl
         else:
             assert number(prefix, 1).encode() in page.content  # the newest arrival first
 
-    base = reverse("dispatch:incomingnote_list")
+    base = reverse("dispatch_inbox:incomingnote_list")
     variants = (("whole list", base), ("needs an answer, oldest first", base + "?view=awaiting"),
                 ("one sender", f"{base}?sender={sender}"),
                 ("received in March 2026", base + "?date_from=2026-03-01&date_to=2026-03-31"))

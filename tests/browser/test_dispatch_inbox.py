@@ -21,7 +21,8 @@ from backoffice.core.models import JobRun, RemoteCall
 from backoffice.current_accounts.models import Address, CurrentAccount
 from backoffice.dispatch import services, taxpayers
 from backoffice.dispatch.choices import Answer, DispatchStatus, Numbering
-from backoffice.dispatch.models import DispatchDriver, DispatchLine, DispatchNote, DispatchReply, IncomingNote
+from backoffice.dispatch.models import DispatchDriver, DispatchLine, DispatchNote
+from backoffice.dispatch_inbox.models import DispatchReply, IncomingNote
 from tests.browser.conftest import CHROMIUM, screenshot, sign_in
 from tests.conftest import make_user
 from tests.dispatch.inbox_helpers import sandbox_vkn
@@ -132,7 +133,7 @@ def test_a_partial_acceptance_is_sent_followed_and_shown_on_the_senders_note(liv
 
     # 2. The receiver reads its incoming notes until the note shows, and opens it.
     sign_in(page, live_server, "selin")
-    incoming_url = f"{url}{reverse('dispatch:incomingnote_list')}"
+    incoming_url = f"{url}{reverse('dispatch_inbox:incomingnote_list')}"
     row = f"#object-list tbody tr:has(a:text-is('{ours.despatch_number}'))"
     read_until(receiver, "#incoming-mirror", incoming_url, row, "the note in the receiver's incoming list")
     assert sender.name in page.locator(row).inner_text()

@@ -12,9 +12,9 @@ from decimal import Decimal
 import pytest
 from playwright.sync_api import expect
 
-from backoffice.core.fields import NumberFormatError, parse_decimal
 from backoffice.core import codes
-from backoffice.invoices.totals import Line, Tax, TotalsError, converted, document_totals, line_totals
+from backoffice.core.fields import NumberFormatError, parse_decimal
+from backoffice.invoices.totals import Line, Tax, TotalsError, converted, document_totals, line_totals, rules
 from tests.browser.conftest import CHROMIUM, ROOT
 from tests.core import test_localized_input as typing_cases
 from tests.core.test_fields_table import ROWS as NUMBER_ROWS
@@ -28,7 +28,7 @@ pytestmark = [
 SCRIPT = ROOT / "static" / "js" / "invoice-totals.js"
 NUMBERS = ROOT / "static" / "js" / "numbers.js"  # loaded before it by templates/base.html
 INVALID = re.compile(r"\bis-invalid\b")
-CODES = {"withholdingRates": codes.withholding_rates(), "deductedTaxCodes": list(codes.DEDUCTED_TAX_CODES)}
+CODES = rules()  # the one rule table, as the form renders it for the script
 
 
 def _cases(test):
@@ -171,8 +171,7 @@ def form_html() -> str:
         "line_extension", "allowance_total", "vat_total", "withholding_total", "added_taxes_total",
         "deducted_taxes_total", "tax_inclusive", "payable", "payable_try"))
     return f"""<!doctype html><html lang="tr"><body>
-      <script type="application/json" id="withholding-rates">{json.dumps(codes.withholding_rates())}</script>
-      <script type="application/json" id="deducted-tax-codes">{json.dumps(list(codes.DEDUCTED_TAX_CODES))}</script>
+      <script type="application/json" id="invoice-totals-rules">{json.dumps(rules())}</script>
       <form data-invoice-totals>
         <select name="currency_code"><option>TRY</option><option>USD</option></select>
         <input name="exchange_rate">

@@ -174,7 +174,8 @@ def day(sandbox, make_sandbox_company, settings):
             total_amount=amount, total_vat=Decimal(amount) / 6, canceled=canceled,
             canceled_date=now if canceled else None, part_index=1, create_date=now)
 
-    snapshot = subcompany_services.usage_report_refresh(company=company)
+    subcompany_services.usage_report_refresh(company.pk)
+    snapshot = UsageSnapshot.objects.filter(company=company).first()
     assert isinstance(snapshot, UsageSnapshot)
     subcompany = SubCompany.objects.filter(company=company).order_by("name").first()
     assert subcompany is not None, "the sandbox's sub-companies are in the report"

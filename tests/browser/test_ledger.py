@@ -19,7 +19,7 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from backoffice.core.choices import JobStatus, Role, SyncState
 from backoffice.core.models import JobRun
-from backoffice.ledger import workbook
+from backoffice.ledger import workbook, workbook_writer
 from backoffice.ledger.choices import CheckState, PeriodStatus
 from backoffice.ledger.models import Journal, Part
 from tests.browser.conftest import CHROMIUM, screenshot, sign_in
@@ -75,7 +75,7 @@ def journal_workbook(path, errors=()):
     """The template as the page offers it (Turkish headers), its example taken out and March's rows filled in,
     with each (row, field, value) of `errors` typed over."""
     with translation.override("tr"):
-        book = load_workbook(io.BytesIO(workbook.template()))
+        book = load_workbook(io.BytesIO(workbook_writer.template()))
     sheet = book.worksheets[0]
     sheet.delete_rows(2, sheet.max_row)
     rows = journal_rows()

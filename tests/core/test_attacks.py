@@ -12,10 +12,10 @@ from django.core.files.base import ContentFile
 from django.test import Client
 from django.urls import NoReverseMatch, get_resolver, reverse
 
-from backoffice.core.generic.registry import _extra_bulk_actions, _views
 from backoffice.core.middleware import LAST_SEEN_KEY, SESSION_KEY
 from backoffice.core.models import Company, JobRun, Membership, RemoteCall
 from backoffice.core.platform import client_for
+from backoffice.core.registry import registry
 from backoffice.remote.companies import CompaniesClient
 from backoffice.remote.tickets import EventTicketClient
 from backoffice.remote.errors import RemoteError
@@ -376,7 +376,7 @@ def test_the_switcher_refuses_a_malformed_company(client, admin_a, company, valu
 def registered_views():
     """The generic-view registry, filled: the apps register their views when the URLconf is imported."""
     get_resolver().url_patterns
-    return _views
+    return registry["model_views"]
 
 
 @pytest.fixture
@@ -406,7 +406,7 @@ def _bulk_urls():
             url = _url(f"{app_label}:{model_name}_bulk", kwargs={"action": action})
             if url:
                 yield url
-    for actions in _extra_bulk_actions.values():
+    for actions in registry["bulk_actions"].values():
         for bulk_action in actions.values():
             yield reverse(bulk_action.url_name)
 

@@ -10,7 +10,7 @@ from backoffice.core import batch
 from backoffice.core.choices import SyncState
 from backoffice.core.platform import client_for
 from backoffice.remote.tickets import EventTicketClient
-from backoffice.tickets import jobs, services
+from backoffice.tickets import services
 from backoffice.tickets.models import EventTicket
 from tests.tickets.conftest import make_tickets
 
@@ -39,7 +39,7 @@ def test_a_batch_of_several_prefixes_reaches_the_platform_in_number_order(sandbo
     sandbox.add_fault(path=CREATE_PATH, method="POST", latency_ms=1000, remaining=1)
     services.tickets_queue(tickets=tickets)
 
-    jobs.tickets_push_batch("event", [t.pk for t in tickets])
+    services.tickets_push_batch("event", [t.pk for t in tickets])
 
     assert set(EventTicket.objects.values_list("sync_state", flat=True)) == {SyncState.SYNCED}
     arrived = [item["ticketNumber"] for item in client_for(sandbox_company, EventTicketClient).list(1, 500)["items"]]

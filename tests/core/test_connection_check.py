@@ -279,14 +279,14 @@ def test_no_answer_is_not_a_refusal(client, sandbox, sandbox_company, settings):
 
 
 def test_a_sub_company_refused_for_the_credentials_is_not_the_platforms_refusal(client, sandbox, admin_of):
-    from backoffice.subcompanies import jobs as subcompany_jobs
+    from backoffice.subcompanies import push as subcompany_push
     from backoffice.subcompanies import services as subcompany_services
     from tests.subcompanies.conftest import subcompany_data
 
     company = Company.objects.create(name="Dağıtıcı A.Ş.", environment="sandbox", api_key="sbx-wrong-key")
     record = subcompany_services.create_subcompany(company=company, **subcompany_data())
     with pytest.raises(AuthenticationFailed):
-        push_as_worker(subcompany_jobs.subcompany_push, record.pk)
+        push_as_worker(subcompany_push.subcompany_push, record.pk)
     record.refresh_from_db()
     assert record.sync_state == SyncState.FAILED and record.last_error_source == ErrorSource.CREDENTIALS
     client.force_login(admin_of(company))
@@ -302,7 +302,7 @@ def test_the_sources_of_remote_and_of_the_model_agree():
 
 
 def test_no_answer_is_said_in_the_users_language_not_as_a_class_name():
-    from backoffice.core.platform import failure
+    from backoffice.core.failures import failure
     from backoffice.remote.errors import NETWORK, RemoteError
 
     exc = RemoteError("ticket.create: cannot reach the platform (ConnectionError)", source=NETWORK)

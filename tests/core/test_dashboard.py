@@ -19,7 +19,8 @@ from backoffice.core import dashboard
 from backoffice.core.choices import SyncState
 from backoffice.current_accounts.models import CurrentAccount
 from backoffice.dispatch import dashboard as dispatch_dashboard
-from backoffice.dispatch.models import DispatchNote, IncomingNote
+from backoffice.dispatch.models import DispatchNote
+from backoffice.dispatch_inbox.models import IncomingNote
 from backoffice.invoices.models import Invoice
 from backoffice.ledger.models import Journal, Period
 from tests.conftest import make_user

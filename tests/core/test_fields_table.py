@@ -153,7 +153,7 @@ def test_partial_acceptance_quantities_read_5_000_as_five_thousand():
     """The incoming dispatch note's accepted and rejected quantities are made per line, not declared."""
     from types import SimpleNamespace
 
-    from backoffice.dispatch.inbox_forms import PartialAcceptanceForm
+    from backoffice.dispatch_inbox.forms import PartialAcceptanceForm
 
     form = PartialAcceptanceForm(note=None, lines=[SimpleNamespace(pk=7, quantity=Decimal(6000))])
     assert not form.fields["accepted_7"].rate and not form.fields["rejected_7"].rate

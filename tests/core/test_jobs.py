@@ -6,15 +6,21 @@ in a real RQ worker.
 
 import logging
 import math
+import sys
 import time
 
 import pytest
+from django.core.exceptions import ImproperlyConfigured
+from django.utils import translation
 from rq.job import Job
 
 from backoffice.core import jobs
-from backoffice.core.choices import JobStatus
+from backoffice.core.choices import JobStatus, SyncState
 from backoffice.core.models import JobRun
+from backoffice.core.registry import registry
+from backoffice.invoices.models import Invoice
 from backoffice.remote.errors import RateLimited, RemoteError
+from tests.invoices.test_services import new_invoice
 from tests.testapp.testing import rq_queue, run_rq_job, scheduled_at  # noqa: F401 (fixture)
 
 # The database engine matters here (job claims and their transactions): CI's SQLite pass runs these too.
@@ -301,3 +307,73 @@ def test_a_run_whose_enqueue_failed_is_put_back_by_the_next_sweep(rq_queue, comp
     run.refresh_from_db()
     assert run.status == JobStatus.QUEUED and run.lost_count == 1
     assert [job.id for job in rq_queue.get_jobs()] == [run.rq_job_id]
+
+
+# --- jobs by name: a body whose import path moved ----------------------------------------------------------
+
+RELAY = "backoffice.invoices.jobs.invoice_push"  # the path of a relay module the apps no longer have
+
+
+def test_a_run_enqueued_with_an_old_relay_path_still_runs_its_body(rq_queue, sandbox_company, monkeypatch,
+                                                                   django_capture_on_commit_callbacks):
+    """RQ or a JobRun may still hold `backoffice.<app>.jobs.<name>` of a relay module since deleted: the runner
+    finds the body registered under the job's name (core.jobs.job) and runs it."""
+    monkeypatch.setitem(sys.modules, "backoffice.invoices.jobs", None)  # the relay module: not importable
+    assert registry["jobs"]["invoice_push"].job_name == "invoice_push"
+    invoice = new_invoice(sandbox_company, send=False)
+    Invoice.objects.filter(pk=invoice.pk).update(sync_state=SyncState.QUEUED)  # as its send left it
+    with django_capture_on_commit_callbacks(execute=True):
+        run = jobs.enqueue(RELAY, company=sandbox_company, target=f"invoices.invoice:{invoice.pk}", args=[invoice.pk])
+    assert run.name == "invoice_push" and run.func_path == RELAY
+    with translation.override("en"):
+        assert run_rq_job(run) == "Sent to the platform."
+    run.refresh_from_db()
+    invoice.refresh_from_db()
+    assert run.status == JobStatus.SUCCEEDED and run.func_path == RELAY
+    assert invoice.sync_state == SyncState.SYNCED and invoice.remote_id
+
+
+def test_a_lost_run_of_a_moved_body_is_enqueued_again_by_its_present_path(rq_queue, company, monkeypatch,
+                                                                          django_capture_on_commit_callbacks):
+    monkeypatch.setitem(registry["jobs"], "body_ok", body_ok)  # as @job registers it
+    with django_capture_on_commit_callbacks(execute=True):
+        lost = jobs.enqueue("tests.core.jobs.body_ok", company=company, target="t", args=["a"])
+    rq_queue.empty()  # Redis lost the queue
+    JobRun.objects.filter(pk=lost.pk).update(enqueued_at=lost.enqueued_at - jobs._SUBMIT_GRACE * 2)
+    with django_capture_on_commit_callbacks(execute=True):
+        assert jobs.reap_lost() == 1
+    lost.refresh_from_db()
+    assert lost.lost_count == 1 and lost.func_path == "tests.core.jobs.body_ok"  # the row keeps what it had
+    assert Job.fetch(lost.rq_job_id, connection=rq_queue.connection).args[1] == f"{HERE}.body_ok"
+    assert run_rq_job(lost) == "merhaba a"
+
+
+def test_a_path_that_names_no_body_fails_the_run(rq_queue, company, django_capture_on_commit_callbacks):
+    with django_capture_on_commit_callbacks(execute=True):
+        run = jobs.enqueue("backoffice.gone.jobs.no_such_job", company=company, target="t")
+    run_rq_job(run)
+    run.refresh_from_db()
+    assert run.status == JobStatus.FAILED and "(ModuleNotFoundError)" in run.message
+
+
+def test_two_job_bodies_of_one_name_are_refused(monkeypatch):
+    monkeypatch.setitem(registry["jobs"], "body_ok", body_ok)
+    with pytest.raises(ImproperlyConfigured, match="two job bodies are called body_ok"):
+        jobs.job("Greet", name="body_ok")(body_bug)
+    assert registry["jobs"]["body_ok"] is body_ok
+
+
+def test_an_old_relay_path_finds_the_body_of_its_name_in_its_app_or_the_app_split_from_it():
+    """dispatch's relay `note_push` ran the job `dispatch_note_push`; `inbox_mirror` moved to dispatch_inbox. A name
+    that two apps' bodies share is not guessed (invoices and dispatch both have `taxpayers_refresh`)."""
+    from backoffice.dispatch import push
+    from backoffice.dispatch_inbox import mirror
+
+    assert jobs.job_body("backoffice.dispatch.jobs.note_push") == (push.note_push, "backoffice.dispatch.push.note_push")
+    assert jobs.job_body("backoffice.dispatch.jobs.inbox_mirror")[0] is mirror.inbox_mirror
+    assert jobs.job_body("backoffice.invoices.jobs.taxpayers_refresh")[1] == \
+        "backoffice.invoices.taxpayers.taxpayers_refresh"
+    assert jobs.job_body("backoffice.dispatch.jobs.taxpayers_refresh")[1] == \
+        "backoffice.dispatch.taxpayers.taxpayers_refresh"
+    with pytest.raises(ImportError):
+        jobs.job_body("backoffice.tickets.jobs.no_such_relay")

@@ -16,7 +16,8 @@ from backoffice.core.text import fold, search_fold
 from backoffice.current_accounts import services
 from backoffice.current_accounts.lookup import find_accounts
 from backoffice.current_accounts.models import CurrentAccount
-from backoffice.dispatch.models import DispatchNote, DispatchTaxpayer, IncomingNote, ReceivedReply
+from backoffice.dispatch.models import DispatchNote, DispatchTaxpayer, ReceivedReply
+from backoffice.dispatch_inbox.models import IncomingNote
 from backoffice.invoices.models import Invoice, Taxpayer
 from backoffice.passenger_lists.models import PassengerList
 from backoffice.subcompanies.models import SubCompany
@@ -188,7 +189,7 @@ LISTS = [
     ("invoices:invoice_list", _invoice, lambda row: row.invoice_number),
     ("dispatch:dispatchnote_list", _dispatch_note, lambda row: row.despatch_number),
     ("tickets:eventticket_list", _ticket, lambda row: row.ticket_number),
-    ("dispatch:incomingnote_list", _incoming, lambda row: row.despatch_number),
+    ("dispatch_inbox:incomingnote_list", _incoming, lambda row: row.despatch_number),
 ]
 
 

@@ -44,12 +44,10 @@ def first_address(**fields):
 
 
 def push(record):
-    model = type(record)
-    if model is CurrentAccount:
-        return services.current_account_push(record.pk)
-    if model is Account:
+    """The record's push job, run here."""
+    if type(record) is Account:
         return chart.account_push(record.pk)
-    return services.child_push(model, record.pk)
+    return services.PUSHES[type(record)](record.pk)
 
 
 def test_create_with_its_first_address_sends_both_in_one_call(sandbox_company):
@@ -216,12 +214,13 @@ def test_a_delete_that_took_effect_before_a_500_is_done(sandbox, sandbox_company
 def test_the_mirror_walks_every_page_and_then_only_new_ones(sandbox, sandbox_company):
     sandbox.control("POST", "accounting/seed-current-accounts",
                     {"customer_unique_id": sandbox_company.customer_unique_id, "count": 1201})
-    assert services.current_accounts_mirror(sandbox_company, full=True) == 1201
+    assert services.current_accounts_mirror(sandbox_company.pk, full=True) == "1201 new current account(s) read."
     assert CurrentAccount.objects.filter(company=sandbox_company, sync_state=SyncState.SYNCED).count() == 1201
-    assert services.current_accounts_mirror(sandbox_company) == 0  # one page read, nothing new
+    # One page read, nothing new.
+    assert services.current_accounts_mirror(sandbox_company.pk) == "0 new current account(s) read."
     sandbox.control("POST", "accounting/seed-current-accounts",
                     {"customer_unique_id": sandbox_company.customer_unique_id, "count": 3})
-    assert services.current_accounts_mirror(sandbox_company) == 3
+    assert services.current_accounts_mirror(sandbox_company.pk) == "3 new current account(s) read."
 
 
 def test_details_read_the_child_lists_and_drop_what_the_platform_no_longer_has(sandbox_company):
@@ -230,8 +229,8 @@ def test_details_read_the_child_lists_and_drop_what_the_platform_no_longer_has(s
     account.refresh_from_db()
     remote = AccountingClient(services.accounting_client(sandbox_company).transport)
     remote.create_child("contact", {"currentAccountId": int(account.remote_id), "fullName": "Ayşe Yılmaz"})
-    counts = services.account_details_refresh(account)
-    assert counts == {"address": 1, "bank": 0, "contact": 1, "mapping": 0}
+    assert services.current_account_details(account.pk) == \
+        "Read: 1 address(es), 0 bank record(s), 1 contact(s), 0 mapping(s)."
     assert account.contact_set.get().full_name == "Ayşe Yılmaz"
 
 
@@ -296,12 +295,12 @@ def test_the_chart_mirror_reads_the_tree_with_its_parents(sandbox_company, compa
         push(record)
     Account.objects.filter(company=sandbox_company).update(parent=None)
     Account.objects.filter(company=sandbox_company).delete()
-    assert chart.chart_mirror(sandbox_company) == 3
+    assert chart.chart_mirror(sandbox_company.pk) == "3 new account(s) read."
     read = {account.full_code: account for account in Account.objects.filter(company=sandbox_company)}
     assert set(read) == {"120", "120.01", "120.01.001"}
     assert read["120.01.001"].parent == read["120.01"] and read["120.01"].parent == read["120"]
     assert read["120.01.001"].currency == "TRY" and read["120.01.001"].type == 2
-    assert chart.chart_mirror(sandbox_company) == 0
+    assert chart.chart_mirror(sandbox_company.pk) == "0 new account(s) read."
 
 
 def test_the_uniform_start_sends_main_accounts_the_platform_can_take(sandbox_company):
@@ -317,7 +316,7 @@ def test_a_platform_that_refuses_the_sort_or_the_filter_is_walked_whole(sandbox,
     sandbox.control("POST", "accounting/seed-current-accounts",
                     {"customer_unique_id": sandbox_company.customer_unique_id, "count": 3})
     sandbox.add_fault(path=ACCOUNT_PATH, method="GET", error_rate=1, error_status=400, remaining=1)
-    assert services.current_accounts_mirror(sandbox_company) == 3
+    assert services.current_accounts_mirror(sandbox_company.pk) == "3 new current account(s) read."
     account = services.current_account_save(new_account(sandbox_company, code="F1"))
     push(account)
     account.refresh_from_db()

@@ -8,7 +8,12 @@ from decimal import Decimal
 from django.utils import timezone
 from stdnum.tr import vkn
 
-from backoffice.dispatch import inbox, receipt
+from backoffice.core.choices import SyncState
+from backoffice.dispatch.models import ReceivedReply, ReceivedReplyLine
+from backoffice.dispatch_inbox.mirror import inbox_mirror
+from backoffice.dispatch_inbox.models import DispatchReply, IncomingLine, IncomingNote, ReplyLine
+
+from .receipt_samples import receipt_xml
 
 LINES = [{"name": "Çimento 50 kg", "quantity": 40, "unit_code": "C62"},
          {"name": "Kum", "quantity": 12, "unit_code": "TNE"},
@@ -35,7 +40,7 @@ def quick(sandbox, company, **settings):
 
 def arrive(sandbox, company, *, count=1, lines=LINES, sender_vkn=SENDER_VKN, **fields) -> list[dict]:
     """Incoming notes that arrive on the platform for `company` now (the sandbox's control action)."""
-    # a little earlier: the list's endDate stays a little behind now (inbox.list_end)
+    # a little earlier: the list's endDate stays a little behind now (dispatch.services.list_end)
     created = (timezone.now() - timedelta(seconds=10)).isoformat()
     answer = sandbox.control("POST", "dispatch/incoming", {**customer(company), "count": count, "lines": lines,
                                                            "sender_vkn": sender_vkn, "created": created,
@@ -45,9 +50,7 @@ def arrive(sandbox, company, *, count=1, lines=LINES, sender_vkn=SENDER_VKN, **f
 
 def mirrored(company, *, walk=False):
     """The incoming list read now; returns the company's incoming notes, oldest first."""
-    from backoffice.dispatch.models import IncomingNote
-
-    inbox.inbox_mirror(company=company, walk=walk)
+    inbox_mirror(company.pk, walk=walk)
     return list(IncomingNote.objects.filter(company=company).order_by("received_at", "pk"))
 
 
@@ -67,7 +70,7 @@ def receipt_for(note, answers, *, uuid, number=None, prefix="IRY") -> bytes:
         lines.append({"line_id": line.line_id, "name": line.product_name, "unit_code": line.unit_code,
                       "received": received, "rejected": rejected, "reason": reason})
     now = timezone.localtime()
-    return receipt.receipt_xml(
+    return receipt_xml(
         uuid=uuid, number=number, issue_date=now.date(), issue_time=now.time().replace(microsecond=0),
         despatch_number=note.despatch_number, despatch_issue_date=note.issue_date or now.date(),
         supplier=(note.sender_identifier, note.sender_title), customer=(sandbox_vkn(note.company), "Alıcı A.Ş."),
@@ -78,10 +81,6 @@ def incoming_day(company, now, ours=None):
     """The receiving side of a working day, as the mirror keeps it: a note awaiting an answer with its lines, one
     being partially accepted by our reply, one rejected, one overdue; and a receiver's partial acceptance of our note
     `ours` (its first line answered)."""
-    from backoffice.core.choices import SyncState
-    from backoffice.dispatch.models import (DispatchReply, IncomingLine, IncomingNote, ReceivedReply,
-                                            ReceivedReplyLine, ReplyLine)
-
     synced = {"sync_state": SyncState.SYNCED, "synced_at": now, "status_read_at": now}
     notes = []
     for index, (status, days, sender, title) in enumerate((

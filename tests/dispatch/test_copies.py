@@ -12,10 +12,10 @@ from django.test import RequestFactory
 from django.urls import reverse
 from django.utils import timezone, translation
 
-from backoffice.core import actions
+from backoffice.core import actions, polling
 from backoffice.core.choices import SyncState
 from backoffice.core.models import DocumentSeries, RemoteCall
-from backoffice.dispatch import copies, mirror, services, taxpayers
+from backoffice.dispatch import copies, mirror, push, services, taxpayers
 from backoffice.dispatch.choices import DispatchStatus, Numbering, Source
 from backoffice.dispatch.models import DispatchDriver, DispatchLine, DispatchNote
 from tests.conftest import form_post, guard_fields, make_user
@@ -175,17 +175,17 @@ def test_a_copy_goes_as_a_draft_is_sent_by_the_status_change_and_is_approved(san
         requested_status=DispatchStatus.QUEUED),
         [DispatchLine(product_name="Çimento 50 kg", quantity=40, unit_code="C62", unit_price="125.50", vat_rate=20)],
         [DispatchDriver(name="Ayşe", surname="Yılmaz", tckn="10000000146")])
-    services.note_push(original.pk)
+    push.note_push(original.pk)
 
     def approved(note):
         def settled():
-            mirror.notes_poll(company=sandbox_company)
+            polling.run(mirror.NOTES_POLL, sandbox_company)
             return DispatchNote.objects.get(pk=note.pk).remote_status == DispatchStatus.APPROVED
         wait_for(settled, timeout=30, message="the note approved")
 
     approved(original)
     copy = copies.note_copy(DispatchNote.objects.get(pk=original.pk))
-    services.note_push(copy.pk)
+    push.note_push(copy.pk)
     copy.refresh_from_db()
     # On the platform as a draft: nothing has gone to the receiver.
     assert copy.sync_state == SyncState.SYNCED and copy.remote_id and copy.remote_status == DispatchStatus.DRAFT

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from backoffice.core.choices import SyncState
 from backoffice.core.models import RemoteCall
 from backoffice.current_accounts.models import CurrentAccount
-from backoffice.dispatch import services, taxpayers
+from backoffice.dispatch import push, taxpayers
 from backoffice.dispatch.choices import DispatchStatus, Numbering
 from backoffice.dispatch.models import DispatchDriver, DispatchNote
 from tests.conftest import form_post, guard_fields
@@ -170,12 +170,12 @@ def test_a_draft_is_asked_for_with_status_0(web, company):
     form_post(web, ADD, note_data(requested_status="0"))
     note = DispatchNote.objects.get()
     assert note.requested_status == DispatchStatus.DRAFT
-    assert services.note_body(note)["status"] == 0
+    assert push.note_body(note)["status"] == 0
 
 
 def test_the_body_carries_the_driver_or_the_carrier_as_document_3_says(web, company):
     form_post(web, ADD, note_data())
-    body = services.note_body(DispatchNote.objects.get())
+    body = push.note_body(DispatchNote.objects.get())
     shipment = body["despatchShipmentInfo"]
     assert shipment["driverLines"] == [{"driverName": "Ayşe", "driverSurname": "Yılmaz", "driverTckn": "10000000146"}]
     assert "shipmentSenderTitle" not in shipment and shipment["shipmentPlateNo"] == "34ABC123"
@@ -294,7 +294,7 @@ def test_a_valid_ubl_file_becomes_a_queued_draft(web, company):
     note = DispatchNote.objects.get()
     assert response.status_code == 302 and note.despatch_number == number and note.source == "ubl"
     assert note.sync_state == SyncState.QUEUED and note.local_reference_id == "ERP-UBL-1" and note.ubl_file
-    body = services.ubl_body(note)
+    body = push.ubl_body(note)
     assert body["useManualDespatchAdviceId"] is True and body["checkLocalReferenceId"] is True
     assert body["status"] == DispatchStatus.DRAFT and body["despatchAdviceZip"]  # a draft until sent (issue 29)
 
@@ -356,7 +356,7 @@ def test_the_platforms_series_keeps_no_prefix_and_the_plate_is_kept_without_spac
     form_post(web, ADD, note_data(numbering="platform", prefix="ABC", plate_number="34 abc 123"))
     note = DispatchNote.objects.get()
     assert (note.prefix, note.despatch_number, note.plate_number) == ("", "", "34ABC123")
-    body = services.note_body(note)
+    body = push.note_body(note)
     assert body["useManualDespatchAdviceId"] is False and "despatchAdviceNumber" not in body["generalInfo"]
 
 
@@ -450,7 +450,7 @@ def test_the_account_code_goes_with_the_note_and_never_into_the_receivers_title(
     note = depot_note(web, company)
     assert note.current_account.code == "DEPO-2"
     assert (note.receiver_name, note.receiver_code) == ("Tek Kutu Lojistik A.Ş.", "DEPO-2")
-    body = services.note_body(note)
+    body = push.note_body(note)
     assert body["addressBook"]["name"] == "Tek Kutu Lojistik A.Ş." and "DEPO-2" not in json.dumps(body, default=str)
     page = web.get(reverse("dispatch:dispatchnote_detail", args=[note.pk])).content.decode()
     assert "DEPO-2" in page and "Tek Kutu Lojistik A.Ş. (DEPO-2)" not in page

@@ -19,9 +19,10 @@ import pytest
 from django.utils import timezone, translation
 from lxml import etree
 
-from backoffice.dispatch import receipt, ubl
+from backoffice.dispatch import receipt, ubl, ubltr
 from backoffice.dispatch.receipt import (IncomingDespatch, Party, check_receipt, read_despatch, read_receipt,
-                                         receipt_xml, receipt_zip_base64, reply_kind)
+                                         receipt_zip_base64)
+from tests.dispatch.receipt_samples import receipt_xml, reply_kind
 from tests.dispatch.ubl_samples import RECEIVER, SENDER, despatch_xml, line_of, zipped
 
 UUID = "3f2504e0-4f89-41d3-9a0c-0305e82c3301"
@@ -83,9 +84,9 @@ def test_the_draft_passes_the_xsd_with_the_placeholder_and_the_checker():
     xml = draft()
     assert b"<ext:ExtensionContent/>" in xml  # the empty place for the integrator's seal
     root = etree.fromstring(xml)
-    assert not ubl.schema(ubl.RECEIPT_NS).validate(root)  # the bare XSD wants something in ExtensionContent
-    assert "ExtensionContent" in str(ubl.schema(ubl.RECEIPT_NS).error_log)
-    assert ubl.schema_problems(etree.fromstring(xml)) == []  # with the placeholder it passes
+    assert not ubltr.schema(ubltr.RECEIPT_NS).validate(root)  # the bare XSD wants something in ExtensionContent
+    assert "ExtensionContent" in str(ubltr.schema(ubltr.RECEIPT_NS).error_log)
+    assert ubltr.schema_problems(etree.fromstring(xml)) == []  # with the placeholder it passes
     reply = check(xml)
     assert reply.ok, found(reply)
     assert reply.xml == xml and reply.name == "reply.xml"
@@ -106,20 +107,20 @@ def test_the_draft_passes_the_xsd_with_the_placeholder_and_the_checker():
 
 def test_the_draft_writes_what_ubl_tr_and_the_contract_name():
     root = etree.fromstring(draft())
-    text = lambda path: root.findtext(path, namespaces=ubl.NS)  # noqa: E731
+    text = lambda path: root.findtext(path, namespaces=ubltr.NS)  # noqa: E731
     assert [text(path) for path in ("cbc:UBLVersionID", "cbc:CustomizationID", "cbc:ProfileID",
                                     "cbc:ReceiptAdviceTypeCode", "cbc:LineCountNumeric", "cac:Shipment/cbc:ID")] == [
         "2.1", "TR1.2.1", "TEMELIRSALIYE", "SEVK", "2", "1"]
     schemes = [element.get("schemeID") for element in root.iterfind(
-        "cac:DespatchSupplierParty/cac:Party/cac:PartyIdentification/cbc:ID", ubl.NS)]
+        "cac:DespatchSupplierParty/cac:Party/cac:PartyIdentification/cbc:ID", ubltr.NS)]
     assert schemes == ["VKN"]
     # the contact where the contract puts it and where viewers of real replies look
     assert text("cac:Shipment/cac:Delivery/cac:DeliveryParty/cac:Contact/cbc:Name") == "Zeynep Arslan"
     assert text("cac:DeliveryCustomerParty/cac:DeliveryContact/cbc:Name") == "Zeynep Arslan"
-    first, second = root.findall("cac:ReceiptLine", ubl.NS)
+    first, second = root.findall("cac:ReceiptLine", ubltr.NS)
     assert [etree.QName(child).localname for child in first] == [
         "ID", "ReceivedQuantity", "RejectedQuantity", "RejectReason", "DespatchLineReference", "Item"]
-    assert first.find("cbc:RejectedQuantity", ubl.NS).get("unitCode") == "MTR"
+    assert first.find("cbc:RejectedQuantity", ubltr.NS).get("unitCode") == "MTR"
     # nothing rejected: neither RejectedQuantity nor RejectReason
     assert [etree.QName(child).localname for child in second] == [
         "ID", "ReceivedQuantity", "DespatchLineReference", "Item"]
@@ -133,22 +134,22 @@ def test_a_platform_numbered_draft_a_person_and_unknown_address_parts():
     root = etree.fromstring(xml)
     year = today().year
     # The platform overwrites cbc:ID (UseManualReceiptAdviceId false): a number's shape with the counter 0.
-    assert root.findtext("cbc:ID", namespaces=ubl.NS) == f"ABC{year}000000000"
+    assert root.findtext("cbc:ID", namespaces=ubltr.NS) == f"ABC{year}000000000"
     assert check(xml, manual_number=False).ok, found(check(xml, manual_number=False))
     # as a manual number the placeholder is refused
     line, message = only(check(xml, manual_number=True))
     assert line == line_of(xml, "<cbc:ID>ABC") and "counter 000000000" in message
-    person = root.find("cac:DeliveryCustomerParty/cac:Party", ubl.NS)
-    assert person.find("cac:PartyIdentification/cbc:ID", ubl.NS).get("schemeID") == "TCKN"
-    assert [person.findtext(path, namespaces=ubl.NS) for path in (
+    person = root.find("cac:DeliveryCustomerParty/cac:Party", ubltr.NS)
+    assert person.find("cac:PartyIdentification/cbc:ID", ubltr.NS).get("schemeID") == "TCKN"
+    assert [person.findtext(path, namespaces=ubltr.NS) for path in (
         "cac:Person/cbc:FirstName", "cac:Person/cbc:FamilyName", "cac:PartyName/cbc:Name")] == [
         "Ayşe Nur", "Yılmaz", None]
     # "-" and "Türkiye" where the caller knows nothing: the XSD and the "present" rules pass
-    address = root.find("cac:DespatchSupplierParty/cac:Party/cac:PostalAddress", ubl.NS)
-    assert [address.findtext(path, namespaces=ubl.NS) for path in (
+    address = root.find("cac:DespatchSupplierParty/cac:Party/cac:PostalAddress", ubltr.NS)
+    assert [address.findtext(path, namespaces=ubltr.NS) for path in (
         "cbc:CitySubdivisionName", "cbc:CityName", "cac:Country/cbc:Name")] == ["-", "-", "Türkiye"]
-    assert root.find("cac:Shipment/cac:Delivery/cac:DeliveryParty", ubl.NS) is None
-    assert root.findtext("cac:Shipment/cac:Delivery/cbc:ActualDeliveryTime", namespaces=ubl.NS) == "08:30:00"
+    assert root.find("cac:Shipment/cac:Delivery/cac:DeliveryParty", ubltr.NS) is None
+    assert root.findtext("cac:Shipment/cac:Delivery/cbc:ActualDeliveryTime", namespaces=ubltr.NS) == "08:30:00"
 
 
 def test_the_zip_base64_form_holds_the_xml():
@@ -229,7 +230,7 @@ def test_the_reference_to_the_note_is_its_number():
     # the note's UUID (ETTN) names it too, as public samples write it; another note's UUID does not
     assert check(draft(despatch_number=NOTE_UUID)).ok
     assert "must be the number of the note answered (16 characters" in only(check(draft(despatch_number="X1")))[1]
-    reference = etree.fromstring(draft()).find("cac:DespatchDocumentReference", ubl.NS)
+    reference = etree.fromstring(draft()).find("cac:DespatchDocumentReference", ubltr.NS)
     reference.getparent().remove(reference)
     reply = check(etree.tostring(reference.getroottree(), xml_declaration=True, encoding="UTF-8"))
     messages = [message for _line, message in found(reply)]

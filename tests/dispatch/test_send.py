@@ -11,7 +11,7 @@ from django.utils import timezone
 
 from backoffice.core.choices import SyncState
 from backoffice.core.models import JobRun
-from backoffice.dispatch import forms, services
+from backoffice.dispatch import forms, push, services
 from backoffice.dispatch.choices import DispatchStatus
 from backoffice.dispatch.models import DispatchNote
 from tests.conftest import form_post
@@ -59,7 +59,7 @@ def test_the_form_saves_a_draft_even_when_asked_to_send(web, company):
     note = DispatchNote.objects.get(company=company)
     assert response.status_code == 302 and note.requested_status == DispatchStatus.DRAFT
     assert note.sync_state == SyncState.QUEUED  # the draft goes to the platform as status 0
-    assert services.note_body(note)["status"] == DispatchStatus.DRAFT
+    assert push.note_body(note)["status"] == DispatchStatus.DRAFT
     page = web.get(ADD).content.decode()
     assert "Save and send now" not in page and 'name="requested_status"' not in page and "Save draft" in page
 
@@ -87,8 +87,8 @@ def test_the_confirmation_shows_receiver_mailbox_and_total_and_needs_the_box(web
     # Once the platform has it queued (the job done), a resubmission is still "already sent".
     DispatchNote.objects.filter(pk=note.pk).update(pending_action="", remote_status=DispatchStatus.QUEUED,
                                                    requested_status=DispatchStatus.QUEUED)
-    with pytest.raises(services.AlreadySent):
-        services.send_request([DispatchNote.objects.get(pk=note.pk)])
+    with pytest.raises(push.AlreadySent):
+        push.send_request([DispatchNote.objects.get(pk=note.pk)])
     assert sends() == 1
 
 
@@ -110,9 +110,9 @@ def test_bulk_send_refuses_notes_that_are_not_drafts_by_number(web, company):
 def test_a_draft_not_on_the_platform_yet_is_not_sent(web, company):
     form_post(web, ADD, note_data())
     note = DispatchNote.objects.get(company=company)
-    assert services.send_refusal(note)
+    assert push.send_refusal(note)
     with pytest.raises(services.DispatchError):
-        services.send_request([note])
+        push.send_request([note])
     assert sends() == 0
 
 
@@ -127,6 +127,6 @@ def test_receiver_lookup_fills_the_only_mailbox_and_offers_several(web):
 def test_total_shown_is_the_payable(company):
     note = on_platform(company, "IRS2026000000001", payable="118450.75")
     note.refresh_from_db()
-    [row] = services.send_rows([note])
+    [row] = push.send_rows([note])
     assert (row["recipient"], row["identifier"], row["mailbox"], row["total"], row["currency"]) == (
         "Tek Kutu Lojistik A.Ş.", "4840000006", SINGLE_ALIAS, Decimal("118450.75"), "TRY")

@@ -13,10 +13,10 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone, translation
 
-from backoffice.core import actions, jobs
+from backoffice.core import actions, jobs, polling
 from backoffice.core.choices import SyncState
 from backoffice.core.models import RemoteCall
-from backoffice.dispatch import mirror, services, taxpayers
+from backoffice.dispatch import mirror, push, services, taxpayers
 from backoffice.dispatch.choices import DispatchStatus, DocumentKind, Numbering, Source
 from backoffice.dispatch.families import DISPATCH_EXPORTS
 from backoffice.dispatch.models import DispatchDriver, DispatchLine, DispatchNote, DispatchTaxpayer
@@ -80,7 +80,7 @@ def on_platform(company, **query):
 
 
 def pushed(note):
-    services.note_push(note.pk)
+    push.note_push(note.pk)
     note.refresh_from_db()
     return note
 
@@ -91,8 +91,8 @@ def test_a_note_is_created_sent_and_followed_until_approved(quick, sandbox_compa
     assert note.despatch_number == f"IRS{timezone.localdate().year}000000001"
     status = services.dispatch_client(sandbox_company).status(note.remote_id)
     assert status["despatchAdviceNumber"] == note.despatch_number
-    mirror.notes_poll(company=sandbox_company)
-    mirror.notes_poll(company=sandbox_company)
+    polling.run(mirror.NOTES_POLL, sandbox_company)
+    polling.run(mirror.NOTES_POLL, sandbox_company)
     note.refresh_from_db()
     assert note.remote_status == DispatchStatus.APPROVED
     assert note.envelope_id and note.envelope_status == "1000"  # given once the envelope exists
@@ -108,7 +108,7 @@ def test_the_envelope_fields_may_be_missing(sandbox, sandbox_company, listed):
 def test_a_carrier_company_is_sent_instead_of_drivers(quick, sandbox_company, listed):
     note = pushed(new_note(sandbox_company, carrier=True))
     assert note.sync_state == SyncState.SYNCED
-    ubl = mirror.document_fetch(note, DocumentKind.UBL)
+    ubl = mirror.NOTE_DOCUMENTS.get(note, DocumentKind.UBL)
     assert b"H\xc4\xb1zl\xc4\xb1 Nakliyat" in ubl.file.open("rb").read()
 
 
@@ -116,10 +116,10 @@ def test_a_create_answered_500_after_it_took_effect_is_not_created_twice(sandbox
     note = new_note(sandbox_company)
     sandbox.add_fault(path=CREATE_PATH, method="POST", error_rate=1, after_apply="error", remaining=1)
     with pytest.raises(RemoteError):
-        services.note_push(note.pk)
+        push.note_push(note.pk)
     note.refresh_from_db()
     assert note.sync_state == SyncState.QUEUED and not note.remote_id
-    assert services.note_push(note.pk) == "Found on the platform; not sent again."
+    assert push.note_push(note.pk) == "Found on the platform; not sent again."
     note.refresh_from_db()
     assert note.sync_state == SyncState.SYNCED and note.remote_id
     assert [item["id"] for item in on_platform(sandbox_company)] == [note.remote_id]
@@ -128,7 +128,7 @@ def test_a_create_answered_500_after_it_took_effect_is_not_created_twice(sandbox
 def test_a_note_the_platform_refuses_keeps_its_reason(sandbox_company, listed):
     note = new_note(sandbox_company, alias="urn:mail:yok@baska.com.tr")
     with pytest.raises(RemoteError):
-        services.note_push(note.pk)
+        push.note_push(note.pk)
     note.refresh_from_db()
     assert note.sync_state == SyncState.FAILED and "alias" in note.last_error.lower()
     assert not on_platform(sandbox_company)
@@ -144,7 +144,7 @@ def test_a_draft_is_sent_by_the_status_change_and_a_note_in_error_goes_back_to_d
     assert note.remote_status == DispatchStatus.QUEUED and note.requested_status == DispatchStatus.QUEUED
     sandbox.control("POST", "dispatch/status", {**customer(sandbox_company), "id": note.remote_id, "status": 40,
                                                 "message": "Alıcı posta kutusu hatalı"})
-    mirror.notes_poll(company=sandbox_company)
+    polling.run(mirror.NOTES_POLL, sandbox_company)
     note.refresh_from_db()
     assert note.remote_status == DispatchStatus.ERROR and "posta kutusu" in note.status_message
     actions.action_request(DispatchNote, "draft", [note])
@@ -193,8 +193,8 @@ def test_a_note_in_error_is_updated_and_an_update_lost_after_it_took_effect_is_n
     sandbox.add_fault(path=f"{CREATE_PATH}/{note.remote_id}", method="PUT", error_rate=1, after_apply="error",
                       remaining=1)
     with pytest.raises(RemoteError):
-        services.note_push(note.pk)
-    assert services.note_push(note.pk) == "Found on the platform; not sent again."
+        push.note_push(note.pk)
+    assert push.note_push(note.pk) == "Found on the platform; not sent again."
     note.refresh_from_db()
     assert note.remote_status not in (DispatchStatus.DRAFT, DispatchStatus.ERROR) and note.line_count == 1
     assert len(on_platform(sandbox_company)) == 1
@@ -209,7 +209,7 @@ def test_a_ubl_note_is_sent_zipped_with_its_own_number(quick, sandbox_company, l
     assert note.source == Source.UBL and note.despatch_number == number
     note = pushed(note)
     assert note.sync_state == SyncState.SYNCED and note.despatch_number == number
-    ubl = mirror.document_fetch(note, DocumentKind.UBL).file.open("rb").read()
+    ubl = mirror.NOTE_DOCUMENTS.get(note, DocumentKind.UBL).file.open("rb").read()
     assert number.encode() in ubl
 
 
@@ -236,36 +236,36 @@ def test_the_platform_refuses_a_reused_erp_reference_of_a_ubl_note(sandbox_compa
                                      number=f"AAA{today.year}000000002", issue_date=today.isoformat(),
                                      despatch_date=today.isoformat(), uuid="1d6e9a7b-1111-4c1e-9a4b-2f1e0c9d8b77"))[0]
     with pytest.raises(RemoteError):
-        services.note_push(second.pk)
+        push.note_push(second.pk)
     second.refresh_from_db()
     assert second.sync_state == SyncState.FAILED and "ERP-7" in second.last_error
 
 
 def test_documents_are_fetched_once_at_a_status(quick, sandbox_company, listed):
     note = pushed(new_note(sandbox_company, xslt_code="FIRMA"))
-    pdf = mirror.document_fetch(note, DocumentKind.PDF).file.open("rb").read()
+    pdf = mirror.NOTE_DOCUMENTS.get(note, DocumentKind.PDF).file.open("rb").read()
     assert pdf.startswith(b"%PDF") and pdf.rstrip().endswith(b"%%EOF")
-    html = mirror.document_fetch(note, DocumentKind.HTML).file.open("rb").read().decode()
+    html = mirror.NOTE_DOCUMENTS.get(note, DocumentKind.HTML).file.open("rb").read().decode()
     assert note.despatch_number in html
-    company_html = mirror.document_fetch(note, DocumentKind.HTML, standard=False).file.open("rb").read().decode()
+    company_html = mirror.NOTE_DOCUMENTS.get(note, DocumentKind.HTML, standard=False).file.open("rb").read().decode()
     assert "FIRMA" in company_html
-    archive = mirror.document_fetch(note, DocumentKind.ZIP).file.open("rb").read()
+    archive = mirror.NOTE_DOCUMENTS.get(note, DocumentKind.ZIP).file.open("rb").read()
     with zipfile.ZipFile(io.BytesIO(archive)) as zipped:
         assert any(name.endswith(".xml") for name in zipped.namelist())
     calls = RemoteCall.objects.count()
-    mirror.document_fetch(note, DocumentKind.PDF)
+    mirror.NOTE_DOCUMENTS.get(note, DocumentKind.PDF)
     assert RemoteCall.objects.count() == calls  # kept: no second call
 
 
 def test_new_notes_are_listed_once(sandbox, sandbox_company, listed):
     sandbox.control("POST", "dispatch/seed", {**customer(sandbox_company), "count": 7})
     mine = pushed(new_note(sandbox_company))
-    assert mirror.outbox_mirror(company=sandbox_company) == 7
+    assert mirror.outbox_mirror(sandbox_company.pk) == "7 new dispatch notes read."
     assert DispatchNote.objects.filter(company=sandbox_company, source=Source.PLATFORM).count() == 7
     mine.refresh_from_db()
     assert not mine.is_new and DispatchNote.objects.filter(company=sandbox_company).count() == 8
     assert on_platform(sandbox_company, isNew=True) == []  # the platform returns them no more
-    assert mirror.outbox_mirror(company=sandbox_company) == 0
+    assert mirror.outbox_mirror(sandbox_company.pk) == "0 new dispatch notes read."
 
 
 def test_the_users_list_is_read_from_the_platform(sandbox_company):
@@ -302,7 +302,7 @@ def test_an_action_waits_for_the_notes_update_and_the_update_leaves_with_its_new
     services.note_save(note, [line], list(note.drivers.all()))
     with pytest.raises(services.DispatchError, match="on its way to the platform"):
         actions.action_request(DispatchNote, "send", [DispatchNote.objects.get(pk=note.pk)])
-    assert services.note_push(note.pk) == "Sent to the platform."  # not "found": an update of a draft is sent
+    assert push.note_push(note.pk) == "Sent to the platform."  # not "found": an update of a draft is sent
     ubl = services.dispatch_client(sandbox_company).ubl(note.remote_id)[0]
     assert "DÜZELTİLMİŞ".encode() in ubl
 
@@ -313,7 +313,7 @@ def test_a_retried_create_does_not_take_over_another_note_with_the_same_erp_refe
     mine = new_note(sandbox_company, local_reference_id="ERP-9")
     DispatchNote.objects.filter(pk=mine.pk).update(attempts=1)  # an earlier attempt may have gone: it reconciles
     with pytest.raises(RemoteError):
-        services.note_push(mine.pk)
+        push.note_push(mine.pk)
     mine.refresh_from_db()
     assert mine.sync_state == SyncState.FAILED and not mine.remote_id
     assert "already has the ERP reference ERP-9" in mine.last_error
@@ -325,7 +325,7 @@ def test_a_note_whose_erp_reference_is_on_the_platform_already_is_not_sent(sandb
     DispatchNote.objects.filter(pk=other.pk).delete()
     mine = new_note(sandbox_company, local_reference_id="ERP-10")
     with pytest.raises(RemoteError):
-        services.note_push(mine.pk)
+        push.note_push(mine.pk)
     mine.refresh_from_db()
     assert mine.sync_state == SyncState.FAILED and "ERP-10" in mine.last_error
     assert [item["localReferenceId"] for item in on_platform(sandbox_company)] == ["ERP-10"]
@@ -337,24 +337,24 @@ def test_one_note_the_platform_does_not_know_does_not_stop_the_polling(quick, sa
                                 remote_status=20, sync_state=SyncState.SYNCED, local_reference_id="BO-GHOST",
                                 issue_date=timezone.localdate())
     DispatchNote.objects.filter(local_reference_id="BO-GHOST").update(updated_at=timezone.now() - timedelta(hours=1))
-    mirror.notes_poll(company=sandbox_company)
-    mirror.notes_poll(company=sandbox_company)
+    polling.run(mirror.NOTES_POLL, sandbox_company)
+    polling.run(mirror.NOTES_POLL, sandbox_company)
     good.refresh_from_db()
     assert good.remote_status == DispatchStatus.APPROVED
 
 
 def test_a_kept_document_is_fetched_again_after_an_update(quick, sandbox_company, listed):
     note = pushed(new_note(sandbox_company, status=DispatchStatus.DRAFT))
-    assert "06ZZZ999" not in mirror.document_fetch(note, DocumentKind.HTML).file.open("rb").read().decode()
+    assert "06ZZZ999" not in mirror.NOTE_DOCUMENTS.get(note, DocumentKind.HTML).file.open("rb").read().decode()
     note.plate_number = "06ZZZ999"
     services.note_save(note, list(note.lines.all()), list(note.drivers.all()))
     note = pushed(note)
-    assert "06ZZZ999" in mirror.document_fetch(note, DocumentKind.HTML).file.open("rb").read().decode()
+    assert "06ZZZ999" in mirror.NOTE_DOCUMENTS.get(note, DocumentKind.HTML).file.open("rb").read().decode()
 
 
 def test_an_update_does_not_list_the_note_as_new_again(quick, sandbox_company, listed):
     note = pushed(new_note(sandbox_company, status=DispatchStatus.DRAFT))
-    mirror.outbox_mirror(company=sandbox_company)
+    mirror.outbox_mirror(sandbox_company.pk)
     note.refresh_from_db()
     note.plate_number = "06ZZZ998"
     services.note_save(note, list(note.lines.all()), list(note.drivers.all()))
@@ -404,7 +404,7 @@ def test_a_ubl_note_in_error_is_corrected_by_its_file(quick, sandbox, sandbox_co
     note = pushed(note)
     sandbox.control("POST", "dispatch/status", {**customer(sandbox_company), "id": note.remote_id, "status": 40,
                                                 "message": "Teslimat adresi hatalı"})
-    mirror.notes_poll(company=sandbox_company)
+    polling.run(mirror.NOTES_POLL, sandbox_company)
     note.refresh_from_db()
     assert note.remote_status == DispatchStatus.ERROR and not services.replace_refusal(note)
     with pytest.raises(services.DispatchError, match="keeps the note's cbc:UUID"):
@@ -412,7 +412,7 @@ def test_a_ubl_note_in_error_is_corrected_by_its_file(quick, sandbox, sandbox_co
             number=number, uuid="1d6e9a7b-1111-4c1e-9a4b-2f1e0c9d8b77"))
     services.ubl_replace(note, name="b.xml", requested_status=20, data=despatch_xml(
         number=number, uuid=note.remote_id, plate="06DEF456"))
-    assert services.note_push(note.pk) == "Sent to the platform."
+    assert push.note_push(note.pk) == "Sent to the platform."
     note.refresh_from_db()
     assert note.remote_status not in (DispatchStatus.ERROR, DispatchStatus.DRAFT) and note.plate_number == "06DEF456"
     assert b"06DEF456" in services.dispatch_client(sandbox_company).ubl(note.remote_id)[0]
@@ -454,8 +454,8 @@ def test_an_undefined_prefix_is_still_said_when_the_answer_carrying_the_warning_
                                  data=despatch_xml(number="", issue_date=today, despatch_date=today))
     sandbox.add_fault(path=UBL_PATH, method="POST", error_rate=1, after_apply="error", remaining=1)
     with pytest.raises(RemoteError):
-        services.note_push(note.pk)
-    assert services.note_push(note.pk) == "Found on the platform; not sent again."
+        push.note_push(note.pk)
+    assert push.note_push(note.pk) == "Found on the platform; not sent again."
     note.refresh_from_db()
     assert note.despatch_number.startswith(f"EIR{timezone.localdate().year}")
     assert "from another series than the prefix ERP asked: the prefix is not defined there" in note.platform_warning
@@ -464,8 +464,8 @@ def test_an_undefined_prefix_is_still_said_when_the_answer_carrying_the_warning_
 def test_a_zip_is_fetched_with_is_standart_xslt(quick, sandbox_company, listed):
     """Document 3, 4.5: Get ZIP takes isStandartXslt; the company's layout is asked with false."""
     note = pushed(new_note(sandbox_company, xslt_code="FIRMA"))
-    standard = mirror.document_fetch(note, DocumentKind.ZIP).file.open("rb").read()
-    ours = mirror.document_fetch(note, DocumentKind.ZIP, standard=False).file.open("rb").read()
+    standard = mirror.NOTE_DOCUMENTS.get(note, DocumentKind.ZIP).file.open("rb").read()
+    ours = mirror.NOTE_DOCUMENTS.get(note, DocumentKind.ZIP, standard=False).file.open("rb").read()
     paths = list(RemoteCall.objects.filter(operation="dispatch.outbox_zip").values_list("path", flat=True))
     assert sorted(path.rsplit("/", 2)[1:] for path in paths) == [["zip", "false"], ["zip", "true"]]
     with zipfile.ZipFile(io.BytesIO(ours)) as archive:
@@ -485,7 +485,7 @@ def test_a_retried_create_does_not_take_over_a_note_of_another_date_under_its_re
     DispatchNote.objects.filter(pk=mine.pk).update(numbering=Numbering.PLATFORM, despatch_number="", prefix="",
                                                    attempts=1)  # an earlier attempt may have gone: it reconciles
     with pytest.raises(RemoteError):
-        services.note_push(mine.pk)
+        push.note_push(mine.pk)
     mine.refresh_from_db()
     assert mine.sync_state == SyncState.FAILED and not mine.remote_id
     assert f"dated {yesterday.isoformat()}" in mine.last_error and "already has the ERP reference ERP-11" in \
@@ -502,7 +502,7 @@ def test_a_retried_create_whose_number_another_note_has_is_refused_on_the_number
     mine = new_note(sandbox_company, local_reference_id="ERP-13")
     DispatchNote.objects.filter(pk=mine.pk).update(despatch_number=number, attempts=1)
     with pytest.raises(RemoteError):
-        services.note_push(mine.pk)
+        push.note_push(mine.pk)
     mine.refresh_from_db()
     assert mine.sync_state == SyncState.FAILED and not mine.remote_id
     assert f"The number {number} is taken on the platform by another note" in mine.last_error
@@ -518,12 +518,12 @@ def test_a_single_push_waits_while_the_number_before_it_is_on_its_way(sandbox, s
     first = new_note(sandbox_company)
     sandbox.add_fault(path=CREATE_PATH, method="POST", error_rate=1, error_status=503, remaining=1)
     with pytest.raises(RemoteError):
-        services.note_push(first.pk)
+        push.note_push(first.pk)
     first.refresh_from_db()
     assert first.sync_state == SyncState.QUEUED
     second = new_note(sandbox_company)
     with pytest.raises(jobs.TryLater, match=f"Waiting for dispatch note {first.despatch_number}"):
-        services.note_push(second.pk)
+        push.note_push(second.pk)
     second.refresh_from_db()
     assert second.sync_state == SyncState.QUEUED and second.attempts == 0 and on_platform(sandbox_company) == []
     typed = new_note(sandbox_company, numbering=Numbering.MANUAL, despatch_number=f"{first.despatch_number[:7]}"
@@ -549,4 +549,4 @@ def test_a_single_push_waits_while_the_number_before_it_is_on_its_way(sandbox, s
 def test_a_note_found_is_ours_when_what_its_item_carries_matches(item, ours):
     note = DispatchNote(despatch_number="IRS2026000000001", local_reference_id="BO-1",
                         receiver_identifier=SINGLE_VKN, issue_date=timezone.datetime(2026, 3, 5).date())
-    assert services._is_ours(note, {"id": "x", **item}) is ours
+    assert push._is_ours(note, {"id": "x", **item}) is ours

@@ -12,10 +12,11 @@ from django.test import RequestFactory
 from django.urls import reverse
 from django.utils import timezone, translation
 
+from backoffice.core import polling
 from backoffice.core.choices import SyncState
 from backoffice.core.models import FormSubmission, JobRun, RemoteCall
 from backoffice.current_accounts.models import CurrentAccount
-from backoffice.invoices import copies, mirror, services
+from backoffice.invoices import copies, mirror, services, totals
 from backoffice.invoices.choices import InvoiceStatus, InvoiceType, PostingStatus, Profile, RecordType
 from backoffice.invoices.models import Invoice, InvoiceLine
 from tests.conftest import form_post, guard_fields, make_user
@@ -110,7 +111,7 @@ def test_a_copy_is_a_local_draft_with_the_customer_and_lines_dated_today_without
     assert draft.ettn and draft.ettn != original.ettn
     # None of the platform's values: status, posting, message; totals ours, from the lines.
     assert draft.remote_status is None and draft.record_status == PostingStatus.NOT_POSTED and not draft.status_message
-    figures = services.invoice_totals(list(draft.lines.all()))
+    figures = totals.invoice_totals(list(draft.lines.all()))
     assert draft.payable_amount == figures.payable == Decimal("4271.60") and draft.line_count == 2
     # The same payment term (30 days) from the new date.
     assert draft.payment_due_date == timezone.localdate() + timedelta(days=30)
@@ -259,7 +260,7 @@ def approved_on_sandbox(invoice, company):
     assert services.invoice_push(invoice.pk) == "Sent to the platform."
 
     def settled():
-        mirror.invoices_poll(company.pk)
+        polling.poll_job(mirror.INVOICES_POLL.name, company.pk)
         return Invoice.objects.get(pk=invoice.pk).remote_status == InvoiceStatus.APPROVED
 
     wait_for(settled, timeout=30, message="the invoice approved")

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from backoffice.core.choices import SyncState
 from backoffice.current_accounts.models import Address, CurrentAccount
+from backoffice.invoices import totals
 from backoffice.invoices.choices import InvoiceStatus, PostingStatus, RecordType
 from backoffice.invoices.models import Invoice, InvoiceLine, Taxpayer
 from tests.conftest import form_post
@@ -312,8 +313,11 @@ def test_bulk_posting_checks_the_rules_first(web, company):
 
 def test_the_detail_page_shows_lines_totals_and_the_reasons(web, company):
     invoice = _issued(company, record_status=PostingStatus.POSTED, detail_read_at=timezone.now())
-    InvoiceLine.objects.create(invoice=invoice, position=1, inventory_service_code="HZM-01", quantity=2,
-                               unit_price=Decimal("100"), vat_rate=20, line_extension_amount=200, vat_amount=40)
+    line = InvoiceLine(invoice=invoice, position=1, inventory_service_code="HZM-01", quantity=2,
+                       unit_price=Decimal("100"), vat_rate=20)
+    totals.apply_totals(invoice, [line])  # the figures kept as it was saved: what the page shows
+    invoice.save()
+    line.save()
     page = web.get(reverse("invoices:invoice_detail", args=[invoice.pk])).content.decode()
     assert "HZM-01" in page and 'id="invoice-payable">240' in page and 'data-posted="1"' in page
     assert 'data-action="reverse"' in page and 'data-action="post"' not in page

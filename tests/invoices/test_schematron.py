@@ -84,7 +84,7 @@ def through_the_form(company, data) -> Invoice:
     form, lines, valid = bound(company, data)
     assert valid, {"form": form.errors, "lines": [line_form.errors for line_form in lines.forms],
                    "all": lines.non_form_errors()}
-    invoice = services.invoice_save(form.save(commit=False), forms.kept_lines(lines))
+    invoice = services.invoice_save(form.save(commit=False), lines.kept())
     services.invoice_send([invoice])  # the confirmed step (issue 29): saving alone sends nothing
     return invoice
 
@@ -163,7 +163,7 @@ def test_what_the_form_accepts_passes_the_tax_authoritys_checks(customers, oracl
         with translation.override("en"):
             assert services.invoice_push(invoice.pk) == "Sent to the platform."
         invoice.refresh_from_db()
-        ubl = documents.document_fetch(invoice, DocumentKind.UBL).file.open("rb").read()
+        ubl = documents.INVOICE_DOCUMENTS.get(invoice, DocumentKind.UBL).file.open("rb").read()
         if errors := oracle.errors(ubl):
             found[(str(profile), str(kind))] = _described(errors)
     assert not found, found

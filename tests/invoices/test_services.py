@@ -7,17 +7,20 @@ from datetime import date
 from decimal import Decimal
 
 import pytest
+from django.urls import reverse
 from django.utils import timezone, translation
 
-from backoffice.core import actions
-from backoffice.core.choices import SyncState
-from backoffice.core.models import RemoteCall
+from backoffice.core import actions, polling
+from backoffice.core.choices import JobStatus, SyncState
+from backoffice.core.models import JobRun, RemoteCall
 from backoffice.core.platform import limiter
 from backoffice.current_accounts.models import CurrentAccount
 from backoffice.invoices import documents, mirror, services, taxpayers
 from backoffice.invoices.choices import DocumentKind, InvoiceStatus, PostingStatus, RecordType
 from backoffice.invoices.models import Invoice, InvoiceLine, ListSync, Taxpayer
 from backoffice.remote.errors import RemoteError
+from tests.conftest import make_user
+from tests.tickets.conftest import login
 
 pytestmark = pytest.mark.django_db
 
@@ -258,6 +261,25 @@ def test_opening_an_invoice_reads_it_in_full_once(sandbox_company):
     assert RemoteCall.objects.count() == calls  # fresh: no second call
 
 
+def test_the_invoice_page_asks_the_platform_nothing_and_a_job_reads_its_stale_copy(client, sandbox_company):
+    invoice = new_invoice(sandbox_company)
+    services.invoice_push(invoice.pk)
+    web = login(client, make_user("muhasebe", "accounting", [sandbox_company]), sandbox_company)
+    detail, calls = reverse("invoices:invoice_detail", args=[invoice.pk]), RemoteCall.objects.count()
+    page = web.get(detail)
+    assert page.status_code == 200 and RemoteCall.objects.count() == calls  # the GET called nothing
+    run = JobRun.objects.get(name="invoice_refresh", target=f"invoices.invoice:{invoice.pk}")
+    assert page.context["refresh_interval"]  # the page follows the read
+    web.get(detail)  # refreshed while the read waits: the same run, still no call
+    assert JobRun.objects.filter(name="invoice_refresh").count() == 1 and RemoteCall.objects.count() == calls
+    assert mirror.invoice_refresh(invoice.pk) == "Read again from the platform."  # the job, as the worker runs it
+    JobRun.objects.filter(pk=run.pk).update(status=JobStatus.SUCCEEDED, finished_at=timezone.now())
+    invoice.refresh_from_db()
+    assert invoice.detail["invoiceLines"] and invoice.detail_read_at and RemoteCall.objects.count() == calls + 1
+    web.get(detail)  # fresh now: no read asked, no call
+    assert JobRun.objects.filter(name="invoice_refresh").count() == 1 and RemoteCall.objects.count() == calls + 1
+
+
 def wait_for(condition, timeout=30):
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -274,7 +296,7 @@ def test_statuses_are_polled_on_each_kinds_own_path_until_approved(sandbox, sand
         services.invoice_push(invoice.pk)
 
     def settled():
-        mirror.invoices_poll(sandbox_company.pk)
+        polling.poll_job(mirror.INVOICES_POLL.name, sandbox_company.pk)
         return set(Invoice.objects.filter(pk__in=[archive.pk, einvoice.pk]).values_list("remote_status", flat=True)) \
             == {InvoiceStatus.APPROVED}
 
@@ -290,14 +312,14 @@ def test_the_poll_keeps_within_the_status_budget(sandbox, sandbox_company, setti
         services.invoice_push(new_invoice(sandbox_company).pk)
     # T1: 100 calls per 180 minutes; the background may use 60 of them, one a 5-minute run.
     assert mirror.poll_budget(sandbox_company) == 1
-    assert mirror.invoices_poll(sandbox_company.pk).startswith("1 status call(s)")
+    assert polling.poll_job(mirror.INVOICES_POLL.name, sandbox_company.pk).startswith("1 status call(s)")
     # Polls that follow a send come every few seconds: together they stop at the share of the window.
     settings.INVOICE_POLL_INTERVAL = 10_800
     assert mirror.poll_budget(sandbox_company) == 59
     for _ in range(59):
         limiter().acquire(str(sandbox_company.pk), 1, "POST", "/v2/outboxinvoice/status")
     assert mirror.poll_budget(sandbox_company) == 0
-    assert mirror.invoices_poll(sandbox_company.pk).startswith("0 status call(s)")
+    assert polling.poll_job(mirror.INVOICES_POLL.name, sandbox_company.pk).startswith("0 status call(s)")
 
 
 def test_a_status_that_cannot_be_read_does_not_hold_up_the_others(sandbox, sandbox_company):
@@ -312,7 +334,7 @@ def test_a_status_that_cannot_be_read_does_not_hold_up_the_others(sandbox, sandb
                       error_status=404)
 
     def settled():
-        mirror.invoices_poll(sandbox_company.pk)
+        polling.poll_job(mirror.INVOICES_POLL.name, sandbox_company.pk)
         return Invoice.objects.get(pk=other.pk).remote_status == InvoiceStatus.APPROVED
 
     assert wait_for(settled)
@@ -390,17 +412,17 @@ def test_documents_are_fetched_once_and_kept(sandbox_company):
     invoice = new_invoice(sandbox_company)
     services.invoice_push(invoice.pk)
     invoice.refresh_from_db()
-    pdf = documents.document_fetch(invoice, DocumentKind.PDF)
+    pdf = documents.INVOICE_DOCUMENTS.get(invoice, DocumentKind.PDF)
     assert pdf.file.open("rb").read(4) == b"%PDF"
-    ubl = documents.document_fetch(invoice, DocumentKind.UBL)
+    ubl = documents.INVOICE_DOCUMENTS.get(invoice, DocumentKind.UBL)
     assert b"TR1.2.1" in ubl.file.open("rb").read() and invoice.invoice_number.encode() in ubl.file.open("rb").read()
     calls = RemoteCall.objects.count()
-    assert documents.document_fetch(invoice, DocumentKind.PDF).pk == pdf.pk
+    assert documents.INVOICE_DOCUMENTS.get(invoice, DocumentKind.PDF).pk == pdf.pk
     assert RemoteCall.objects.count() == calls  # the second view makes no call
     # A document fetched before the invoice moved on is fetched again.
     Invoice.objects.filter(pk=invoice.pk).update(remote_status=InvoiceStatus.APPROVED)
     invoice.refresh_from_db()
-    documents.document_fetch(invoice, DocumentKind.PDF)
+    documents.INVOICE_DOCUMENTS.get(invoice, DocumentKind.PDF)
     assert RemoteCall.objects.count() == calls + 1
 
 

@@ -13,7 +13,7 @@ from django.urls import reverse
 from openpyxl import load_workbook
 
 from backoffice.core.choices import SyncState
-from backoffice.ledger import checking, services
+from backoffice.ledger import checking, services, workbook_writer
 from backoffice.ledger.choices import CheckState, PeriodStatus
 from backoffice.ledger.models import BookEntry, Finding, Journal, Part, Period
 from tests.conftest import form_post
@@ -89,11 +89,9 @@ XLSX = {"file": None}
      "fiscal_year_start", "inside the fiscal year"),
 ])
 def test_an_excel_journal_needs_its_y_line(web, fields, field, words):
-    from backoffice.ledger import workbook
-
     values = {"fiscal_year_start": "2025-01-01", "fiscal_year_end": "2025-12-31", "batch_id": "0",
               "entity_identifier": "", **fields}
-    response = form_post(web, ADD, data(file=upload("yevmiye.xlsx", workbook.template()), **values))
+    response = form_post(web, ADD, data(file=upload("yevmiye.xlsx", workbook_writer.template()), **values))
     assert response.status_code == 200
     messages = errors_of(response)
     assert field in messages and all(words in message for message in messages[field]), messages

@@ -149,17 +149,17 @@ def test_a_check_whose_worker_was_killed_each_time_is_not_asked_for_again(compan
     killed, lost_once = excel_journal(company), excel_journal(company)
     Journal.objects.filter(pk__in=[killed.pk, lost_once.pk]).update(
         check_state=CheckState.CHECKING, created_at=timezone.now() - timedelta(hours=1))
-    JobRun.objects.create(company=company, name="check", target=services.check_request_target(killed),
-                          func_path="backoffice.ledger.jobs.journal_check", status=JobStatus.FAILED,
+    JobRun.objects.create(company=company, name="check", target=checking.check_request_target(killed),
+                          func_path="backoffice.ledger.checking.journal_check", status=JobStatus.FAILED,
                           lost_count=jobs.LOST_RETRIES)
-    JobRun.objects.filter(target=services.check_request_target(killed)).exclude(status=JobStatus.FAILED).delete()
+    JobRun.objects.filter(target=checking.check_request_target(killed)).exclude(status=JobStatus.FAILED).delete()
     with translation.override("en"):
-        checking.checks_sweep()
+        checking.journal_checks_sweep()
     killed.refresh_from_db()
     lost_once.refresh_from_db()
     assert killed.check_state == CheckState.UNREADABLE
     assert "stopped before its end 4 times" in killed.check_message
-    assert list(JobRun.objects.filter(target=services.check_request_target(killed)).values_list("status", flat=True)) \
+    assert list(JobRun.objects.filter(target=checking.check_request_target(killed)).values_list("status", flat=True)) \
         == [JobStatus.FAILED]  # not asked for again
     assert lost_once.check_state == CheckState.CHECKING  # its check (queued at its upload) still on its way
-    assert JobRun.objects.filter(target=services.check_request_target(lost_once), status__in=jobs.ACTIVE).exists()
+    assert JobRun.objects.filter(target=checking.check_request_target(lost_once), status__in=jobs.ACTIVE).exists()

@@ -13,8 +13,9 @@ from django.utils import translation
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from backoffice.ledger.journal import (ENTRY_FIELDS, H_FIELDS, LINE_FIELDS, MAX_LINE_BYTES, RULES, Y_FIELDS,
-                                       Finding, JournalCheck, Options, check_file)
+from backoffice.ledger.journal import JournalCheck, Options, check_file
+from backoffice.ledger.journal_rules import (ENTRY_FIELDS, H_FIELDS, LINE_FIELDS, MAX_LINE_BYTES, RULES, Y_FIELDS,
+                                             Finding)
 from tests.properties import examples
 
 START, END = date(2025, 1, 1), date(2025, 1, 31)

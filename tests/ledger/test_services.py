@@ -12,7 +12,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 
 from backoffice.core import actions
 from backoffice.core.choices import SyncState
-from backoffice.ledger import checking, mirror, services
+from backoffice.ledger import checking, mirror, periods, services
 from backoffice.ledger.choices import CheckState, PeriodStatus, PreviewType, TaskStatus
 from backoffice.ledger.models import Finding, Journal, Part, Period
 from backoffice.remote.errors import RemoteError
@@ -66,13 +66,13 @@ def follow_to_end(company, clock, *, rounds=6) -> Period:
     for _ in range(rounds):
         clock.ahead()
         mirror.periods_mirror(company)
-        if not services.unsettled_periods().filter(company=company).exists():
+        if not periods.unsettled_periods().filter(company=company).exists():
             break
     return Period.objects.filter(company=company).latest("pk")
 
 
 def platform_periods(company):
-    return services.ledger_client(company).periods()["items"]
+    return periods.ledger_client(company).periods()["items"]
 
 
 def test_a_clean_journal_is_zipped_uploaded_and_followed_to_its_parts(sandbox, sandbox_company, clock):
@@ -288,9 +288,9 @@ def test_the_excel_template_filled_the_turkish_way_passes_both_checks(sandbox, s
 
     from openpyxl import load_workbook
 
-    from backoffice.ledger import workbook
+    from backoffice.ledger import workbook, workbook_writer
 
-    book = load_workbook(io.BytesIO(workbook.template()))
+    book = load_workbook(io.BytesIO(workbook_writer.template()))
     keys = [column.key for column in workbook.TEMPLATE_COLUMNS]
     entry = {"entryNumberCounter": 1, "enteredBy": "Ayşe Yılmaz", "enteredDate": date(2025, 1, 20),
              "entryNumber": "YEV-1", "amount": "1.250,75", "documentType": "Fatura",
@@ -370,10 +370,10 @@ def test_a_period_the_platform_leaves_working_is_followed_for_a_week_only(sandbo
     ids = sandbox.control("POST", "ledger/seed", {"customer": customer(sandbox_company), "periods": [
         {"start": "2025-01-01", "end": "2025-01-31", "status": PeriodStatus.CONVERTING}]})["ids"]
     mirror.periods_mirror(sandbox_company)
-    assert services.unsettled_periods().filter(remote_id=str(ids[0])).exists()
+    assert periods.unsettled_periods().filter(remote_id=str(ids[0])).exists()
     Period.objects.filter(remote_id=str(ids[0])).update(synced_at=timezone.now() - timedelta(days=8))
     mirror.periods_mirror(sandbox_company)  # listed again, unchanged: not a change of the platform's
-    assert not services.unsettled_periods().filter(remote_id=str(ids[0])).exists()
+    assert not periods.unsettled_periods().filter(remote_id=str(ids[0])).exists()
 
 
 def test_a_journal_with_line_numbers_running_on_passes_both_checks(sandbox, sandbox_company, clock):

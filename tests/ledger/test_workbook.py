@@ -10,7 +10,8 @@ from openpyxl import Workbook, load_workbook
 
 from backoffice.ledger import workbook
 from backoffice.ledger.journal import JournalCheck, Options
-from backoffice.ledger.workbook import TEMPLATE_COLUMNS, WorkbookError, YLine, findings_report, template, xlsx_to_text
+from backoffice.ledger.workbook import TEMPLATE_COLUMNS, WorkbookError, YLine, xlsx_to_text
+from backoffice.ledger.workbook_writer import findings_report, template
 
 START, END = date(2025, 1, 1), date(2025, 1, 31)
 Y = YLine(date(2025, 1, 1), date(2025, 12, 31), "0", "1234567890")

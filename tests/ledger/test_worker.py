@@ -11,7 +11,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from backoffice.core import actions
 from backoffice.core.choices import JobStatus, SyncState
 from backoffice.core.models import JobRun
-from backoffice.ledger import services
+from backoffice.ledger import periods, services
 from backoffice.ledger.choices import CheckState, GeneralBookType, PeriodStatus
 from backoffice.ledger.models import BookEntry, Journal, Part, Period
 from tests.testapp.testing import output, wait_for
@@ -121,7 +121,7 @@ def test_an_upload_answered_500_after_the_platform_stored_it_is_uploaded_once(wo
     sandbox.add_fault(path=UPLOAD_PATH, method="POST", error_rate=1, after_apply="error", remaining=1)
     services.journal_upload_request(journal)
     period = ready(worker, journal)
-    items = services.ledger_client(ledger_company).periods()["items"]
+    items = periods.ledger_client(ledger_company).periods()["items"]
     assert [str(item["Id"]) for item in items] == [period.remote_id]
     run = JobRun.objects.filter(name="journal_upload", company=ledger_company).latest("pk")
     assert run.status == JobStatus.SUCCEEDED and run.attempts >= 2, (run.status, run.attempts, run.message)
@@ -147,5 +147,5 @@ def test_certificates_failed_once_are_sent_again_and_approved(worker, sandbox, l
     action = services.PERIOD_ACTIONS.by_name["certificates"]
     runs = JobRun.objects.filter(company=ledger_company, name=actions.job_name(Period, action))
     assert runs.count() == 2 and not runs.exclude(status=JobStatus.SUCCEEDED).exists()
-    items = services.ledger_client(ledger_company).periods()["items"]
+    items = periods.ledger_client(ledger_company).periods()["items"]
     assert [item["Status"] for item in items] == [PeriodStatus.APPROVED]

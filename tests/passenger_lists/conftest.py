@@ -9,7 +9,6 @@ import pytest
 from django.utils import translation
 
 from backoffice.core.choices import SyncState
-from backoffice.tickets import jobs as ticket_jobs
 from backoffice.tickets import services as ticket_services
 from backoffice.tickets.choices import TicketStatus
 from backoffice.tickets.models import PassengerTicket
@@ -42,7 +41,7 @@ def ticket(company, *, seat="1", plate="34ABC123", number="S-1001", when=EXPEDIT
 
 def push(row):
     """Send a ticket to the sandbox (the push job's body, in this process)."""
-    ticket_jobs.passenger_ticket_push(row.pk)
+    ticket_services.passenger_ticket_push(row.pk)
     row.refresh_from_db()
     assert row.sync_state == SyncState.SYNCED, row.last_error
     return row

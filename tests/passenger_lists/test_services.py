@@ -17,7 +17,7 @@ from backoffice.core.exports import ExportError, ExportState
 from backoffice.core.families import export_history_job, export_job, report_job, reports_nightly_job, reports_today_job
 from backoffice.core.platform import client_for
 from backoffice.core.reports import ReportState
-from backoffice.passenger_lists import jobs, services
+from backoffice.passenger_lists import services
 from backoffice.passenger_lists.choices import ListState
 from backoffice.passenger_lists.families import LIST_EXPORTS, LIST_REPORTS
 from backoffice.passenger_lists.models import (
@@ -61,7 +61,7 @@ def build(company, user=None, **fields):
 
 def send(plist):
     try:
-        return jobs.passenger_list_push(plist.pk)
+        return services.passenger_list_push(plist.pk)
     finally:
         plist.refresh_from_db()
 
@@ -256,11 +256,11 @@ def test_query_sync_brings_lists_built_elsewhere(expedition, sandbox_company):
         push(ticket(sandbox_company, seat="7", number=f"S-30{index}"))
         lists.save({"expeditionNumber": f"S-30{index}", "expeditionTime": EXPEDITION.isoformat(),
                     "vehiclePlate": "34 ABC 123", "isManualPlate": "false", "isNewList": True})
-    assert jobs.passenger_lists_query(sandbox_company.pk) == "2 new passenger lists from the platform."
+    assert services.passenger_lists_query(sandbox_company.pk) == "2 new passenger lists from the platform."
     elsewhere = PassengerList.objects.get(expedition_number="S-300")
     assert (elsewhere.sync_state, elsewhere.ticket_count, elsewhere.is_new_list) == (SyncState.SYNCED, 1, False)
     assert elsewhere.passenger_list_number.startswith("YLS") and elsewhere.platform_created
-    assert jobs.passenger_lists_query(sandbox_company.pk).startswith("0 new")
+    assert services.passenger_lists_query(sandbox_company.pk).startswith("0 new")
     assert PassengerList.objects.count() == 3
 
 

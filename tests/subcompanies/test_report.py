@@ -138,14 +138,13 @@ def test_a_subcompany_found_in_the_report_is_listed(company):
 
 def test_the_periodic_refresh_covers_the_companies_that_use_company_management(company, other_company, rq_queue):
     from backoffice.core.models import Company, JobRun
-    from backoffice.subcompanies.jobs import usage_reports_enqueue
 
     unused = Company.objects.create(name="Kullanmayan A.Ş.", api_key="key-unused")
-    assert usage_reports_enqueue() == 0  # nobody has used it yet: the first report is asked for by hand
+    assert services.usage_reports_enqueue() == 0  # nobody has used it yet: the first report is asked for by hand
     services.snapshot_save(company=company, body=node(ROOT))
     SubCompany.objects.create(company=other_company, identifier="1234567890", name="Alt")
-    assert usage_reports_enqueue() == 2
-    assert usage_reports_enqueue() == 0  # already queued: not twice
+    assert services.usage_reports_enqueue() == 2
+    assert services.usage_reports_enqueue() == 0  # already queued: not twice
     runs = JobRun.objects.filter(name="usage_report_refresh")
     assert set(runs.values_list("company", flat=True)) == {company.pk, other_company.pk}
     assert not runs.filter(company=unused).exists()
@@ -154,7 +153,7 @@ def test_the_periodic_refresh_covers_the_companies_that_use_company_management(c
     keyless = Company.objects.create(name="Anahtarsız A.Ş.", auth_method="service_user", service_username="s",
                                      service_password="p")
     SubCompany.objects.create(company=keyless, identifier="1234567891", name="Alt 2")
-    assert usage_reports_enqueue() == 0 and not runs.filter(company=keyless).exists()
+    assert services.usage_reports_enqueue() == 0 and not runs.filter(company=keyless).exists()
 
 
 def test_the_periodic_refresh_spreads_the_companies_over_its_interval(company, other_company, rq_queue,
@@ -167,13 +166,11 @@ def test_the_periodic_refresh_spreads_the_companies_over_its_interval(company, o
     from backoffice.core.models import JobRun
     from backoffice.core.schedule import company_offset
 
-    from backoffice.subcompanies.jobs import usage_reports_enqueue
-
     for owner in (company, other_company):
         services.snapshot_save(company=owner, body=node(ROOT))
     before = clock.time()
     with django_capture_on_commit_callbacks(execute=True):
-        assert usage_reports_enqueue() == 2
+        assert services.usage_reports_enqueue() == 2
     registry = ScheduledJobRegistry(queue=rq_queue)
     for owner in (company, other_company):
         offset = company_offset(owner.pk, services.USAGE_REPORT_INTERVAL)

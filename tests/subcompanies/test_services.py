@@ -14,7 +14,6 @@ from backoffice.core.platform import client_for
 from backoffice.remote.companies import CompaniesClient
 from backoffice.remote.errors import ApiKeyRequired, RemoteError
 from backoffice.remote.tickets import EventTicketClient
-from backoffice.subcompanies import jobs as sub_jobs
 from backoffice.subcompanies import services
 from backoffice.subcompanies.choices import OperationKind, Origin, SubCompanyState
 from backoffice.subcompanies.models import ReportCustomer, SubCompany, SubCompanyOperation, UsageSnapshot
@@ -216,7 +215,7 @@ def test_the_report_window_defers_our_job_and_never_earns_a_429(sandbox, sandbox
     with translation.override("en"), pytest.raises(services.Refused, match="15 minutes"):
         services.usage_report_request(company=sandbox_company)  # the button: nothing queued
     # the periodic job comes round anyway: it waits for the window instead of calling
-    again = on_commit(jobs.enqueue_per_company, func=sub_jobs.usage_report_refresh, name=services.REFRESH_JOB)
+    again = on_commit(jobs.enqueue_per_company, func=services.usage_report_refresh, name=services.REFRESH_JOB)
     assert again == 1
     run_jobs()
     deferred = JobRun.objects.filter(name=services.REFRESH_JOB).latest("pk")

@@ -13,7 +13,7 @@ from backoffice.core.choices import SyncState
 from backoffice.core.models import DocumentSeries, JobRun
 from backoffice.core.platform import client_for
 from backoffice.remote.tickets import EventTicketClient
-from backoffice.tickets import jobs
+from backoffice.tickets import services
 from backoffice.tickets.models import EventTicket, TicketLine, TicketLineTax
 from tests.conftest import form_post, make_user
 
@@ -52,7 +52,7 @@ def test_a_line_with_two_taxes_is_saved_sent_and_the_body_carries_both(signed_in
     assert not second.taxes.exists()
     assert (ticket.total_taxes, ticket.payable_amount) == (Decimal("14.63"), Decimal("296.63"))
 
-    assert jobs.event_ticket_push(ticket.pk) == "Sent to the platform."
+    assert services.event_ticket_push(ticket.pk) == "Sent to the platform."
     ticket.refresh_from_db()
     assert ticket.sync_state == SyncState.SYNCED
     remote = client_for(sandbox_company, EventTicketClient).get(ticket.remote_id)

@@ -11,7 +11,6 @@ from backoffice.core.models import DocumentSeries
 from backoffice.core.platform import client_for
 from backoffice.remote.errors import RemoteError
 from backoffice.remote.tickets import EventTicketClient
-from backoffice.tickets import jobs as ticket_jobs
 from backoffice.tickets import services
 from backoffice.tickets.models import EventTicket
 from tests.conftest import make_user
@@ -105,11 +104,11 @@ def test_a_batch_waits_for_a_single_push_of_its_prefix_and_sends_the_other_prefi
     tickets = [new_event(sandbox_company), new_event(sandbox_company), new_event(sandbox_company, prefix="KNS")]
     pks = [t.pk for t in tickets]
     with pytest.raises(jobs.TryLater):
-        ticket_jobs.tickets_push_batch("event", pks)
+        services.tickets_push_batch("event", pks)
     states = dict(EventTicket.objects.filter(pk__in=pks).values_list("prefix", "sync_state").distinct())
     assert states == {"ETK": SyncState.QUEUED, "KNS": SyncState.SYNCED}  # the other prefix went on
     push(first)
-    assert ticket_jobs.tickets_push_batch("event", pks) == "2 tickets sent, 0 refused."
+    assert services.tickets_push_batch("event", pks) == "2 tickets sent, 0 refused."
     numbers = platform_numbers(sandbox_company)
     assert [n for n in numbers if n.startswith("ETK")] == sorted(n for n in numbers if n.startswith("ETK"))
     assert len(numbers) == 4

@@ -13,6 +13,7 @@ from backoffice.core import refresh
 from backoffice.core.choices import JobStatus, SyncState
 from backoffice.core.models import JobRun
 from backoffice.core.platform import client_for
+from backoffice.core.registry import registry
 from backoffice.remote.tickets import EventTicketClient
 from backoffice.tickets.choices import TicketStatus
 from backoffice.tickets.models import EventTicket
@@ -64,7 +65,7 @@ def test_the_budget_is_a_share_of_a_documented_limit(company, settings):
     from backoffice.core import actions
 
     settings.STATUS_REFRESH_INTERVAL, settings.STATUS_REFRESH_SHARE = 3600, 0.3
-    action_set = actions._sets[EventTicket]
+    action_set = registry["action_sets"][EventTicket]
     with mock.patch.object(action_set, "status_operation", lambda model: "invoice.outbox_status"):
         assert refresh.calls_per_run(company, EventTicket) == 10  # 100 * 60/180 * 0.3
     settings.STATUS_REFRESH_CALLS = 7

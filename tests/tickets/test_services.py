@@ -20,7 +20,7 @@ from backoffice.core.platform import client_for
 from backoffice.core.provinces import PROVINCES
 from backoffice.remote.errors import RemoteError
 from backoffice.remote.tickets import CitiesClient, EventTicketClient
-from backoffice.tickets import jobs, services
+from backoffice.tickets import services
 from backoffice.tickets.choices import ExportState, ReportState, TicketKind, TicketStatus
 from backoffice.tickets.families import TICKET_EXPORTS, TICKET_REPORTS
 from backoffice.tickets.models import (
@@ -77,7 +77,7 @@ def new_passenger(company, *, status=TicketStatus.DRAFT, **fields):
 
 
 def push(ticket):
-    push_job = jobs.event_ticket_push if isinstance(ticket, EventTicket) else jobs.passenger_ticket_push
+    push_job = services.event_ticket_push if isinstance(ticket, EventTicket) else services.passenger_ticket_push
     try:
         return push_job(ticket.pk)
     finally:
@@ -85,7 +85,7 @@ def push(ticket):
 
 
 def poll(company):
-    jobs.tickets_poll(company.pk)
+    services.tickets_poll(company.pk)
 
 
 def creates(sandbox, path=CREATE_PATH):
@@ -134,10 +134,10 @@ def test_polling_goes_in_batches_oldest_first(fast, sandbox_company):
     tickets = [new_event(sandbox_company, status=TicketStatus.QUEUED) for _ in range(5)]
     for ticket in tickets:
         push(ticket)
-    changed = services.tickets_poll(company=sandbox_company, model=EventTicket, batch_size=2)
+    changed = services.ticket_statuses_poll(company=sandbox_company, model=EventTicket, batch_size=2)
     assert changed == 2
-    assert services.tickets_poll(company=sandbox_company, model=EventTicket, batch_size=2) == 2
-    assert services.tickets_poll(company=sandbox_company, model=EventTicket, batch_size=2) == 1
+    assert services.ticket_statuses_poll(company=sandbox_company, model=EventTicket, batch_size=2) == 2
+    assert services.ticket_statuses_poll(company=sandbox_company, model=EventTicket, batch_size=2) == 1
     assert set(EventTicket.objects.values_list("remote_status", flat=True)) == {TicketStatus.APPROVED}
 
 
@@ -534,15 +534,15 @@ def test_cron_polls_only_companies_with_queued_tickets_and_fetches_yesterdays_re
     scheduler = DjangoCronScheduler()
     scheduler.load_config_from_file("backoffice.cron")
     registered = {job.name: (job.func_name, job.args, job.interval, job.cron) for job in scheduler.get_jobs()}
-    assert registered["tickets_poll"] == ("backoffice.tickets.jobs.tickets_poll_all", (), 60, None)
+    assert registered["tickets_poll"] == ("backoffice.tickets.services.tickets_poll_all", (), 60, None)
     assert registered["ticket_report_sync_daily"] == ("backoffice.core.families.reports_daily_job",
                                                       ("ticket_report_sync",), 900, None)
 
     ticket = new_event(company)
     EventTicket.objects.filter(pk=ticket.pk).update(sync_state=SyncState.SYNCED, remote_id="e-1",
                                                     remote_status=TicketStatus.QUEUED)
-    assert jobs.tickets_poll_all() == 1
-    assert jobs.tickets_poll_all() == 0  # one poll waits already
+    assert services.tickets_poll_all() == 1
+    assert services.tickets_poll_all() == 0  # one poll waits already
     from backoffice.core.models import JobRun
 
     assert list(JobRun.objects.filter(name="tickets_poll").values_list("company", flat=True)) == [company.pk]
@@ -583,13 +583,13 @@ def test_a_batch_push_sends_each_once_and_goes_on_after_a_refusal(fast, sandbox_
     [run] = services.tickets_queue(tickets=tickets)
     assert run.name == "tickets_push_batch"
     assert set(EventTicket.objects.values_list("sync_state", flat=True)) == {SyncState.QUEUED}
-    assert jobs.tickets_push_batch("event", [t.pk for t in tickets]) == "3 tickets sent, 1 refused."
+    assert services.tickets_push_batch("event", [t.pk for t in tickets]) == "3 tickets sent, 1 refused."
     states = dict(EventTicket.objects.values_list("pk", "sync_state"))
     assert states == {t.pk: SyncState.FAILED if t is tickets[1] else SyncState.SYNCED for t in tickets}
     assert "eventOrganizerVknTckn" in EventTicket.objects.get(pk=tickets[1].pk).last_error
     assert creates(fast) == 4
     # Run again (as after a retry): nothing is sent twice.
-    assert jobs.tickets_push_batch("event", [t.pk for t in tickets]) == "Nothing to send."
+    assert services.tickets_push_batch("event", [t.pk for t in tickets]) == "Nothing to send."
     assert creates(fast) == 4
 
 
@@ -600,9 +600,9 @@ def test_a_batch_stops_at_a_transient_error_and_the_rest_waits(fast, sandbox_com
     services.tickets_queue(tickets=tickets)
     fast.add_fault(path=CREATE_PATH, method="POST", timeout_seconds=3, timeout_after=True, remaining=1)
     with pytest.raises(RemoteError):
-        jobs.tickets_push_batch("event", [t.pk for t in tickets])
+        services.tickets_push_batch("event", [t.pk for t in tickets])
     assert set(EventTicket.objects.values_list("sync_state", flat=True)) == {SyncState.QUEUED}
-    jobs.tickets_push_batch("event", [t.pk for t in tickets])  # the runner's retry
+    services.tickets_push_batch("event", [t.pk for t in tickets])  # the runner's retry
     assert set(EventTicket.objects.values_list("sync_state", flat=True)) == {SyncState.SYNCED}
     wait_for(lambda: creates(fast) == 3, timeout=10, message="the slow create to be logged")
     assert len(client_for(sandbox_company, EventTicketClient).list(1, 50)["items"]) == 3
@@ -644,12 +644,12 @@ def test_a_poll_asked_long_ago_follows_a_ticket_sent_just_now(fast, sandbox_comp
     token = core_jobs._current_run.set(run)
     try:
         with pytest.raises(TryLater):  # the ticket was sent just now: ask again shortly
-            jobs.tickets_poll(sandbox_company.pk)
+            services.tickets_poll(sandbox_company.pk)
         django_rq.get_connection("default").delete(services._follow_key(sandbox_company.pk))  # the window passed
-        assert jobs.tickets_poll(sandbox_company.pk) == "0 tickets changed."  # left to the cron's minute
+        assert services.tickets_poll(sandbox_company.pk) == "0 tickets changed."  # left to the cron's minute
         services.poll_after([ticket])  # an action asks the same way
         with pytest.raises(TryLater):
-            jobs.tickets_poll(sandbox_company.pk)
+            services.tickets_poll(sandbox_company.pk)
     finally:
         core_jobs._current_run.reset(token)
         django_rq.get_connection("default").delete(services._follow_key(sandbox_company.pk))

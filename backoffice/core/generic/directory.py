@@ -7,11 +7,10 @@ from django.shortcuts import redirect
 
 from ..roles import ADMINISTRATORS, EVERYONE, has_role
 from .registry import model_url, register_model_view, register_model_views
-from .sections import SectionMixin
 from .views import BaseObjectView, ObjectListView
 
 
-class DirectoryListView(SectionMixin, ObjectListView):
+class DirectoryListView(ObjectListView):
     required_roles = EVERYONE
     note = ""  # a line above the table (what the list is for)
     note_context = staticmethod(dict)
@@ -26,7 +25,7 @@ class DirectoryListView(SectionMixin, ObjectListView):
         return super().render(context, status)
 
 
-class DirectoryRefreshView(SectionMixin, BaseObjectView):
+class DirectoryRefreshView(BaseObjectView):
     required_roles = ADMINISTRATORS
     request_refresh = None  # () -> the JobRun of the refresh
     started = running = ""

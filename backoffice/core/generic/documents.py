@@ -1,8 +1,13 @@
 """A record's document fetched from the platform while the user waits (a PDF, HTML, UBL or ZIP of an invoice, a
-dispatch note, ...): the one place a view calls the client. The domain says how to fetch one (its kept copy, else one
-call); this view shows a PDF in the browser, HTML in a sandboxed frame (srcdoc: the platform's page runs no script
-and gets no origin of ours), and hands the rest over as downloads; a refusal, a rate limit or a timeout is a page
-that says what to do."""
+dispatch note, ...): the one place a view calls the client. The domain declares its documents once
+(core.documents.KeptDocuments: the kept copy, else one call) and registers this view with one line:
+
+    register_document_view(Invoice, INVOICE_DOCUMENTS, attachment_kinds=(DocumentKind.UBL,),
+                           back_label=gettext_lazy("Back to the invoice"), record_label=gettext_lazy("Invoice"))
+
+It shows a PDF in the browser, HTML in a sandboxed frame (srcdoc: the platform's page runs no script and gets no
+origin of ours), and hands the rest over as downloads; a refusal, a rate limit or a timeout is a page that says what
+to do."""
 
 from django.conf import settings
 from django.http import FileResponse, Http404, HttpResponse
@@ -12,7 +17,9 @@ from django.utils.translation import gettext as _
 
 from backoffice.remote.errors import NoAnswer, RateLimited, RemoteError
 
-from .registry import model_url
+from ..documents import NotOnPlatform
+from ..roles import EVERYONE
+from .registry import model_url, register_model_view
 from .views import BaseObjectView
 
 # What a document of the platform may do in the browser, opened or downloaded: show itself with its own styles,
@@ -49,7 +56,8 @@ def document_response(content, *, filename, content_type, download):
 
 
 class PlatformDocumentView(BaseObjectView):
-    kinds: tuple = ()  # the document kinds (values) the URL's <kind> may name
+    documents = None  # the model's KeptDocuments (core.documents)
+    kinds: tuple = ()  # the document kinds (values) the URL's <kind> may name; empty: the declaration's
     html_kind = "html"
     attachment_kinds: tuple = ()  # downloaded unless ?view=1 (UBL, ZIP)
     refused: tuple = ()  # the domain's refusals (not on the platform yet, ...): shown with status 409
@@ -61,26 +69,29 @@ class PlatformDocumentView(BaseObjectView):
 
     def fetch(self, record, kind, *, standard: bool):
         """The kept document (a model with .file and .content_type), fetched now when not kept."""
-        raise NotImplementedError
+        return self.documents.get(record, kind, standard=standard)
+
+    def fetched(self, record, kind, standard):
+        """(the document, "", 200), or (None, what to tell the user, the status) when it could not be fetched."""
+        try:
+            return self.fetch(record, kind, standard=standard), "", 200
+        except RateLimited as exc:
+            return None, _("The platform allows only so many %(kind)s documents a minute; try again in %(seconds)s "
+                           "seconds.") % {"kind": kind.upper(), "seconds": max(1, round(exc.wait))}, 429
+        except NoAnswer:
+            return None, _("The platform did not answer within %(seconds)s seconds. It may be busy: try again in "
+                           "a moment.") % {"seconds": f"{settings.PLATFORM_INTERACTIVE_READ_TIMEOUT:g}"}, 504
+        except RemoteError as exc:
+            return None, exc.user_message(), 502
+        except (NotOnPlatform, *self.refused) as exc:
+            return None, str(exc), 409
 
     def get(self, request, pk, kind):
         record = get_object_or_404(self.get_queryset(), pk=pk)
-        if kind not in self.kinds:
+        if kind not in (self.kinds or self.documents.kinds):
             raise Http404
         standard = request.GET.get("layout") != "company"
-        error, status = "", 200
-        try:
-            document = self.fetch(record, kind, standard=standard)
-        except RateLimited as exc:
-            error, status = _("The platform allows only so many %(kind)s documents a minute; try again in %(seconds)s "
-                              "seconds.") % {"kind": kind.upper(), "seconds": max(1, round(exc.wait))}, 429
-        except NoAnswer:
-            error, status = _("The platform did not answer within %(seconds)s seconds. It may be busy: try again in "
-                              "a moment.") % {"seconds": f"{settings.PLATFORM_INTERACTIVE_READ_TIMEOUT:g}"}, 504
-        except RemoteError as exc:
-            error, status = exc.user_message(), 502
-        except self.refused as exc:
-            error, status = str(exc), 409
+        document, error, status = self.fetched(record, kind, standard)
         context = {"object": record, "kind": kind, "standard": standard, "detail_url": model_url(record, "detail"),
                    "back_label": self.back_label, "record_label": self.record_label}
         if error:
@@ -96,3 +107,13 @@ class PlatformDocumentView(BaseObjectView):
         content_type = "application/xml" if kind == "ubl" else document.content_type
         return document_response(document.file.open("rb"), filename=name, content_type=content_type,
                                  download=download)
+
+
+def register_document_view(model, documents, *mixins, required_roles=EVERYONE, **attributes):
+    """The documents page of a model (URL name "<model>_document", /<pk>/document/<kind>/): `mixins` first (its
+    section), then PlatformDocumentView with `documents` and `attributes` (attachment_kinds, back_label,
+    record_label, refused, ...)."""
+    view = type(f"{model.__name__}DocumentView", (*mixins, PlatformDocumentView), {
+        "__module__": model.__module__, "model": model, "documents": documents, "required_roles": required_roles,
+        **attributes})
+    return register_model_view(model, "document", path="<id:pk>/document/<str:kind>/")(view)

@@ -13,7 +13,7 @@ from datetime import timedelta
 
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied
-from django.http import Http404
+from django.http import FileResponse, Http404
 from django.shortcuts import get_object_or_404, redirect
 from django.urls import reverse
 from django.utils import timezone
@@ -22,10 +22,14 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_POST
 
-from ..exports import EXPORT_PENDING, ExportError
+from ..exports import EXPORT_PENDING, ExportError, ExportState, export_expired, export_expires_at
+from ..models import JobRun
+from ..reports import REPORT_ACTIVE
 from ..roles import EVERYONE
+from .filters import export_filterset
+from .forms import ReportDateForm
 from .registry import model_url, register_model_view, register_model_views
-from .sections import SectionMixin
+from .tables import export_table
 from .views import BaseObjectView, ObjectDetailView, ObjectListView
 
 EXPORT_STARTED = gettext_lazy("The export was started; the file appears here when the platform has prepared it.")
@@ -46,9 +50,6 @@ def active_company(request):
 def export_detail_context(export) -> dict:
     """The export detail page's context: its job, whether it still works, its window, its two actions
     (URL names <app>:<model>_download / _fetch)."""
-    from ..exports import EXPORT_PENDING, ExportState, export_expired, export_expires_at
-    from ..models import JobRun
-
     meta = export._meta
     run = JobRun.objects.filter(company=export.company_id, target=f"{meta.label_lower}:{export.pk}").first()
     return {
@@ -66,10 +67,6 @@ class ExportDownloadMixin:
     """GET: the kept ZIP of a ready export of the view's queryset."""
 
     def get(self, request, pk):
-        from django.http import FileResponse
-
-        from ..exports import ExportState
-
         export = get_object_or_404(self.get_queryset(), pk=pk)
         if export.state != ExportState.READY or not export.file:
             raise Http404
@@ -100,8 +97,6 @@ class ReportPageMixin:
         return day, self.date_form_class(initial={"date": day})
 
     def needs_refresh(self, queryset):
-        from ..reports import REPORT_ACTIVE
-
         day, _form = self.report_date()
         return self.report_runs(day).filter(state__in=REPORT_ACTIVE).exists()
 
@@ -121,12 +116,12 @@ def report_fetch(request, *, form, list_url, request_report):
     return redirect(f"{list_url}?date={day:%Y-%m-%d}")
 
 
-class FamilyPage(SectionMixin, BaseObjectView):
+class FamilyPage(BaseObjectView):
     family = None
     required_roles = EVERYONE
 
 
-class ExportListView(SectionMixin, ObjectListView):
+class ExportListView(ObjectListView):
     family = None
     required_roles = EVERYONE
     refresh_interval = 3
@@ -146,7 +141,7 @@ class ExportListView(SectionMixin, ObjectListView):
         return super().render(context, status)
 
 
-class ExportDetailView(SectionMixin, ObjectDetailView):
+class ExportDetailView(ObjectDetailView):
     family = None
     required_roles = EVERYONE
 
@@ -232,9 +227,6 @@ class ExportHistoryView(FamilyPage):
 def register_export_pages(family, *, prefix, section, tab, title, start_links, heading, home, subtitle="",
                           empty_text=None):
     """Register the pages of an export family under `prefix` of its app's URLs."""
-    from .filters import export_filterset
-    from .tables import export_table
-
     table, filterset = export_table(family, empty_text), export_filterset(family)
     detail_fields = ("kind", *EXPORT_FIELDS) if family.kinds else EXPORT_FIELDS
     common = {"family": family, "model": family.model, "section": section, "tab": tab}
@@ -312,7 +304,7 @@ def register_record_export(model, family, *, section, tab):
 
 # --- reports ---------------------------------------------------------------------------------------------
 
-class ReportListView(ReportPageMixin, SectionMixin, ObjectListView):
+class ReportListView(ReportPageMixin, ObjectListView):
     """A report page of one kind: a date picker, the stored items of the current run, totals and Excel.
     Subclasses give totals(queryset) and a template with the totals block."""
 
@@ -321,11 +313,7 @@ class ReportListView(ReportPageMixin, SectionMixin, ObjectListView):
     required_roles = EVERYONE
     refresh_interval = 3
 
-    @property
-    def date_form_class(self):
-        from .forms import ReportDateForm
-
-        return ReportDateForm
+    date_form_class = ReportDateForm
 
     def report_runs(self, day):
         return self.family.run_model.objects.filter(company=self.request.company, report_date=day,
@@ -353,8 +341,6 @@ class ReportFetchView(FamilyPage):
     kind = None
 
     def post(self, request):
-        from .forms import ReportDateForm
-
         company = active_company(request)
         return report_fetch(request, form=ReportDateForm(request.POST), list_url=model_url(self.get_model(), "list"),
                             request_report=lambda day: self.family.request(company=company, report_date=day,

@@ -11,6 +11,7 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 from django_filters.constants import EMPTY_VALUES
 
+from ..exports import ExportState
 from ..search import folded_search_field, search_filter
 
 
@@ -66,9 +67,13 @@ class _DayFilter(django_filters.DateFilter):
     row to a date and the column's index could not be used (a million-row list)."""
 
     bound = ""  # "gte": from the day's start; "lt": before the next day's start
+    day_lookup = ""  # the lookup on a date field
+    day_label = None
 
     def __init__(self, field_name, **kwargs):
         kwargs.setdefault("widget", forms.DateInput(attrs={"type": "date"}, format="%Y-%m-%d"))
+        kwargs.setdefault("lookup_expr", self.day_lookup)
+        kwargs.setdefault("label", self.day_label)
         super().__init__(field_name=field_name, **kwargs)
 
     def filter(self, qs, value):
@@ -89,29 +94,17 @@ class _DayFilter(django_filters.DateFilter):
 class DateFromFilter(_DayFilter):
     """`field >= date` (a date input; the day counts in local time)."""
 
-    bound = "gte"
-
-    def __init__(self, field_name, **kwargs):
-        kwargs.setdefault("lookup_expr", "gte")
-        kwargs.setdefault("label", _("From"))
-        super().__init__(field_name, **kwargs)
+    bound, day_lookup, day_label = "gte", "gte", _("From")
 
 
 class DateToFilter(_DayFilter):
     """`field <= date` (the whole day, in local time)."""
 
-    bound = "lt"
-
-    def __init__(self, field_name, **kwargs):
-        kwargs.setdefault("lookup_expr", "lte")
-        kwargs.setdefault("label", _("To"))
-        super().__init__(field_name, **kwargs)
+    bound, day_lookup, day_label = "lt", "lte", _("To")
 
 
 def export_filterset(family):
     """The filter bar of a family's export list: a search over file name and id, the kind, the state."""
-    from ..exports import ExportState
-
     kinds = ("kind",) if family.kinds else ()
     attrs = {"search_fields": ("file_name", "export_id"),
              "state": django_filters.ChoiceFilter(choices=ExportState.choices, label=_("State")),

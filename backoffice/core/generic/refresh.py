@@ -6,6 +6,7 @@ from django.shortcuts import redirect
 from django.utils.decorators import method_decorator
 from django.views.decorators.http import require_POST
 
+from .. import refresh
 from ..roles import EVERYONE
 from .families import active_company
 from .registry import model_url, register_model_view
@@ -17,8 +18,6 @@ class RefreshView(BaseObjectView):
     required_roles = EVERYONE
 
     def post(self, request):
-        from .. import refresh
-
         refresh.refresh_request(self.get_model(), active_company(request))
         messages.info(request, refresh.refresh_message())
         return redirect(model_url(self.get_model(), "list"))

@@ -14,9 +14,12 @@ URL names are "<app_label>:<model_name>_<name>": the app's urls.py sets app_name
 roles are its `required_roles` (a role set of core/roles.py).
 """
 
+from django.apps import apps
 from django.urls import NoReverseMatch, path, reverse
 
+from ..registry import registry
 from ..roles import has_role
+from ..text import capfirst
 
 # action -> (route below the prefix, whether it takes a pk)
 ROUTES = {
@@ -28,12 +31,9 @@ ROUTES = {
     "delete": ("<id:pk>/delete/", True),
 }
 
-_views: dict[tuple[str, str], dict[str, type]] = {}
-# Routes of the named views beyond ROUTES, per model: name -> route below the prefix.
-_routes: dict[tuple[str, str], dict[str, str]] = {}
-_prefixes: dict[tuple[str, str], str] = {}
-# Bulk actions another app adds to a model's list; each posts the selection to its own URL (url_name).
-_extra_bulk_actions: dict[tuple[str, str], dict] = {}
+# Kept in the registry's stores (core.registry), each by (app_label, model_name): "model_views" (action -> view
+# class), "model_routes" (the named views beyond ROUTES: name -> route below the prefix), "model_prefixes" and
+# "bulk_actions" (those another app adds to the model's list; each posts the selection to its own URL, url_name).
 
 
 def _key(model):
@@ -46,7 +46,7 @@ def register_model_view(model, action, *, prefix=None, path=None):
 
     def decorator(view_class):
         if path is not None:
-            _routes.setdefault(_key(model), {})[action] = path
+            registry["model_routes"].setdefault(_key(model), {})[action] = path
         register_model_views(model, prefix=prefix, **{action: view_class})
         return view_class
 
@@ -57,27 +57,27 @@ def _route(key, action):
     """(route below the prefix, whether it takes a pk) of a registered action."""
     if action in ROUTES:
         return ROUTES[action]
-    route = _routes.get(key, {})[action]
+    route = registry["model_routes"].get(key, {})[action]
     return route, "<id:pk>" in route
 
 
 def register_model_views(model, *, prefix=None, **views):
     """Register views by action (list, detail, edit, add, delete, bulk). `edit` also serves `add`
     unless `add` is given."""
-    key = _key(model)
-    unknown = set(views) - set(ROUTES) - set(_routes.get(key, {}))
+    key, prefixes = _key(model), registry["model_prefixes"]
+    unknown = set(views) - set(ROUTES) - set(registry["model_routes"].get(key, {}))
     if unknown:
         raise ValueError(f"unknown generic view action(s) (give a path): {', '.join(sorted(unknown))}")
-    if "edit" in views and "add" not in views and "add" not in _views.get(key, {}):
+    if "edit" in views and "add" not in views and "add" not in registry["model_views"].get(key, {}):
         views["add"] = views["edit"]
     for view_class in views.values():
         if getattr(view_class, "model", None) is None and getattr(view_class, "queryset", None) is None:
             view_class.model = model
-    _views.setdefault(key, {}).update({action: view for action, view in views.items() if view is not None})
+    registry["model_views"].setdefault(key, {}).update({action: view for action, view in views.items() if view})
     if prefix is not None:  # "" puts the model's pages at the root of its app's URLs
-        _prefixes[key] = prefix.strip("/")
-    elif key not in _prefixes:
-        _prefixes[key] = model._meta.model_name
+        prefixes[key] = prefix.strip("/")
+    elif key not in prefixes:
+        prefixes[key] = model._meta.model_name
 
 
 def register_bulk_action(model, name, bulk_action):
@@ -85,23 +85,24 @@ def register_bulk_action(model, name, bulk_action):
     list). bulk_action.url_name is the view that receives the selected "pk" values by POST."""
     if not bulk_action.url_name:
         raise ValueError("a bulk action registered from another app needs url_name")
-    _extra_bulk_actions.setdefault(_key(model), {})[name] = bulk_action
+    registry["bulk_actions"].setdefault(_key(model), {})[name] = bulk_action
 
 
 def extra_bulk_actions(model) -> dict:
-    return dict(_extra_bulk_actions.get(_key(model), {}))
+    return dict(registry["bulk_actions"].get(_key(model), {}))
 
 
 def get_model_urls(app_label, model_name):
     """URL patterns of every view registered for the model."""
     key = (app_label, model_name)
-    if key not in _views:
+    views = registry["model_views"].get(key)
+    if views is None:
         raise LookupError(f"no view is registered for {app_label}.{model_name}")
-    prefix = _prefixes[key]
+    prefix = registry["model_prefixes"][key]
     patterns = []
     # Named views first: "history/" must not be taken for a pk of "<id:pk>/".
-    for action in [*_routes.get(key, {}), *ROUTES]:
-        view_class = _views[key].get(action)
+    for action in [*registry["model_routes"].get(key, {}), *ROUTES]:
+        view_class = views.get(action)
         if view_class is not None:
             route = _route(key, action)[0]
             patterns.append(path(f"{prefix}/{route}".replace("//", "/") if prefix else route, view_class.as_view(),
@@ -110,7 +111,7 @@ def get_model_urls(app_label, model_name):
 
 
 def get_model_view(model, action):
-    return _views.get(_key(model), {}).get(action)
+    return registry["model_views"].get(_key(model), {}).get(action)
 
 
 def user_may(user, model, action) -> bool:
@@ -134,3 +135,20 @@ def model_url(model_or_instance, action, /, **kwargs):
         return reverse(f"{app_label}:{model_name}_{action}", kwargs=kwargs)
     except NoReverseMatch:  # registered but not (yet) in the URLconf
         return None
+
+
+def target_label(target: str):
+    """What a job worked on, as people read it: ("Etkinlik bileti 12", its detail URL or None), from the
+    internal "app_label.model:pk[+...]" (core.sync.record_target, selection_target; no query: a list of jobs
+    stays one query)."""
+    label, _sep, rest = (target or "").partition(":")
+    pk = rest.split("+", 1)[0]
+    try:
+        model = apps.get_model(label) if label else None
+    except (LookupError, ValueError):
+        model = None
+    if model is None:
+        return target, None
+    if not pk.isdigit():
+        return capfirst(model._meta.verbose_name), None
+    return f"{capfirst(model._meta.verbose_name)} {pk}", model_url(model, "detail", pk=int(pk))

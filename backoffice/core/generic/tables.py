@@ -3,6 +3,7 @@ links to the detail page, a selection column for bulk actions, Excel-friendly va
 
 import django_tables2 as tables
 from django.core.paginator import EmptyPage, Paginator
+from django.db import models as db
 from django.db.models import QuerySet
 from django.utils import timezone
 from django.utils.formats import date_format, number_format
@@ -24,13 +25,17 @@ def _local(value):
 class LinkedColumn(tables.Column):
     """The record's name, linked to its detail page when that page is registered."""
 
-    def __init__(self, *args, **kwargs):
+    def __init__(self, *args, placeholder=None, **kwargs):
         kwargs.setdefault("linkify", False)
+        # Rendered when empty too: a draft has no number yet, and its row must still lead to its page.
+        kwargs.setdefault("empty_values", ())
+        self.placeholder = placeholder  # shown for an empty value; None: the record's name
         super().__init__(*args, **kwargs)
 
     def render(self, value, record):
         url = model_url(record, "detail")
-        value = value if value not in (None, "") else str(record)  # e.g. a list the platform has not numbered
+        if value in (None, ""):  # e.g. a list the platform has not numbered
+            value = self.placeholder if self.placeholder is not None else str(record)
         return format_html('<a href="{}">{}</a>', url, value) if url else value
 
     def value(self, value):
@@ -282,8 +287,6 @@ def export_table(family, empty_text=None):
 def model_table(model, fields, *, secondary=(), tertiary=(), empty_text=None, base=None, **columns):
     """A table of these fields of the model, each column as its field's kind reads: dates in local time,
     amounts with two decimals, yes/no as ticks. `columns` adds or replaces columns."""
-    from django.db import models as db
-
     base = base or OrderedTable
     kinds = ((db.DateTimeField, DateTimeColumn), (db.DecimalField, MoneyColumn), (db.BooleanField, tables.BooleanColumn))
     attrs = {}

@@ -1,12 +1,10 @@
 """Generic views in the NetBox manner: a model's list, detail, edit, delete and bulk-action pages are
 subclasses that set a queryset, a table, a filter set and a form, and nothing else.
 
-Every view:
-- refuses (403) a user without one of `required_roles` (empty: any signed-in user);
-- shows only the active company's records when the model has a `company` field (another company's
-  record is a 404), unless `company_scoped = False`;
-- finds its template from the model's meta: "<app_label>/<model_name>_<action>.html" if it exists,
-  else "generic/object_<action>.html".
+Every view refuses (403) a user without one of `required_roles` (empty: any signed-in user); shows only the active
+company's records when the model has a `company` field (another company's record is a 404), unless
+`company_scoped = False`; stands on the section and tab of its model's list (core.generic.sections); and finds its
+template from the model's meta: "<app_label>/<model_name>_<action>.html", else "generic/object_<action>.html".
 """
 
 from dataclasses import dataclass
@@ -30,11 +28,14 @@ from django.views import View
 from django_tables2 import RequestConfig
 
 from ..crypto import EncryptedTextField
-from ..roles import CompanyScopedMixin, RoleRequiredMixin, has_role
+from ..roles import EDITORS, EVERYONE, CompanyScopedMixin, RoleRequiredMixin, has_role
 from ..security import parse_ids
+from .bulk import bulk_delete, totals_by_currency  # noqa: F401 (totals_by_currency: the apps' import)
 from .export import export_xlsx
 from .guarded import SubmissionGuardMixin
+from .lines import register_lookups
 from .registry import extra_bulk_actions, get_model_view, model_url, user_may
+from .sections import SectionMixin
 from .tables import SelectionColumn
 from .text import capfirst
 
@@ -56,7 +57,19 @@ class _QuerysetRoot:
         return self.base_queryset()
 
 
-class BaseObjectView(RoleRequiredMixin, CompanyScopedMixin, _QuerysetRoot, View):
+class _ModelContext:
+    def base_context(self):
+        meta = self.get_model()._meta
+        return {
+            "model": self.get_model(),
+            "verbose_name": meta.verbose_name,
+            "verbose_name_plural": meta.verbose_name_plural,
+            "list_url": model_url(self.get_model(), "list") if user_may(self.request.user, self.get_model(), "list")
+            else None,
+        }
+
+
+class BaseObjectView(RoleRequiredMixin, CompanyScopedMixin, SectionMixin, _ModelContext, _QuerysetRoot, View):
     model = None
     queryset = None
     required_roles: tuple = ()
@@ -90,16 +103,6 @@ class BaseObjectView(RoleRequiredMixin, CompanyScopedMixin, _QuerysetRoot, View)
         meta = self.get_model()._meta
         return [f"{meta.app_label}/{meta.model_name}_{self.action}.html", f"generic/object_{self.action}.html"]
 
-    def base_context(self):
-        meta = self.get_model()._meta
-        return {
-            "model": self.get_model(),
-            "verbose_name": meta.verbose_name,
-            "verbose_name_plural": meta.verbose_name_plural,
-            "list_url": model_url(self.get_model(), "list") if user_may(self.request.user, self.get_model(), "list")
-            else None,
-        }
-
     def render(self, context, status=200):
         return TemplateResponse(self.request, self.get_template_names(), {**self.base_context(), **context},
                                 status=status)
@@ -109,6 +112,7 @@ class ObjectListView(BaseObjectView):
     """Filtered, sorted, paginated table with an Excel export and htmx refresh of the table alone."""
 
     action = "list"
+    required_roles = EVERYONE
     table = None
     filterset = None
     filterset_form = None  # a Form class for the filter bar; None: the filter set's own form
@@ -242,6 +246,7 @@ def describe_fields(obj, names=None, exclude=("id",), user=None):
 
 class ObjectDetailView(BaseObjectView):
     action = "detail"
+    required_roles = EVERYONE
     fields = None  # names to show, in order; None: every concrete field but the id
 
     def get_object(self):
@@ -264,17 +269,26 @@ class ObjectDetailView(BaseObjectView):
 
 
 class ObjectEditView(SubmissionGuardMixin, BaseObjectView):
-    """Create (no pk in the URL) and update. A new record of a company-scoped model belongs to the
-    active company, and its form carries a one-time key and the company it was opened for
-    (core.submissions): Back-and-resubmit shows the record already created, a company switched in another
-    tab is refused."""
+    """Create (no pk in the URL) and update. A new company-scoped record belongs to the active company, and its form
+    carries a one-time key and the company it was opened for (core.submissions): Back-and-resubmit shows the record
+    already created, a company switched in another tab is refused. `formsets = {"lines": LineFormSet}` (prefix =
+    name; validated with the form, saved with it in one transaction: save_form(form, lines=...)); `lookups =
+    {"customer": Lookup(...)}`, each the model's view of that name, with this view's roles (core.generic.lines)."""
 
     action = "edit"
+    required_roles = EDITORS
     form = None
+    formsets: dict = {}
+    lookups: dict = {}
     # None: guard the creation of company-scoped records; True / False to decide otherwise.
     submission_guard = None
     # Errors of the save (a service's refusal) shown on the form, their `field` when they have one.
     refused: tuple = ()
+    invalid_status = 200  # of the page that shows the errors
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        register_lookups(cls)
 
     def guarded(self, obj):
         if obj.pk is not None:
@@ -294,9 +308,16 @@ class ObjectEditView(SubmissionGuardMixin, BaseObjectView):
     def get_form_kwargs(self):
         return {}
 
-    def save_form(self, form):
-        """Save and return the record; override to do more in the same transaction."""
-        return form.save()
+    def get_formsets(self, obj, data=None) -> dict:
+        """The declared formsets, bound to `data` (a POST) or showing the record's lines."""
+        return {name: formset(data=data, instance=obj, prefix=name) for name, formset in self.formsets.items()}
+
+    def save_form(self, form, **formsets):
+        """Save and return the record (with its lines); override to do more in the same transaction."""
+        obj = form.save()
+        for formset in formsets.values():  # built on the same instance: it has its pk now
+            formset.save()
+        return obj
 
     def return_url(self, obj):
         fallback = model_url(obj, "detail") or model_url(type(obj), "list") or "/"
@@ -307,9 +328,14 @@ class ObjectEditView(SubmissionGuardMixin, BaseObjectView):
         fallback = (model_url(obj, "detail") if obj.pk else None) or model_url(type(obj), "list") or "/"
         return safe_return_url(self.request, self.request.GET.get("return_url"), fallback)
 
+    def form_context(self, obj, formsets) -> dict:
+        """What the form's page shows besides the form and its lines (choices the browser offers, ...)."""
+        return {}
+
     def render_form(self, obj, form, status=200):
-        return self.render({"object": obj, "form": form, "is_new": obj.pk is None,
-                            "cancel_url": self.cancel_url(obj)}, status=status)
+        formsets = getattr(self, "bound_formsets", None) or self.get_formsets(obj)
+        return self.render({"object": obj, "form": form, "is_new": obj.pk is None, "cancel_url": self.cancel_url(obj),
+                            **formsets, **self.form_context(obj, formsets)}, status=status)
 
     def locked_message(self, obj) -> str:
         """Why this record cannot be changed now ("" when it can): the page goes back to its detail."""
@@ -336,8 +362,11 @@ class ObjectEditView(SubmissionGuardMixin, BaseObjectView):
             return locked
         is_new = obj.pk is None
         form = self.form(data=request.POST, files=request.FILES, instance=obj, **self.get_form_kwargs())
-        obj, answered = self.guarded_submit(self.guard_for(obj), form, lambda: self.save_form(form),
-                                            refused=self.refused, invalid=lambda: self.render_form(obj, form))
+        self.bound_formsets = formsets = self.get_formsets(obj, data=request.POST)
+        obj, answered = self.guarded_submit(
+            self.guard_for(obj), form, lambda: self.save_form(form, **formsets), refused=self.refused,
+            valid=lambda: all([form.is_valid(), *(formset.is_valid() for formset in formsets.values())]),
+            invalid=lambda: self.render_form(obj, form, self.invalid_status))
         if answered is not None:
             return answered
         messages.success(request, self.success_message(obj, is_new))
@@ -348,6 +377,7 @@ class ObjectDeleteView(BaseObjectView):
     """A confirmation page first; the record goes only on the confirming POST."""
 
     action = "delete"
+    required_roles = EDITORS
 
     def get_object(self):
         return get_object_or_404(self.get_queryset(), pk=self.kwargs["pk"])
@@ -388,24 +418,6 @@ class BulkAction:
     details: Callable | None = None
     # The label of a checkbox the confirmation needs ticked ("I checked ..."): a stray Enter or click sends nothing.
     check: str = ""
-
-
-def totals_by_currency(rows) -> list[tuple]:
-    """[(currency, total, documents)] of send-confirmation rows ({"total", "currency"}): amounts in different
-    currencies are never added."""
-    found = {}
-    for row in rows:
-        total, count = found.get(row["currency"], (0, 0))
-        found[row["currency"]] = (total + (row["total"] or 0), count + 1)
-    return [(currency, total, count) for currency, (total, count) in sorted(found.items())]
-
-
-def bulk_delete(request, queryset):
-    count = 0
-    for obj in queryset:  # one by one so that model delete() logic and signals run
-        obj.delete()
-        count += 1
-    return count
 
 
 class BulkActionView(BaseObjectView):

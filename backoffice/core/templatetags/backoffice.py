@@ -1,16 +1,18 @@
 """Template helpers of the UI shell: the side menu, Bootstrap form fields, model URLs, badges."""
 
 import re
+from decimal import Decimal, InvalidOperation
 
 from django import forms, template
 from django.forms.boundfield import BoundField
+from django.template.defaultfilters import floatformat
 from django.utils.html import format_html
 from django.utils.safestring import mark_safe
 from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 
 from ..generic.navigation import menu_for
-from ..generic.registry import model_url, user_may
+from ..generic.registry import model_url, target_label, user_may
 from ..generic.text import capfirst
 from ..widgets import (ID_HOLE, NAME_HOLE, VALUE_HOLE, fill_value, page_options, render_widget, text,
                        widget_with_holes)
@@ -233,8 +235,6 @@ def capfirst_i18n(value):
 @register.filter
 def job_target(target):
     """A job's record as people read it ("Etkinlik bileti 12"), not its internal key."""
-    from ..joblabels import target_label
-
     return target_label(target)[0]
 
 
@@ -242,10 +242,6 @@ def job_target(target):
 def figure(value, least=2):
     """A decimal with the digits it needs and at least `least` (1.250,50; 37,1234; 34,5678), localised: prices,
     quantities and exchange rates that the database keeps with six places."""
-    from decimal import Decimal, InvalidOperation
-
-    from django.template.defaultfilters import floatformat
-
     if value in (None, ""):
         return ""
     try:

@@ -4,6 +4,7 @@ URL when the user may use it, why it cannot be used now, a one-time key (core.su
 from django import template
 
 from backoffice.core.generic.registry import model_url, user_may
+from backoffice.core.submissions import SubmissionGuard
 
 from .. import copies
 from ..models import DispatchNote
@@ -17,5 +18,5 @@ def note_copy_actions(context, note):
     found = {"print_url": model_url(note, "document", kind="pdf") if note.remote_id else ""}
     if user_may(request.user, DispatchNote, "copy"):
         found.update(copy_url=model_url(note, "copy"), copy_refusal=copies.copy_refusal(note),
-                     copy_guard=copies.guard_fields(request))
+                     copy_guard=SubmissionGuard(request).fields())
     return found

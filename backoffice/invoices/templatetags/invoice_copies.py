@@ -4,6 +4,7 @@ URLs when the user may use them, why one cannot be used now, and a one-time key 
 from django import template
 
 from backoffice.core.generic.registry import model_url, user_may
+from backoffice.core.submissions import SubmissionGuard
 
 from .. import copies
 from ..choices import InvoiceType
@@ -19,8 +20,8 @@ def invoice_copy_actions(context, invoice):
     if not invoice.is_send or not user_may(request.user, Invoice, "copy"):
         return found
     found.update(copy_url=model_url(invoice, "copy"), copy_refusal=copies.copy_refusal(invoice),
-                 copy_guard=copies.guard_fields(request))
+                 copy_guard=SubmissionGuard(request).fields())
     if invoice.invoice_type == InvoiceType.SATIS:  # a return is offered on a sale only
         found.update(return_url=model_url(invoice, "return"), return_refusal=copies.return_refusal(invoice),
-                     return_guard=copies.guard_fields(request))
+                     return_guard=SubmissionGuard(request).fields())
     return found

@@ -1,7 +1,8 @@
 """What every simulated service of the platform's document APIs shares: reading the request body and
 binding it to the operation's model, parsing blanks, numbers, moments and GUIDs, tax numbers with their
 check digits, collecting validation problems into one 400, the sandbox clock, paging and the paged
-envelope, id lists, the per-customer lock and the customer a control action names.
+envelope, id lists, the elements of a UBL document, the per-customer lock and the customer a control
+action names.
 
 A body that does not fit the operation's model (a JSON type other than the documents give, such as a
 number sent as a string or a boolean for a number; an unknown or misspelt member, names being
@@ -18,6 +19,7 @@ from datetime import datetime, time, timedelta
 from decimal import Decimal, InvalidOperation
 
 from django.utils import timezone
+from lxml import etree
 from django.utils.dateparse import parse_date, parse_datetime
 from stdnum.tr import tckimlik, vkn
 
@@ -36,6 +38,12 @@ def now(call: Call | None = None) -> datetime:
 
 def refused(title: str, detail: str, status: int = 400) -> ApiError:
     return problem(status, title, detail)
+
+
+def failure(text: str, status: int = 400) -> ApiError:
+    """A failure of a delete, a post or a reverse of the accounting service (document 3, section 4): an object with
+    field Error."""
+    return ApiError(status, {"Error": text})
 
 
 # --- the body's model: JSON types and member names ----------------------------------------------------------
@@ -339,6 +347,23 @@ def listed(call: Call, items: list, capitalised: bool = False) -> dict:
     return paged(items, page_index, page_size, capitalised=capitalised)
 
 
+# --- UBL documents -----------------------------------------------------------------------------------------------
+
+def element_maker(namespaces: dict):
+    """add(parent, "prefix:name", text=None, **attributes) -> the new child element of a UBL document in these
+    namespaces (a name without a prefix is in the document's own, namespaces[None])."""
+
+    def add(parent, tag: str, text=None, **attributes):
+        prefix, _, name = tag.rpartition(":")
+        element = etree.SubElement(parent, f"{{{namespaces[prefix or None]}}}{name}",
+                                   {k: str(v) for k, v in attributes.items()})
+        if text is not None:
+            element.text = str(text)
+        return element
+
+    return add
+
+
 # --- writes and control ----------------------------------------------------------------------------------
 
 def lock(customer) -> None:
@@ -355,4 +380,24 @@ def control_customer(body: dict) -> Customer:
         customer = key.customer if key else None
     if customer is None:
         raise BadRequest("no customer with that customer_unique_id or api_key")
+    return customer
+
+
+def named_customer(body: dict) -> Customer:
+    """The customer a control action names by customer: its id (an integer, as POST /_control/customers answers
+    it), its customerUniqueId or an API key of it; else by customer_unique_id or api_key (control_customer)."""
+    named = body.get("customer")
+    if named in (None, ""):
+        return control_customer(body)
+    customer = None
+    if isinstance(named, int) and not isinstance(named, bool):
+        customer = Customer.objects.filter(pk=named).first()
+    elif isinstance(named, str):
+        if is_guid(named):
+            customer = Customer.objects.filter(customer_unique_id=named).first()
+        if customer is None:
+            key = ApiKey.objects.select_related("customer").filter(key=named).first()
+            customer = key.customer if key else None
+    if customer is None:
+        raise BadRequest("no customer with that id, customerUniqueId or API key")
     return customer

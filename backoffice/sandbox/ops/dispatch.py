@@ -56,8 +56,9 @@ notes and replies follow the wire contract of issue 16):
   year (EIR unless the UBL form names a prefix defined for the customer), skipping numbers a sender took. A prefix
   not defined (the settings' prefixes; by default every 3 of A-Z, 0-9 is) is document 3's warning, not a
   refusal: the note takes the next number of the default series and the UBL answer adds Message "No prefix
-  found: ..." (the facts file: create answers carry a message). An update with useManualDespatchAdviceId false keeps the note's number. Replies alike (IRY by
-  default, the year of the reply's issue date); the sandbox's made-up incoming notes are numbered GLN.
+  found: ..." (the facts file: create answers carry a message). An update with useManualDespatchAdviceId false
+  keeps the note's number. Replies alike (IRY by default, the year of the reply's issue date); the sandbox's
+  made-up incoming notes are numbered GLN.
 - UBL form: the note's id is the XML's cbc:UUID (a GUID the customer has not used; at an update the path's id);
   the receiver is the XML's DeliveryCustomerParty. targetAlias, when given, must be a mailbox of the receiver in
   the taxpayer list (or the generic alias for a receiver that is no user); it is required when the receiver has
@@ -86,13 +87,14 @@ import base64
 import hashlib
 import uuid
 from datetime import timedelta, timezone as dt_timezone
+from types import SimpleNamespace
 
 from django.utils import timezone
 
 from ..api import Call
 from ..models import Customer, Document
 from . import dispatch_ubl as ubl
-from .common import iso, now, refused
+from .common import Problems, blank, iso, moment, now, page, paged_query, refused
 from .dispatch_directory import TITLES
 from .dispatch_rules import APPROVED, DELIVERED, DRAFT, ERROR, QUEUED, STATUS_NAMES
 
@@ -139,11 +141,34 @@ def note_key(value: str) -> str:
     return str(value).strip().lower()
 
 
-def note_of(call: Call, note_id: str) -> Document:
-    doc = Document.objects.filter(customer=call.customer, kind=NOTE, key=note_key(note_id)).first()
+def document_of(call: Call, kind: str, doc_id: str, what: str) -> Document:
+    """The customer's note (or reply) of this id; 404 naming what it is looked for as."""
+    doc = Document.objects.filter(customer=call.customer, kind=kind, key=note_key(doc_id)).first()
     if doc is None:
-        raise refused("Not Found", f"No outgoing dispatch note with id {note_id}.", 404)
+        raise refused("Not Found", f"No {what} with id {doc_id}.", 404)
     return doc
+
+
+def documents_of(call: Call, kind: str, ids: list[str], what: str) -> list[Document]:
+    """The customer's notes (or replies) of these ids in the given order; 404 naming the unknown ones."""
+    keys = [note_key(value) for value in ids]
+    found = {doc.key: doc for doc in Document.objects.filter(customer=call.customer, kind=kind, key__in=keys)}
+    missing = [value for value, key in zip(ids, keys) if key not in found]
+    if missing:
+        raise refused("Not Found", f"No {what} with id {', '.join(missing)}.", 404)
+    return [found[key] for key in dict.fromkeys(keys)]
+
+
+def ids_of(body: dict, name: str, noun: str) -> list[str]:
+    """The non-empty array of ids the body gives under this name."""
+    ids = body.get(name)
+    if not isinstance(ids, list) or not ids or not all(isinstance(item, str) and item.strip() for item in ids):
+        raise refused("Bad Request", f"{name}: must be a non-empty array of {noun} ids.")
+    return ids
+
+
+def note_of(call: Call, note_id: str) -> Document:
+    return document_of(call, NOTE, note_id, "outgoing dispatch note")
 
 
 def name_of(doc: Document) -> str:
@@ -167,6 +192,48 @@ def spelled_query(call: Call, names) -> None:
                 "case-sensitive)." for key in call.query if key not in names and key.lower() in lowered]
     if problems:
         raise refused("Validation failed", "; ".join(problems))
+
+
+def listed(call: Call, rows, filters: tuple, item, flags: tuple = ()):
+    """One page of rows (the customer's outgoing or incoming notes, or receipts) filtered by the query as the
+    platform's lists are: exact filters and true / false flags (query name, lookup), status, startDate / endDate on
+    creation (endDate not later than now), isDesc by creation. Names as document 3 (4.5) spells them."""
+    spelled_query(call, ("pageIndex", "pageSize", "status", "isDesc", "startDate", "endDate",
+                         *(name for name, _lookup in filters + flags)))
+    paging = SimpleNamespace(query={name: query_value(call, name) for name in ("pageIndex", "pageSize")})
+    page_index, page_size = page(paging)
+    problems = Problems()
+    for name, lookup in filters:
+        value = query_value(call, name)
+        if not blank(value):
+            rows = rows.filter(**{lookup: value.strip()})
+    raw_status = query_value(call, "status")
+    if not blank(raw_status):
+        if raw_status.strip().lstrip("-").isdigit():
+            rows = rows.filter(status=int(raw_status))
+        else:
+            problems.add("status", f"The value '{raw_status}' is not a status number.")
+    for name, lookup in (*flags, ("isDesc", None)):
+        value = query_value(call, name)
+        if not blank(value) and value.strip().lower() not in ("true", "false"):
+            problems.add(name, f"{name} must be true or false (got '{value}').")
+        elif lookup and not blank(value):
+            rows = rows.filter(**{lookup: value.strip().lower() == "true"})
+    for name, lookup in (("startDate", "created__gte"), ("endDate", "created__lte")):
+        value = query_value(call, name)
+        if blank(value):
+            continue
+        parsed = moment(value)
+        if parsed is None:
+            problems.add(name, f"The value '{value}' of {name} is not a date and time yyyy-MM-dd HH:mm:ss.")
+        elif name == "endDate" and parsed > now(call):
+            problems.add(name, f"endDate ({value}) must not be later than now.")
+        else:
+            rows = rows.filter(**{lookup: parsed})
+    problems.raise_any()
+    descending = (query_value(call, "isDesc") or "").strip().lower() == "true"
+    rows = rows.order_by(*(("-created", "-pk") if descending else ("created", "pk")))
+    return paged_query(rows, page_index, page_size, item)
 
 
 def utc(moment) -> str | None:

@@ -14,9 +14,9 @@ from django.db import transaction
 from django.utils import timezone
 
 from ..control import BadRequest, control_action
-from ..models import ApiKey, Customer, Document
+from ..models import Document
 from . import dispatch_rules as rules
-from .common import control_customer, is_guid, iso, lock, now
+from .common import iso, lock, named_customer, now
 from .dispatch import (ENVELOPE_QUEUED, ERROR_MESSAGE, NOTE, dispatch_settings, next_numbers, note_key,
                        queue, save_settings)
 from .dispatch import ARRIVAL
@@ -28,24 +28,6 @@ from .dispatch_rules import APPROVED, DELIVERED, DRAFT, ERROR, QUEUED, STATUSES
 SEED_STATUSES = (DRAFT, QUEUED, ERROR, DELIVERED, APPROVED, APPROVED, APPROVED, 65, 70, 80, 90)
 ERROR_STATUSES = (ERROR, 62, 82, 92)
 MAX_SEED = 100_000
-
-
-def _customer(body: dict) -> Customer:
-    named = body.get("customer")
-    if named in (None, ""):
-        return control_customer(body)
-    customer = None
-    if isinstance(named, int) and not isinstance(named, bool):
-        customer = Customer.objects.filter(pk=named).first()
-    elif isinstance(named, str):
-        if is_guid(named):
-            customer = Customer.objects.filter(customer_unique_id=named).first()
-        if customer is None:
-            key = ApiKey.objects.select_related("customer").filter(key=named).first()
-            customer = key.customer if key else None
-    if customer is None:
-        raise BadRequest("no customer with that id, customerUniqueId or API key")
-    return customer
 
 
 def arrival_changes(body: dict) -> dict:
@@ -71,7 +53,7 @@ def control_settings(body):
     upper_case_ids true: status answers write ids in capitals. prefixes: the prefixes defined for the customer's
     outgoing notes (a list of 3 of A-Z, 0-9; null: every well-formed prefix). The arrival members are answered once
     set (reset clears them)."""
-    customer = _customer(body)
+    customer = named_customer(body)
     arrival = arrival_changes(body)
     if body.get("reset") is True:
         Document.objects.filter(customer=customer, kind=ARRIVAL).delete()
@@ -118,17 +100,23 @@ def force(doc: Document, status: int, message, at, settings: dict) -> None:
                 "envelope": envelope, "sentDate": doc.data.get("sentDate") or (iso(at) if status else None)}
 
 
+def forced_status(body: dict, statuses: tuple) -> tuple[int, str | None]:
+    """(status, message) of a control action that forces a status: one of the statuses, a message or none."""
+    status = body.get("status")
+    if isinstance(status, bool) or status not in statuses:
+        raise BadRequest(f"status must be one of {', '.join(map(str, statuses))}")
+    message = body.get("message")
+    if message is not None and not isinstance(message, str):
+        raise BadRequest("message must be a string")
+    return status, message
+
+
 @control_action("POST", "dispatch/status")
 def control_status(body):
     """{customer, id, status, message?} -> the note's status answer (status any of document 3, 2.9; a message
     for the error statuses by default the sandbox's)."""
-    customer = _customer(body)
-    status = body.get("status")
-    if isinstance(status, bool) or status not in STATUSES:
-        raise BadRequest(f"status must be one of {', '.join(map(str, STATUSES))}")
-    message = body.get("message")
-    if message is not None and not isinstance(message, str):
-        raise BadRequest("message must be a string")
+    customer = named_customer(body)
+    status, message = forced_status(body, STATUSES)
     with transaction.atomic():
         lock(customer)
         doc = Document.objects.filter(customer=customer, kind=NOTE, key=note_key(body.get("id") or "")).first()
@@ -169,7 +157,7 @@ def _seed_body(index: int, issue_day) -> dict:
 def control_seed(body):
     """{customer, count} -> {"ids": [...]}: that many notes, numbered in the EIR series of their issue year, in the
     statuses of SEED_STATUSES in turn (20 and 50 live on as queued notes do), created in that order."""
-    customer = _customer(body)
+    customer = named_customer(body)
     count = body.get("count")
     if isinstance(count, bool) or not isinstance(count, int) or not 1 <= count <= MAX_SEED:
         raise BadRequest(f"count must be an integer from 1 to {MAX_SEED}")

@@ -1,6 +1,6 @@
 """The sandbox's control actions for incoming dispatch notes and their replies (the contract of issue 16): notes
 arriving from a made-up sender, and a reply's status forced (its note moved as the reply's life moves it). The
-customer is named as in dispatch_control.py.
+customer is named as in dispatch_control.py (common.named_customer).
 """
 
 from datetime import timedelta
@@ -9,9 +9,9 @@ from django.db import transaction
 
 from ..control import BadRequest, control_action
 from ..models import Document
-from .common import blank, decimal, lock, moment, now, vkn_tckn_problem
+from .common import blank, decimal, lock, moment, named_customer, now, vkn_tckn_problem
 from .dispatch import REPLY, REPLY_ERROR_MESSAGE, dispatch_settings, note_key
-from .dispatch_control import _customer, force
+from .dispatch_control import force, forced_status
 from .dispatch_life import DEFAULT_LINES, DEFAULT_SENDER, INCOMING_STATUSES, make_incoming, reply_moved
 from .dispatch_replies import reply_view
 from .dispatch_rules import APPROVED, DELIVERED, DRAFT, ERROR, QUEUED
@@ -43,7 +43,7 @@ def control_incoming(body):
     """{customer, count? (1..1000, 1), sender_vkn?, sender_title?, lines? [{name, quantity, unit_code}], status?
     (70), created? (ISO, now)} -> {"notes": [{id, despatchNumber, status}]}: incoming notes from that sender,
     created a microsecond apart."""
-    customer = _customer(body)
+    customer = named_customer(body)
     count = body.get("count", 1)
     if isinstance(count, bool) or not isinstance(count, int) or not 1 <= count <= MAX_INCOMING:
         raise BadRequest(f"count must be an integer from 1 to {MAX_INCOMING}")
@@ -74,13 +74,8 @@ def control_reply_status(body):
     """{customer, id, status (0, 20, 40, 50, 60), message?} -> the reply's status answer: 20 and 50 live on as a
     queued reply does; the note moves as the reply's life moves it (60 also sends the reply back to a sandbox
     sender)."""
-    customer = _customer(body)
-    status = body.get("status")
-    if isinstance(status, bool) or status not in REPLY_STATUSES:
-        raise BadRequest(f"status must be one of {', '.join(map(str, REPLY_STATUSES))}")
-    message = body.get("message")
-    if message is not None and not isinstance(message, str):
-        raise BadRequest("message must be a string")
+    customer = named_customer(body)
+    status, message = forced_status(body, REPLY_STATUSES)
     at = now()
     with transaction.atomic():
         lock(customer)

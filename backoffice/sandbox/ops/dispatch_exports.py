@@ -97,35 +97,15 @@ def _start(call: Call, kind: str, columns: tuple, stem: str, sheet: str):
     return exports.start(call, kind, stem, filters, build)
 
 
-# --- outgoing notes ------------------------------------------------------------------------------------------------
+# --- the operations of outgoing and incoming notes ------------------------------------------------------------------
 
-@operation("dispatch", "POST", BASE + "/export")
-def export_start(call: Call):
-    return _start(call, NOTE, EXPORT_COLUMNS, FILE_STEM, "İrsaliyeler")
-
-
-@operation("dispatch", "GET", BASE + "/export/history")
-def export_history(call: Call):
-    return exports.history(call, NOTE)
+def _routes(base: str, kind: str, columns: tuple, stem: str, sheet: str) -> None:
+    """Start, history and download of one kind's exports."""
+    operation("dispatch", "POST", base + "/export")(lambda call: _start(call, kind, columns, stem, sheet))
+    operation("dispatch", "GET", base + "/export/history")(lambda call: exports.history(call, kind))
+    operation("dispatch", "GET", base + "/export/{exportId}/download")(
+        lambda call, exportId: exports.download(call, kind, exportId))
 
 
-@operation("dispatch", "GET", BASE + "/export/{exportId}/download")
-def export_download(call: Call, exportId):
-    return exports.download(call, NOTE, exportId)
-
-
-# --- incoming notes ------------------------------------------------------------------------------------------------
-
-@operation("dispatch", "POST", INBOX_BASE + "/export")
-def inbox_export_start(call: Call):
-    return _start(call, INBOX, INBOX_COLUMNS, INBOX_FILE_STEM, "Gelen İrsaliyeler")
-
-
-@operation("dispatch", "GET", INBOX_BASE + "/export/history")
-def inbox_export_history(call: Call):
-    return exports.history(call, INBOX)
-
-
-@operation("dispatch", "GET", INBOX_BASE + "/export/{exportId}/download")
-def inbox_export_download(call: Call, exportId):
-    return exports.download(call, INBOX, exportId)
+_routes(BASE, NOTE, EXPORT_COLUMNS, FILE_STEM, "İrsaliyeler")
+_routes(INBOX_BASE, INBOX, INBOX_COLUMNS, INBOX_FILE_STEM, "Gelen İrsaliyeler")

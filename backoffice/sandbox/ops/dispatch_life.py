@@ -16,13 +16,14 @@ from django.utils import timezone
 
 from ..api import Call
 from ..models import Customer, Document
+from . import dispatch_rules as rules
 from . import dispatch_ubl as ubl
-from .common import lock, moment, now
+from .common import lock, moment, now, read_body, refused
 from .dispatch import (ARRIVAL, DEFAULT_ARRIVAL, ERROR_MESSAGE, INBOX, INBOX_COUNTER, NOTE, RECEIPT, REPLY,
-                       REPLY_ERROR_MESSAGE, TRANSIT, advance, customer_by_vkn, dispatch_settings, next_numbers,
-                       partner_of, queue)
+                       REPLY_ERROR_MESSAGE, TRANSIT, advance, customer_by_vkn, dispatch_settings, documents_of, ids_of,
+                       next_numbers, partner_of, queue)
 from .dispatch_directory import TITLES
-from .dispatch_rules import APPROVED, DELIVERED, DRAFT, ERROR, QUEUED
+from .dispatch_rules import APPROVED, DELIVERED, DRAFT, ERROR, QUEUED, STATUS_NAMES
 
 AWAITING, AUTOMATIC = 70, 65
 # The incoming note's statuses while a reply of each kind is on its way, failed, or through (document 3, 2.9).
@@ -173,6 +174,33 @@ def send_receipt(reply: Document, at) -> None:
 def queue_reply(reply: Document, at) -> None:
     """The reply in 20 with its life fixed by the answering customer's settings (the partner told)."""
     queue(reply, at, dispatch_settings(reply.customer))
+
+
+# --- the owner's status change (document 3, 3.3) --------------------------------------------------------------
+
+def status_change(call: Call, kind: str, what: str, nouns: tuple[str, str], store) -> None:
+    """{Ids, Status}: 40 -> 0 and 0 -> 20 only, all of the notes (or replies) or none. what names the kind in a
+    404, nouns (one, several) in the refusals; store(call, doc, status) saves one in its new status."""
+    noun, plural = nouns
+    body = rules.bound(read_body(call), rules.STATUS_CHANGE_MODEL, rules.STATUS_CHANGE_SPELLINGS)
+    ids = ids_of(body, "Ids", noun)
+    target = body.get("Status")
+    if target not in (DRAFT, QUEUED):
+        raise refused("Bad Request", f"Status: must be 0 (draft) or 20 (queue and send) (got {target}).")
+    settle(call)
+    allowed_from = ERROR if target == DRAFT else DRAFT
+    with transaction.atomic():
+        lock(call.customer)
+        docs = documents_of(call, kind, ids, what)
+        wrong = [doc for doc in docs if doc.status != allowed_from]
+        if wrong:
+            raise refused("Status change refused", "; ".join(
+                f"{noun.capitalize()} {doc.number} ({doc.key}) is {STATUS_NAMES.get(doc.status, doc.status)} "
+                f"({doc.status})" for doc in wrong) + f": only {plural} "
+                f"{'in error (40)' if target == DRAFT else 'in draft (0)'} can be set to {target}; no {noun} was "
+                "changed.")
+        for doc in docs:
+            store(call, doc, target)
 
 
 # --- incoming notes the sandbox makes up (control action, arrivals over time) ---------------------------------

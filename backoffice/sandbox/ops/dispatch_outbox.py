@@ -4,7 +4,6 @@ the listing with isNew. The choices where the documents say "not shown" are list
 """
 
 import uuid
-from types import SimpleNamespace
 
 from django.db import transaction
 from django.utils import timezone
@@ -14,28 +13,16 @@ from ..models import Document
 from . import dispatch_rules as rules
 from . import dispatch_ubl as ubl
 from . import exports
-from .common import (BOOLEAN, INTEGER, STRING, Problems, array, blank, iso, lock, moment, now, page, paged_query,
-                     read_body, refused,
-                     vkn_tckn_problem)
-from .dispatch import (BASE, DOCUMENTS, NOTE, check_unused, dispatch_settings, envelope_fields, name_of, next_number,
-                       note_key, note_of, query_value, save, spelled_query, standard, today, updatable, wrapped)
+from .common import BOOLEAN, STRING, Problems, array, blank, iso, lock, now, read_body, refused, vkn_tckn_problem
+from .dispatch import (BASE, DOCUMENTS, NOTE, check_unused, dispatch_settings, documents_of, envelope_fields, ids_of,
+                       listed, next_number, note_of, save, standard, today, updatable, wrapped)
 from .dispatch_directory import ALIASES, GENERIC_ALIAS
 from .dispatch_drawings import drawn_documents
-from .dispatch_life import note_xml, settle
-from .dispatch_rules import DRAFT, ERROR, QUEUED, STATUS_NAMES
+from .dispatch_life import note_xml, settle, status_change
+from .dispatch_rules import DRAFT, QUEUED
 
 
 # --- views -------------------------------------------------------------------------------------------------------
-
-def notes_of(call: Call, ids: list[str]) -> list[Document]:
-    """The notes of these ids in the given order; 404 naming the unknown ones."""
-    keys = [note_key(value) for value in ids]
-    found = {doc.key: doc for doc in Document.objects.filter(customer=call.customer, kind=NOTE, key__in=keys)}
-    missing = [value for value, key in zip(ids, keys) if key not in found]
-    if missing:
-        raise refused("Not Found", f"No outgoing dispatch note with id {', '.join(missing)}.", 404)
-    return [found[key] for key in dict.fromkeys(keys)]
-
 
 def status_view(doc: Document) -> dict:
     return {"id": doc.key, "despatchAdviceNumber": doc.number, "status": doc.status,
@@ -197,48 +184,23 @@ def create_ubl(call: Call):
 
 # --- status change, isNew, status ----------------------------------------------------------------------------------
 
-def _ids(body: dict, name: str = "ids") -> list[str]:
-    ids = body.get(name)
-    if not isinstance(ids, list) or not ids or not all(isinstance(item, str) and item.strip() for item in ids):
-        raise refused("Bad Request", f"{name}: must be a non-empty array of note ids.")
-    return ids
-
-
 @operation("dispatch", "PUT", DOCUMENTS + "/updatestatuslist")
 def change_status(call: Call):
     """Document 3, 3.3: 40 -> 0 and 0 -> 20 only, all of the notes or none."""
-    body = rules.bound(read_body(call), rules.STATUS_CHANGE_MODEL, rules.STATUS_CHANGE_SPELLINGS)
-    ids = _ids(body, "Ids")
-    target = body.get("Status")
-    if target not in (DRAFT, QUEUED):
-        raise refused("Bad Request", f"Status: must be 0 (draft) or 20 (queue and send) (got {target}).")
-    settle(call)
-    allowed_from = ERROR if target == DRAFT else DRAFT
-    with transaction.atomic():
-        lock(call.customer)
-        docs = notes_of(call, ids)
-        wrong = [doc for doc in docs if doc.status != allowed_from]
-        if wrong:
-            raise refused("Status change refused", "; ".join(
-                f"{name_of(doc)} is {STATUS_NAMES.get(doc.status, doc.status)} ({doc.status})" for doc in wrong) +
-                f": only notes {'in error (40)' if target == DRAFT else 'in draft (0)'} can be set to {target}; "
-                "no note was changed.")
-        for doc in docs:
-            save(call, doc, target)
-    return None
+    status_change(call, NOTE, "outgoing dispatch note", ("note", "notes"), save)
 
 
 @operation("dispatch", "PUT", BASE + "/updateisnew")
 def update_is_new(call: Call):
     """isNew false: the notes no longer match isNew=true in the list (document 3, 2.9)."""
     body = rules.bound(read_body(call), {"ids": array(STRING), "isNew": BOOLEAN})
-    ids = _ids(body)
+    ids = ids_of(body, "ids", "note")
     if not isinstance(body.get("isNew"), bool):
         raise refused("Bad Request", "isNew: must be true or false.")
     settle(call)
     with transaction.atomic():
         lock(call.customer)
-        docs = notes_of(call, ids)
+        docs = documents_of(call, NOTE, ids, "outgoing dispatch note")
         for doc in docs:
             doc.data = {**doc.data, "isNew": body["isNew"]}
         Document.objects.bulk_update(docs, ["data"], batch_size=500)
@@ -285,46 +247,9 @@ def zipped(call: Call, id, isStandartXslt):
 
 # --- the list ------------------------------------------------------------------------------------------------------
 
-LIST_QUERY = ("pageIndex", "pageSize", "localReferenceId", "despatchNumber", "status", "isNew", "startDate",
-              "endDate", "isDesc")
-
-
 @operation("dispatch", "GET", BASE + "/list")
 def note_list(call: Call):
-    spelled_query(call, LIST_QUERY)
     settle(call)
-    paging = SimpleNamespace(query={name: query_value(call, name) for name in ("pageIndex", "pageSize")})
-    page_index, page_size = page(paging)
     notes = Document.objects.filter(customer=call.customer, kind=NOTE).defer("blob")
-    problems = Problems()
-    for name, lookup in (("localReferenceId", "data__localReferenceId"), ("despatchNumber", "number")):
-        value = query_value(call, name)
-        if not blank(value):
-            notes = notes.filter(**{lookup: value.strip()})
-    raw_status = query_value(call, "status")
-    if not blank(raw_status):
-        if raw_status.strip().lstrip("-").isdigit():
-            notes = notes.filter(status=int(raw_status))
-        else:
-            problems.add("status", f"The value '{raw_status}' is not a status number.")
-    for name, flag in (("isNew", "data__isNew"), ("isDesc", None)):
-        value = query_value(call, name)
-        if not blank(value) and value.strip().lower() not in ("true", "false"):
-            problems.add(name, f"{name} must be true or false (got '{value}').")
-        elif flag and not blank(value):
-            notes = notes.filter(**{flag: value.strip().lower() == "true"})
-    for name, lookup in (("startDate", "created__gte"), ("endDate", "created__lte")):
-        value = query_value(call, name)
-        if blank(value):
-            continue
-        parsed = moment(value)
-        if parsed is None:
-            problems.add(name, f"The value '{value}' of {name} is not a date and time yyyy-MM-dd HH:mm:ss.")
-        elif name == "endDate" and parsed > now(call):
-            problems.add(name, f"endDate ({value}) must not be later than now.")
-        else:
-            notes = notes.filter(**{lookup: parsed})
-    problems.raise_any()
-    descending = (query_value(call, "isDesc") or "").strip().lower() == "true"
-    notes = notes.order_by(*(("-created", "-pk") if descending else ("created", "pk")))
-    return paged_query(notes, page_index, page_size, list_item)
+    return listed(call, notes, (("localReferenceId", "data__localReferenceId"), ("despatchNumber", "number")),
+                  list_item, flags=(("isNew", "data__isNew"),))

@@ -11,8 +11,7 @@ from ..api import Call, operation
 from ..models import Document
 from . import dispatch_receipt_ubl as receipt_ubl
 from .common import refused
-from .dispatch import BASE, DOCUMENTS, RECEIPT, note_of, utc, wrapped
-from .dispatch_inbox import listed
+from .dispatch import BASE, DOCUMENTS, RECEIPT, listed, note_of, utc, wrapped
 from .dispatch_drawings import drawn_documents
 from .dispatch_life import settle
 

@@ -25,10 +25,10 @@ from . import dispatch_rules as rules
 from . import dispatch_ubl as ubl
 from . import exports
 from .common import BOOLEAN, INTEGER, STRING, Problems, blank, decimal, lock, now, read_body, refused
-from .dispatch import (INBOX, REPLY, REPLY_COUNTER, envelope_fields, id_text, next_numbers, note_key, standard,
+from .dispatch import (INBOX, REPLY, REPLY_COUNTER, document_of, envelope_fields, id_text, next_numbers, standard,
                        today, wrapped)
 from .dispatch_drawings import drawn_documents
-from .dispatch_life import AWAITING, move_note, queue_reply, settle
+from .dispatch_life import AWAITING, move_note, queue_reply, settle, status_change
 from .dispatch_rules import DRAFT, ERROR, QUEUED, STATUS_NAMES
 
 BASE, DOCUMENTS = "/v1/outboxreceiptadvice", "/v2/outboxreceiptadvice"
@@ -40,10 +40,7 @@ GUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12
 # --- lookups and rules every reply keeps --------------------------------------------------------------------------
 
 def reply_of(call: Call, reply_id: str) -> Document:
-    doc = Document.objects.filter(customer=call.customer, kind=REPLY, key=note_key(reply_id)).first()
-    if doc is None:
-        raise refused("Not Found", f"No dispatch reply with id {reply_id}.", 404)
-    return doc
+    return document_of(call, REPLY, reply_id, "dispatch reply")
 
 
 def reply_name(doc: Document) -> str:
@@ -167,6 +164,39 @@ def _note_numbered(call: Call, facts: dict, problems: Problems) -> Document | No
     return notes[0]
 
 
+def _header_problems(call: Call, facts: dict, existing: Document | None, manual: bool, problems: Problems):
+    """The problems of the reply's cbc:UUID, cbc:IssueDate and (a number of the sender's own) cbc:ID; the issue
+    date (None when it is none)."""
+    place = "ReceiptAdvice"
+    if not GUID.match(facts["uuid"]):
+        problems.add(place, f"cbc:UUID must be a GUID, the reply's id (got '{facts['uuid']}').")
+    elif existing and facts["uuid"] != existing.key:
+        problems.add(place, f"cbc:UUID {facts['uuid']} is not the id of the reply updated ({existing.key}).")
+    issue_day = rules.day(facts["issueDate"])
+    if issue_day is None:
+        problems.add(place, f"cbc:IssueDate must be a date yyyy-MM-dd (got '{facts['issueDate']}').")
+    elif issue_day > today(call):
+        problems.add(place, f"cbc:IssueDate {issue_day} is in the future (today is {today(call)}).")
+    if manual:
+        reason = rules.number_problem(facts["number"], issue_day)
+        if reason:
+            problems.add(place, f"cbc:ID: {reason}")
+    return issue_day
+
+
+def _reply_number(call: Call, facts: dict, manual: bool, existing: Document | None, prefix: str, issue_day) -> str:
+    """The sender's own number (used once by the customer), the reply's number, or the next of the series."""
+    if manual:
+        number = facts["number"]
+        other = Document.objects.filter(customer=call.customer, kind=REPLY, number=number).exclude(
+            key=facts["uuid"]).first()
+        if other is not None:
+            raise refused("Validation failed", f"ReceiptAdvice: cbc:ID: {number} already exists: reply "
+                                               f"{other.key} has it, a reply number is used once.")
+        return number
+    return existing.number if existing else reply_number(call.customer, prefix, issue_day.year)
+
+
 def _ubl_reply(call: Call, reply_id: str | None):
     body = rules.bound(read_body(call), REPLY_MODEL)
     settle(call)
@@ -182,24 +212,11 @@ def _ubl_reply(call: Call, reply_id: str | None):
         problems.raise_any()
     content, root = upload
     facts = receipt_ubl.facts(root)
-    place = "ReceiptAdvice"
-    if not GUID.match(facts["uuid"]):
-        problems.add(place, f"cbc:UUID must be a GUID, the reply's id (got '{facts['uuid']}').")
-    elif existing and facts["uuid"] != existing.key:
-        problems.add(place, f"cbc:UUID {facts['uuid']} is not the id of the reply updated ({existing.key}).")
-    issue_day = rules.day(facts["issueDate"])
-    if issue_day is None:
-        problems.add(place, f"cbc:IssueDate must be a date yyyy-MM-dd (got '{facts['issueDate']}').")
-    elif issue_day > today(call):
-        problems.add(place, f"cbc:IssueDate {issue_day} is in the future (today is {today(call)}).")
-    if manual:
-        reason = rules.number_problem(facts["number"], issue_day)
-        if reason:
-            problems.add(place, f"cbc:ID: {reason}")
+    issue_day = _header_problems(call, facts, existing, manual, problems)
     note = _note_numbered(call, facts, problems)
     if note is not None and existing and note.key != existing.data["noteId"]:
-        problems.add(place, f"{reply_name(existing)} answers note {existing.data['noteNumber']}, not "
-                            f"{note.number}.")
+        problems.add("ReceiptAdvice", f"{reply_name(existing)} answers note {existing.data['noteNumber']}, not "
+                                      f"{note.number}.")
     answers = check_answers(_ubl_lines(facts, problems), note, problems) if note is not None else []
     problems.raise_any()
     with transaction.atomic():
@@ -218,15 +235,7 @@ def _ubl_reply(call: Call, reply_id: str | None):
         reason = None if existing else not_awaiting(note)
         if reason:
             raise refused("Validation failed", f"{note.number}: {reason}.")
-        if manual:
-            number = facts["number"]
-            other = Document.objects.filter(customer=call.customer, kind=REPLY, number=number).exclude(
-                key=facts["uuid"]).first()
-            if other is not None:
-                raise refused("Validation failed", f"ReceiptAdvice: cbc:ID: {number} already exists: reply "
-                                                   f"{other.key} has it, a reply number is used once.")
-        else:
-            number = existing.number if existing else reply_number(call.customer, prefix, issue_day.year)
+        number = _reply_number(call, facts, manual, existing, prefix, issue_day)
         reply = existing or Document(customer=call.customer, kind=REPLY, key=facts["uuid"], created=now(call))
         reply.number = number
         reply.blob = content if number == facts["number"] else receipt_ubl.with_number(root, number)
@@ -251,32 +260,7 @@ def update_reply(call: Call, id):
 @operation("dispatch", "PUT", DOCUMENTS + "/updatestatuslist")
 def change_reply_status(call: Call):
     """Document 3, 3.3: the outgoing notes' rules (40 -> 0, 0 -> 20), all of the replies or none."""
-    body = rules.bound(read_body(call), rules.STATUS_CHANGE_MODEL, rules.STATUS_CHANGE_SPELLINGS)
-    ids = body.get("Ids")
-    if not isinstance(ids, list) or not ids or not all(isinstance(item, str) and item.strip() for item in ids):
-        raise refused("Bad Request", "Ids: must be a non-empty array of reply ids.")
-    target = body.get("Status")
-    if target not in (DRAFT, QUEUED):
-        raise refused("Bad Request", f"Status: must be 0 (draft) or 20 (queue and send) (got {target}).")
-    settle(call)
-    allowed_from = ERROR if target == DRAFT else DRAFT
-    with transaction.atomic():
-        lock(call.customer)
-        keys = [note_key(value) for value in ids]
-        found = {doc.key: doc for doc in Document.objects.filter(customer=call.customer, kind=REPLY, key__in=keys)}
-        missing = [value for value, key in zip(ids, keys) if key not in found]
-        if missing:
-            raise refused("Not Found", f"No dispatch reply with id {', '.join(missing)}.", 404)
-        docs = [found[key] for key in dict.fromkeys(keys)]
-        wrong = [doc for doc in docs if doc.status != allowed_from]
-        if wrong:
-            raise refused("Status change refused", "; ".join(
-                f"{reply_name(doc)} is {STATUS_NAMES.get(doc.status, doc.status)} ({doc.status})" for doc in wrong) +
-                f": only replies {'in error (40)' if target == DRAFT else 'in draft (0)'} can be set to {target}; "
-                "no reply was changed.")
-        for doc in docs:
-            store(call, doc, target)
-    return None
+    status_change(call, REPLY, "dispatch reply", ("reply", "replies"), store)
 
 
 def reply_view(doc: Document) -> dict:

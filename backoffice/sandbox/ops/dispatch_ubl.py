@@ -27,7 +27,7 @@ from lxml import etree
 from stdnum.tr import vkn
 
 from .. import fakes
-from .common import Problems, blank, decimal, moment, vkn_tckn_problem
+from .common import Problems, blank, decimal, element_maker, moment, vkn_tckn_problem
 from .dispatch_rules import DESPATCH_TYPES, PROFILES, TURKISH_STATUS_NAMES, code_of, day, identifier_kind
 from .dispatch_rules import number_problem
 
@@ -183,12 +183,7 @@ def company_vkn(customer) -> str:
     return base + vkn.calc_check_digit(base)
 
 
-def add(parent, tag: str, text=None, **attributes):
-    prefix, _, name = tag.rpartition(":")
-    element = etree.SubElement(parent, f"{{{NS[prefix or None]}}}{name}", {k: str(v) for k, v in attributes.items()})
-    if text is not None:
-        element.text = str(text)
-    return element
+add = element_maker(NS)
 
 
 def plain(value) -> str:
@@ -245,15 +240,7 @@ def despatch_xml(doc, customer, sender: tuple[str, str] | None = None) -> bytes:
         if note.get("note"):
             add(root, "cbc:Note", note["note"])
     add(root, "cbc:LineCountNumeric", len(lines))
-    for reference in data.get("customDocumentReferenceList") or []:
-        # Inner names are not shown in document 3: the sandbox reads them spelled so, as the rest of the model.
-        if not blank(reference.get("id")):
-            element = add(root, "cac:AdditionalDocumentReference")
-            add(element, "cbc:ID", reference["id"])
-            add(element, "cbc:IssueDate", day(reference.get("issueDate")) or data["issueDate"])
-            for name, tag in (("documentTypeCode", "cbc:DocumentTypeCode"), ("documentType", "cbc:DocumentType")):
-                if not blank(reference.get(name)):
-                    add(element, tag, reference[name])
+    _references(root, data)
     signature = add(root, "cac:Signature")
     add(signature, "cbc:ID", supplier, schemeID="VKN_TCKN")
     signatory = add(signature, "cac:SignatoryParty")
@@ -274,15 +261,31 @@ def despatch_xml(doc, customer, sender: tuple[str, str] | None = None) -> bytes:
                       party.get("personSurName"), (party.get("district"), party.get("city"), party.get("countryName")))
     _shipment(root, data, general, delivery, shipment)
     for index, line in enumerate(lines, start=1):
-        element = add(root, "cac:DespatchLine")
-        add(element, "cbc:ID", index)
-        add(element, "cbc:DeliveredQuantity", plain(line.get("amount")), unitCode=line.get("unitCode") or "C62")
-        add(add(element, "cac:OrderLineReference"), "cbc:LineID", index)
-        item = add(element, "cac:Item")
-        add(item, "cbc:Name", line.get("productName") or "")
-        if not blank(line.get("manufacturersItemIdentification")):
-            add(add(item, "cac:ManufacturersItemIdentification"), "cbc:ID", line["manufacturersItemIdentification"])
+        _despatch_line(root, index, line)
     return etree.tostring(root, xml_declaration=True, encoding="UTF-8", pretty_print=True)
+
+
+def _references(root, data: dict) -> None:
+    for reference in data.get("customDocumentReferenceList") or []:
+        # Inner names are not shown in document 3: the sandbox reads them spelled so, as the rest of the model.
+        if not blank(reference.get("id")):
+            element = add(root, "cac:AdditionalDocumentReference")
+            add(element, "cbc:ID", reference["id"])
+            add(element, "cbc:IssueDate", day(reference.get("issueDate")) or data["issueDate"])
+            for name, tag in (("documentTypeCode", "cbc:DocumentTypeCode"), ("documentType", "cbc:DocumentType")):
+                if not blank(reference.get(name)):
+                    add(element, tag, reference[name])
+
+
+def _despatch_line(root, index: int, line: dict) -> None:
+    element = add(root, "cac:DespatchLine")
+    add(element, "cbc:ID", index)
+    add(element, "cbc:DeliveredQuantity", plain(line.get("amount")), unitCode=line.get("unitCode") or "C62")
+    add(add(element, "cac:OrderLineReference"), "cbc:LineID", index)
+    item = add(element, "cac:Item")
+    add(item, "cbc:Name", line.get("productName") or "")
+    if not blank(line.get("manufacturersItemIdentification")):
+        add(add(item, "cac:ManufacturersItemIdentification"), "cbc:ID", line["manufacturersItemIdentification"])
 
 
 def _shipment(root, data: dict, general: dict, delivery: dict, shipment: dict) -> None:

@@ -1,7 +1,7 @@
 """Invoice service: the status, listing, PDF and UBL operations that document 1, section 8 rate-limits, the HTML
 and outbox UBL of the provider's client, and the tax authority's list of registered users (the facts file).
 
-Invoices that the accounting service's store holds (invoices.py) are answered from it: the status its machine
+Invoices that the accounting service's store holds (invoice_store.py) are answered from it: the status its machine
 has reached, and documents rendered from the saved invoice (invoice_documents.py). Each box has its own
 invoices: outbox the outgoing e-invoices, earchive the outgoing e-archive invoices, inbox the incoming ones; a
 stored invoice asked on another box's path answers 404, as the real platform does (users complain of it).
@@ -15,7 +15,7 @@ from django.utils.html import format_html
 
 from .. import fakes
 from ..api import Call, invalid, operation
-from . import invoice_documents, invoices
+from . import invoice_documents, invoice_store
 from .common import listed
 
 
@@ -26,7 +26,7 @@ def status_of(customer, kind: str, document_id: str) -> dict:
 
 
 def _status(call: Call, box: str, document_id: str) -> dict:
-    doc = invoices.on_path(call, box, document_id)
+    doc = invoice_store.on_path(call, box, document_id)
     if doc is None:
         return status_of(call.customer, box, document_id)
     return {"id": document_id, "status": doc.status, "message": doc.data["message"]}
@@ -61,7 +61,7 @@ def outbox_status_many(call: Call):
     ids = call.json()
     if not isinstance(ids, list) or not all(isinstance(item, str) and item for item in ids):
         raise invalid("ids", "The body must be an array of invoice ids.")
-    known = invoices.known_statuses(call, "outbox", ids)
+    known = invoice_store.known_statuses(call, "outbox", ids)
     answers = []
     for document_id in dict.fromkeys(ids):
         if document_id not in known:
@@ -110,21 +110,21 @@ def _wrapped(content: bytes) -> dict:
 
 
 def pdf(call: Call, box: str, id, isStandartXslt=None):
-    doc = invoices.on_path(call, box, id)
+    doc = invoice_store.on_path(call, box, id)
     if doc is None:
         return _wrapped(fakes.pdf_bytes(f"Sandbox invoice {id}"))
     return _wrapped(invoice_documents.pdf(doc, call.customer))
 
 
 def ubl(call: Call, box: str, id):
-    doc = invoices.on_path(call, box, id)
+    doc = invoice_store.on_path(call, box, id)
     if doc is None:
         return _wrapped(fakes.ubl_invoice(id))
     return _wrapped(invoice_documents.ubl(doc, call.customer))
 
 
 def html(call: Call, box: str, id, isStandartXslt=None):
-    doc = invoices.on_path(call, box, id)
+    doc = invoice_store.on_path(call, box, id)
     if doc is None:
         page = format_html("<!DOCTYPE html><html><body><p>Sandbox invoice {}</p></body></html>", id)
     else:

@@ -1,4 +1,4 @@
-"""The sandbox's control actions for invoices (ops/invoices.py keeps the store): seed invoices in bulk, set an
+"""The sandbox's control actions for invoices (ops/invoice_store.py keeps the store): seed invoices in bulk, set an
 invoice's status, register users on the taxpayer list, write the UBL of a body no save rule checked (the tax
 authority's checks as the tests' oracle). Tests and benchmarks call them; the platform has none."""
 
@@ -17,9 +17,10 @@ from ..models import Customer, Document, SandboxSetting
 from . import provinces
 from .common import blank, control_customer, is_guid, lock, now
 from .invoice_documents import unchecked_ubl
-from .invoices import (APPROVED, COUNTER, DEFAULT_ADDRESS, E_ARCHIVE, E_INVOICE, EARSIVFATURA, EINVOICE_APP, ERROR,
-                       ERROR_MESSAGE, INCOMING, OUTGOING, POSTED, QUEUED, SEEDED, STATUSES, TAXPAYER, _queue, _record,
-                       canonical, find, generated_taxpayers, generated_vkn, priced, stamp, totals)
+from .invoice_store import (APPROVED, COUNTER, DEFAULT_ADDRESS, E_ARCHIVE, E_INVOICE, EARSIVFATURA, ERROR,
+                            ERROR_MESSAGE, INCOMING, OUTGOING, POSTED, QUEUED, SEEDED, STATUSES, canonical, find,
+                            priced, queue, record, stamp, totals)
+from .invoice_taxpayers import EINVOICE_APP, TAXPAYER, generated_taxpayers, generated_vkn
 
 
 def _control_customer(body: dict) -> Customer:
@@ -48,7 +49,7 @@ def control_status(body):
             raise BadRequest(f"no invoice with ettn {body.get('ettn')}")
         at = now()
         if status == QUEUED and doc.kind == OUTGOING:
-            _queue(SandboxSetting.load(), doc, at)
+            queue(SandboxSetting.load(), doc, at)
         else:
             doc.status, doc.due_at = status, None
             doc.data = {**doc.data, "updateDateUtc": stamp(at),
@@ -129,8 +130,8 @@ def _seeded(customer, kind: str, first: int, count: int, numbers: int | None, at
                 "generalInfoModel": {"prefix": "SND" if outgoing else None, "exchangeRateSource": "TCMB",
                                      "exchangeRateComment": "Döviz satış kuru"}}
         created = at - timedelta(milliseconds=count - index)
-        data = _record(facts, party=party, body=body, identifier=identifier,
-                       alias=None if archive else user["Alias"], at=created, figures=figures)
+        data = record(facts, party=party, body=body, identifier=identifier,
+                      alias=None if archive else user["Alias"], at=created, figures=figures)
         if outgoing and sequence % 5 == 0:
             data["recordStatus"] = POSTED
         invoice_number = fakes.document_number("SND", 2025, numbers + index) if outgoing else \

@@ -1,6 +1,6 @@
 """The documents of a stored invoice as the invoice service hands them over (invoice.py wraps them): UBL-TR
 1.2.1 built with lxml, a one-page PDF and a small HTML page; and the tax authority's list of registered users
-as a ZIP. Every figure is the one invoices.py computed and stored when the invoice was saved.
+as a ZIP. Every figure is the one invoice_store.py computed and stored when the invoice was saved.
 
 Choices where the documents say "not shown":
 - The UBL is an unsigned draft: ext:UBLExtensions/ext:UBLExtension/ext:ExtensionContent is present and empty
@@ -36,8 +36,10 @@ from lxml import etree
 
 from .. import fakes
 from ..models import Document
-from .invoices import (DEDUCTED_TAXES, DEFAULT_ADDRESS, E_ARCHIVE, EARSIVFATURA, OUTGOING, VAT_CODE, _record,
-                       generated_vkn, money, number, priced, taxpayers)
+from .common import element_maker
+from .invoice_store import (DEDUCTED_TAXES, DEFAULT_ADDRESS, E_ARCHIVE, EARSIVFATURA, OUTGOING, VAT_CODE, money,
+                            number, priced, record)
+from .invoice_taxpayers import generated_vkn, taxpayers
 
 NS = {
     None: "urn:oasis:names:specification:ubl:schema:xsd:Invoice-2",
@@ -100,12 +102,7 @@ def tax_groups(lines: list[dict]) -> dict:
 
 # --- UBL-TR 1.2.1 -------------------------------------------------------------------------------------------------
 
-def _add(parent, tag: str, text=None, **attributes):
-    prefix, _, name = tag.rpartition(":")
-    element = etree.SubElement(parent, f"{{{NS[prefix or None]}}}{name}", {k: str(v) for k, v in attributes.items()})
-    if text is not None:
-        element.text = str(text)
-    return element
+_add = element_maker(NS)
 
 
 def _amount(parent, tag: str, value, currency: str):
@@ -272,8 +269,8 @@ def unchecked_ubl(body: dict, customer) -> bytes:
     identifier = body["currentAccountIdentifier"]
     party = {"name": body.get("currentAccountName") or identifier, "taxOffice": None, "accountName": None,
              "accountCode": None, "branchId": None, "address": dict(DEFAULT_ADDRESS)}
-    data = _record(facts, party=party, body=body, identifier=identifier, alias=body.get("currentAccountAlias"),
-                   at=datetime.now(dt_timezone.utc))
+    data = record(facts, party=party, body=body, identifier=identifier, alias=body.get("currentAccountAlias"),
+                  at=datetime.now(dt_timezone.utc))
     doc = Document(kind=OUTGOING, key=facts["ettn"], number=fakes.document_number(
         general.get("prefix") or "", issue_date.year, 1), data=data)
     return ubl(doc, customer)

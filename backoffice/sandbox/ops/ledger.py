@@ -1,7 +1,8 @@
 """Electronic ledger service (document 3, sections 2.8, 3.2, 4.4 and 8; property names are capitalised there):
-the periods of a customer with their parts and book entries, the four previews of a part, the certificates sent
-to the tax authority, and the upload of a journal, checked by the platform's own rules (ledger_rules.py). The
-control actions that seed periods, set a status and change the timing are in ledger_control.py.
+the periods of a customer with their parts and book entries, the certificates sent to the tax authority, and the
+life of a period; the upload of a journal is in ledger_uploads.py (checked by the platform's own rules,
+ledger_rules.py), the four previews of a part in ledger_previews.py. The control actions that seed periods, set
+a status and change the timing are in ledger_control.py.
 
 Document kinds (customer-scoped; the Document's pk is the platform's integer Id):
   ledger_period   status the period's Status; data the period's fields (FiscalYearStart ... Task), "upload"
@@ -51,26 +52,19 @@ Choices where the documents say "not shown" (the back office's client is written
   entries, as in the file), 4 the same approved by the tax authority, only for an approved period (60).
 """
 
-import html
-import os
-import shutil
 import uuid
 import zipfile
 import zlib
 from datetime import date, datetime, timedelta
-from pathlib import Path
 
-from django.conf import settings
-from django.core.exceptions import RequestDataTooBig, TooManyFieldsSent, TooManyFilesSent
 from django.db import transaction
 from django.http import HttpResponse
-from django.http.multipartparser import MultiPartParserError
-from django.utils import timezone
 
 from ..api import Call, operation, page_params
 from ..models import Document
 from .common import Problems, envelope, lock, now, refused
-from .ledger_rules import MIB, Outcome, Period, cents, check_zip, day, lines_of, open_member
+from .ledger_journal import Outcome, Period
+from .ledger_rules import check_zip
 
 PERIOD, PART, BOOK, SETTINGS = "ledger_period", "ledger_part", "ledger_book", "ledger_settings"
 UPLOADED, CONVERTING, READY, ERROR, SENT, APPROVED, FAILED = 0, 20, 30, 40, 50, 60, 80
@@ -80,15 +74,10 @@ STATUS_NAMES = {UPLOADED: "uploaded", CONVERTING: "being converted", READY: "rea
 TASK_WAITING, TASK_RUNNING, TASK_COMPLETED, TASK_FAILED = 1, 2, 3, 4
 BOOK_CREATED = 10
 JOURNAL, GENERAL_LEDGER = 1, 2  # GeneralbookType
-PREVIEW_TYPES = {1: "journal", 2: "general ledger", 3: "journal and ledger certificate",
-                 4: "tax-authority-approved certificate"}
 CONVERTING_MESSAGE = "Metin XML'e dönüştürülüyor"
 CERTIFICATE_FAILURE = "GİB berat gönderimi başarısız: mali mühür imzası doğrulanamadı (sandbox)."
 DEFAULT_SETTINGS = {"step_seconds": 2.0, "certificates": "approve"}
 CERTIFICATE_OUTCOMES = ("approve", "fail", "fail_once")
-MAX_SPLIT_SIZE = 150  # MiB; also the largest ZIP (document 3, section 8)
-MAX_ZIP_BYTES = MAX_SPLIT_SIZE * MIB
-PREVIEW_LINES = 500
 LEASE = timedelta(minutes=10)
 PERIOD_SORTS = {"Id": "pk", "FiscalYearStart": "data__FiscalYearStart", "FiscalYearEnd": "data__FiscalYearEnd",
                 "Status": "status"}
@@ -120,23 +109,6 @@ def task(doc_pk: int, status: int, message: str = "") -> dict:
     if status in (ERROR, FAILED):
         return {"Id": doc_pk, "Status": TASK_FAILED, "Progress": 100, "Message": message}
     return {"Id": doc_pk, "Status": TASK_COMPLETED, "Progress": 100, "Message": ""}
-
-
-def upload_dir() -> Path:
-    """Where uploaded ZIPs are kept: SANDBOX_LEDGER_DIR, else beside the SQLite database (a test session's own
-    directory), else var/."""
-    configured = getattr(settings, "SANDBOX_LEDGER_DIR", None) or os.environ.get("SANDBOX_LEDGER_DIR")
-    if configured:
-        path = Path(configured)
-    else:
-        database = settings.DATABASES["default"]
-        name = str(database.get("NAME") or "")
-        if database["ENGINE"].endswith("sqlite3") and name and "memory" not in name:
-            path = Path(name).resolve().parent / "sandbox-ledger"
-        else:
-            path = Path(getattr(settings, "VAR_DIR", None) or Path.cwd() / "var") / "sandbox-ledger"
-    path.mkdir(parents=True, exist_ok=True)
-    return path
 
 
 def ledger_settings(customer) -> dict:
@@ -282,14 +254,14 @@ def _check(customer, doc: Document, at: datetime) -> None:
 
 # --- lookups and query values ----------------------------------------------------------------------------------
 
-def _found(call: Call, kind: str, pk, noun: str) -> Document:
+def document_of(call: Call, kind: str, pk, noun: str) -> Document:
     doc = Document.objects.filter(customer=call.customer, kind=kind, pk=pk).first()
     if doc is None:
         raise refused("Not Found", f"No {noun} with Id {pk}.", 404)
     return doc
 
 
-def _whole(call: Call, name: str, problems: Problems, required: bool = True) -> int | None:
+def whole_number(call: Call, name: str, problems: Problems, required: bool = True) -> int | None:
     raw = call.query.get(name, "").strip()
     if not raw:
         if required:
@@ -332,6 +304,14 @@ def _listed(call: Call, rows, sorts: dict, default: tuple, item) -> dict:
     return {name[0].upper() + name[1:]: value for name, value in body.items()}
 
 
+def required_id(call: Call, name: str) -> int:
+    """An id the query must give: 400 naming it when it is missing or no integer."""
+    problems = Problems()
+    value = whole_number(call, name, problems)
+    problems.raise_any()
+    return value
+
+
 # --- the answers -------------------------------------------------------------------------------------------------
 
 def period_item(doc: Document) -> dict:
@@ -364,167 +344,20 @@ def period_list(call: Call):
 @operation("ledger", "GET", "/v1/period/getpartlist")
 def part_list(call: Call):
     page_params(call)
-    problems = Problems()
-    period_id = _whole(call, "periodId", problems)
-    problems.raise_any()
+    period_id = required_id(call, "periodId")
     settle(call)
-    period = _found(call, PERIOD, period_id, "period")
+    period = document_of(call, PERIOD, period_id, "period")
     rows = Document.objects.filter(customer=call.customer, kind=PART, number=str(period.pk))
     return _listed(call, rows, PART_SORTS, ("data__IndexNumber", "pk"), part_item)
 
 
 @operation("ledger", "GET", "/v1/period/getbookentries")
 def book_entries(call: Call):
-    problems = Problems()
-    part_id = _whole(call, "id", problems)
-    problems.raise_any()
+    part_id = required_id(call, "id")
     settle(call)
-    part = _found(call, PART, part_id, "part")
+    part = document_of(call, PART, part_id, "part")
     books = Document.objects.filter(customer=call.customer, kind=BOOK, number=str(part.pk))
     return [book_item(doc) for doc in books.order_by("data__GeneralbookType", "pk")]
-
-
-# --- previews ----------------------------------------------------------------------------------------------------
-
-STYLE = """body{font-family:sans-serif;font-size:13px;color:#222;margin:16px}
-h1{font-size:18px;margin:0 0 4px}h2{font-size:14px;margin:16px 0 4px}
-table{border-collapse:collapse;width:100%}th,td{border:1px solid #ccc;padding:3px 6px;text-align:left}
-th{background:#f0f0f0}td.n{text-align:right;white-space:nowrap}tr.h td{background:#fafae8;font-weight:bold}
-dl{display:grid;grid-template-columns:max-content auto;gap:4px 16px}dt{font-weight:bold}dd{margin:0}
-code{word-break:break-all}.note{color:#555;margin:8px 0}.seal{border:2px solid #2a6;padding:8px;margin-top:12px}"""
-
-
-def _e(value) -> str:
-    return html.escape(str(value if value is not None else ""))
-
-
-def _tl(kurus: int) -> str:
-    """An amount as Turkish accounts show it: 1.234,56."""
-    sign = "-" if kurus < 0 else ""
-    whole, rest = divmod(abs(kurus), 100)
-    return f"{sign}{whole:,}".replace(",", ".") + f",{rest:02d}"
-
-
-def _tl_figure(value) -> str:
-    return _tl(round(float(value) * 100))
-
-
-def _page(title: str, body: str) -> str:
-    return (f'<!DOCTYPE html><html lang="tr"><head><meta charset="utf-8"><title>{_e(title)}</title>'
-            f"<style>{STYLE}</style></head><body>{body}</body></html>")
-
-
-def _heading(title: str, period: Document, part: Document) -> str:
-    return (f"<h1>{_e(title)}</h1><p class=\"note\">VKN/TCKN {_e(period.data.get('entity', ''))} · dönem "
-            f"{_e(period.data['FiscalYearStart'][:10])} – {_e(period.data['FiscalYearEnd'][:10])} · parça "
-            f"{part.data['IndexNumber']}</p>")
-
-
-def _journal(period: Document, part: Document) -> str:
-    """The part's entries as a table, read again from the stored journal: its first PREVIEW_LINES lines."""
-    upload = period.data.get("upload") or {}
-    first, last = part.data["first_line"], part.data["last_line"]
-    total = part.data["LineNumberEnd"] - part.data["LineNumberStart"] + 1
-    rows, shown, number = [], 0, 0
-    try:
-        archive, stream = open_member(upload["path"], upload["member"])
-    except UNREADABLE:
-        return _page("Yevmiye defteri", "<p>Yüklenen dosya okunamadı.</p>")
-    with archive, stream:
-        for raw, _too_long in lines_of(stream):
-            number += 1
-            if number < first:
-                continue
-            if number > last or shown >= PREVIEW_LINES:
-                break
-            fields = raw.rstrip(b"\r\n").decode("utf-8", "replace").lstrip("\ufeff").split("\t")
-            if fields[0] == "H":
-                fields += [""] * (8 - len(fields))
-                rows.append(f'<tr class="h"><td>{_e(fields[7])}</td><td>{_e(fields[2])}</td>'
-                            f'<td colspan="4">{_e(fields[3])} {_e(fields[4])}</td><td colspan="3">'
-                            f"{_e(fields[1])}</td></tr>")
-                continue
-            fields += [""] * (16 - len(fields))
-            kurus = cents(fields[6])
-            value = _tl(kurus) if kurus is not None else _e(fields[6])
-            debit, credit = (value, "") if fields[7] == "D" else ("", value)
-            rows.append(f"<tr><td>{_e(fields[1])}</td><td>{_e(fields[8])}</td><td>{_e(fields[2])}</td>"
-                        f"<td>{_e(fields[5])}</td><td>{_e(fields[3])} {_e(fields[4])}</td>"
-                        f'<td>{_e(fields[15])}</td><td class="n">{debit}</td><td class="n">{credit}</td>'
-                        f"<td>{_e(fields[9])} {_e(fields[11])}</td></tr>")
-            shown += 1
-    count = f"{total:,}".replace(",", ".")  # Turkish thousands
-    note = (f'<p class="note">İlk {PREVIEW_LINES} satır gösteriliyor; parçada {count} satır var.</p>'
-            if total > shown else f'<p class="note">{count} satır.</p>')
-    table = ("<table><tr><th>Satır / madde</th><th>Tarih</th><th>Hesap</th><th>Alt hesap</th><th>Açıklama</th>"
-             "<th>Detay</th><th>Borç</th><th>Alacak</th><th>Belge</th></tr>" + "".join(rows) + "</table>")
-    return _page("Yevmiye defteri", _heading("Yevmiye Defteri", period, part) + note + table + note)
-
-
-def _general_ledger(period: Document, part: Document) -> str:
-    rows, debit_total, credit_total = [], 0, 0
-    for main, (description, debit, credit) in sorted(part.data["ledger"].items()):
-        debit_total, credit_total = debit_total + debit, credit_total + credit
-        rows.append(f'<tr><td>{_e(main)}</td><td>{_e(description)}</td><td class="n">{_tl(debit)}</td>'
-                    f'<td class="n">{_tl(credit)}</td><td class="n">{_tl(debit - credit)}</td></tr>')
-    rows.append(f'<tr class="h"><td colspan="2">Toplam</td><td class="n">{_tl(debit_total)}</td>'
-                f'<td class="n">{_tl(credit_total)}</td><td class="n">{_tl(debit_total - credit_total)}</td></tr>')
-    table = ("<table><tr><th>Ana hesap</th><th>Açıklama</th><th>Borç</th><th>Alacak</th><th>Bakiye</th></tr>"
-             + "".join(rows) + "</table>")
-    return _page("Büyük defter (kebir)", _heading("Büyük Defter (Kebir)", period, part) + table)
-
-
-def _certificate(period: Document, part: Document, book: Document, approved: bool) -> str:
-    data = part.data
-    book_name = "Yevmiye defteri" if book.data["GeneralbookType"] == JOURNAL else "Büyük defter (kebir)"
-    facts = [("Defter", book_name), ("VKN/TCKN", period.data.get("entity", "")),
-             ("Dönem", f"{period.data['FiscalYearStart'][:10]} – {period.data['FiscalYearEnd'][:10]}"),
-             ("Parça", data["IndexNumber"]),
-             ("Kapsadığı tarihler", f"{data['PeriodCoveredStart'][:10]} – {data['PeriodCoveredEnd'][:10]}"),
-             ("Madde numaraları", f"{data['EntryNumberStart']} – {data['EntryNumberEnd']}"),
-             ("Satır numaraları", f"{data['LineNumberStart']} – {data['LineNumberEnd']}"),
-             ("Borç toplamı", _tl_figure(data["Debit"])), ("Alacak toplamı", _tl_figure(data["Credit"]))]
-    body = "<dl>" + "".join(f"<dt>{_e(name)}</dt><dd>{_e(value)}</dd>" for name, value in facts)
-    body += f"<dt>SHA-256</dt><dd><code>{_e(data['sha256'])}</code></dd></dl>"
-    title = "Yevmiye Defteri ve Büyük Defter Beratı"
-    if approved:
-        reference = uuid.uuid5(uuid.NAMESPACE_URL, f"gib:{period.pk}:{data['sha256']}")
-        approved_at = period.data.get("ApprovedAt")
-        shown_at = f"{timezone.localtime(datetime.fromisoformat(approved_at)):%Y-%m-%d %H:%M}" if approved_at else ""
-        body += (f'<div class="seal"><strong>Gelir İdaresi Başkanlığı onayı</strong><br>Onay zamanı '
-                 f"{_e(shown_at)}<br>Onay numarası <code>{reference}</code></div>")
-        title = "GİB Onaylı " + title
-    return _page(title, _heading(title, period, part) + body)
-
-
-@operation("ledger", "GET", "/v1/period/preview")
-def preview(call: Call):
-    problems = Problems()
-    book_id = _whole(call, "generalBookId", problems)
-    preview_type = _whole(call, "previewType", problems)
-    if preview_type is not None and preview_type not in PREVIEW_TYPES:
-        problems.add("previewType", "must be 1 (journal), 2 (general ledger), 3 (journal and ledger certificate) "
-                                    f"or 4 (tax-authority-approved certificate); got {preview_type}.")
-    problems.raise_any()
-    settle(call)
-    book = _found(call, BOOK, book_id, "book entry")
-    part = _found(call, PART, book.data["PartId"], "part")
-    period = _found(call, PERIOD, part.data["PeriodId"], "period")
-    if preview_type == 4 and period.status != APPROVED:
-        raise refused("Validation failed", f"previewType: the period {period.pk} is not approved yet (status "
-                                           f"{period.status}); the approved certificate exists once the tax "
-                                           f"authority has approved it (60).")
-    if preview_type == 1:
-        content = _journal(period, part)
-    elif preview_type == 2:
-        content = _general_ledger(period, part)
-    else:
-        content = _certificate(period, part, book, approved=preview_type == 4)
-    names = {1: "yevmiye", 2: "kebir", 3: "berat", 4: "onayli-berat"}
-    response = HttpResponse(content.encode("utf-8"), content_type="text/html; charset=utf-8")
-    response["Content-Disposition"] = (f'inline; filename="{names[preview_type]}-{period.pk}-'
-                                       f'{part.data["IndexNumber"]}.html"')
-    return response
 
 
 # --- certificates ------------------------------------------------------------------------------------------------
@@ -552,14 +385,14 @@ def _submission_refusal(doc: Document, try_again: bool) -> tuple[str, str] | Non
 @operation("ledger", "GET", "/v1/sendletterpattentstogib")
 def send_certificates(call: Call):
     problems = Problems()
-    period_id = _whole(call, "periodId", problems)
+    period_id = whole_number(call, "periodId", problems)
     try_again = flag(call.query.get("isTryAgain"), "isTryAgain", problems)
     problems.raise_any()
     settle(call)
     at = now(call)
     with transaction.atomic():
         lock(call.customer)
-        doc = _found(call, PERIOD, period_id, "period")
+        doc = document_of(call, PERIOD, period_id, "period")
         refusal = _submission_refusal(doc, try_again)
         if refusal:
             raise refused("Validation failed", f"{refusal[0]}: {refusal[1]}")
@@ -575,163 +408,3 @@ def send_certificates(call: Call):
             doc.data["Task"] = task(doc.pk, SENT)
         doc.save(update_fields=["status", "due_at", "data"])
     return HttpResponse(b"", content_type="text/plain; charset=utf-8")
-
-
-# --- upload ------------------------------------------------------------------------------------------------------
-
-def _form(post, name: str):
-    """A form value by its name exactly as document 3 spells it (StartDate, not startdate)."""
-    return post.get(name)
-
-
-def _dates(post, problems: Problems) -> tuple[date | None, date | None]:
-    values = {}
-    for name in ("StartDate", "EndDate"):
-        raw = _form(post, name)
-        if raw is None or not raw.strip():
-            problems.add(name, f"The {name} field is required (yyyy-mm-dd).")
-        elif day(raw.strip()) is None:
-            problems.add(name, f"'{raw}' is not a date in the form yyyy-mm-dd.")
-        values[name] = day(raw.strip()) if raw else None
-    start, end = values["StartDate"], values["EndDate"]
-    if start is None or end is None:
-        return None, None
-    whole = True
-    if start > end:
-        problems.add("StartDate", f"{start} is after EndDate {end}.")
-        return None, None
-    if start.day != 1:
-        problems.add("StartDate", f"must be the first day of a month (got {start}): a period is whole months.")
-        whole = False
-    if (end + timedelta(days=1)).day != 1:
-        problems.add("EndDate", f"must be the last day of a month (got {end}): a period is whole months.")
-        whole = False
-    if start.year != end.year:
-        problems.add("EndDate", f"the period must lie in one calendar year (StartDate {start}, EndDate {end}).")
-        whole = False
-    return (start, end) if whole else (None, None)
-
-
-def _split_size(post, problems: Problems) -> int | None:
-    raw = (_form(post, "SplitSize") or "").strip()
-    if not raw:
-        problems.add("SplitSize", "The SplitSize field is required (megabytes per part, 1 to 150).")
-        return None
-    try:
-        value = int(raw)
-    except ValueError:
-        value = None
-    if value is None or not 1 <= value <= MAX_SPLIT_SIZE:
-        problems.add("SplitSize", f"must be a whole number of megabytes from 1 to {MAX_SPLIT_SIZE} (got '{raw}').")
-        return None
-    return value
-
-
-def _archive(files, problems: Problems):
-    """(the uploaded ZIP, its journal member's name) when the part Files holds a sound one."""
-    if "Files" not in files:
-        others = ", ".join(files)
-        problems.add("Files", f"the ZIP must be sent in the multipart part named Files (got {others})." if others
-                     else "the ZIP of the journal is missing: send it in the multipart part named Files.")
-        return None, None
-    uploads = files.getlist("Files")
-    if len(uploads) != 1:
-        problems.add("Files", f"send one ZIP (got {len(uploads)} files).")
-        return None, None
-    upload = uploads[0]
-    if upload.size > MAX_ZIP_BYTES:
-        problems.add("Files", f"the ZIP is {upload.size / MIB:.1f} MB; at most {MAX_SPLIT_SIZE} MB is accepted.")
-        return None, None
-    source = upload.temporary_file_path() if hasattr(upload, "temporary_file_path") else upload
-    try:
-        upload.seek(0)
-        with zipfile.ZipFile(source) as archive:
-            members = [info for info in archive.infolist() if not info.is_dir()]
-            if len(members) != 1 or not members[0].filename.lower().endswith(".txt"):
-                found = ", ".join(info.filename for info in members[:5]) or "nothing"
-                problems.add("Files", f"the ZIP must hold exactly one file, the journal text (.txt); it holds "
-                                      f"{len(members)}: {found}.")
-                return None, None
-            bad = archive.testzip()
-    except zipfile.BadZipFile:
-        problems.add("Files", f"'{upload.name}' is not a ZIP file (or its directory is damaged).")
-        return None, None
-    except UNREADABLE as error:
-        problems.add("Files", f"the ZIP is corrupt or cannot be read ({error}).")
-        return None, None
-    finally:
-        upload.seek(0)
-    if bad is not None:
-        problems.add("Files", f"the ZIP is corrupt: {bad} fails its CRC check.")
-        return None, None
-    return upload, members[0].filename
-
-
-def _store(upload, customer, key: str) -> Path:
-    """Keep the ZIP on disk: moved when Django spooled it to a temporary file, else written out."""
-    path = upload_dir() / f"{customer.customer_unique_id}-{key}.zip"
-    if hasattr(upload, "temporary_file_path"):
-        shutil.move(upload.temporary_file_path(), path)
-    else:
-        with open(path, "wb") as target:
-            target.writelines(upload.chunks())
-    return path
-
-
-def _range_problems(customer, start: date, end: date, problems: Problems) -> None:
-    """Months in order, and no range uploaded twice (periods in error, 40, do not count)."""
-    periods = list(Document.objects.filter(customer=customer, kind=PERIOD))
-    for doc in periods:
-        if doc.status != ERROR and first_day(doc) <= end and last_day(doc) >= start:
-            what = "already approved" if doc.status == APPROVED else \
-                f"already uploaded (period {doc.pk}, {STATUS_NAMES.get(doc.status, doc.status)}, status {doc.status})"
-            problems.add("StartDate", f"{start} – {end} overlaps {first_day(doc)} – {last_day(doc)}, {what}.")
-            return
-    before = start - timedelta(days=1)
-    if any(first_day(doc) < start for doc in periods) and not any(
-            doc.status != ERROR and first_day(doc) <= before <= last_day(doc) for doc in periods):
-        problems.add("StartDate", f"months are uploaded in order: no period (other than ones in error) covers "
-                                  f"{before}, the day before StartDate; upload {before:%Y-%m} first.")
-
-
-@operation("ledger", "POST", "/v1/period")
-def upload(call: Call):
-    problems = Problems()
-    try:
-        post, files = call.request.POST, call.request.FILES
-    except (MultiPartParserError, RequestDataTooBig, TooManyFieldsSent, TooManyFilesSent) as error:
-        raise refused("Validation failed", f"Files: the multipart/form-data body cannot be read ({error}).") from None
-    start, end = _dates(post, problems)
-    split_size = _split_size(post, problems)
-    time_stamp = flag(_form(post, "TimeStamp"), "TimeStamp", problems)
-    without_tax_detail = flag(_form(post, "WithoutTaxDetail"), "WithoutTaxDetail", problems)
-    archive, member = _archive(files, problems)
-    settle(call)
-    at = now(call)
-    key = uuid.uuid4().hex
-    path = _store(archive, call.customer, key) if archive is not None and not problems.items else None
-    try:
-        with transaction.atomic():
-            lock(call.customer)
-            if start is not None:
-                _range_problems(call.customer, start, end, problems)
-            problems.raise_any()
-            step = float(ledger_settings(call.customer)["step_seconds"])
-            doc = new_period(call.customer, start=start, end=end, split_size=split_size, time_stamp=time_stamp,
-                             without_tax_detail=without_tax_detail, status=UPLOADED, at=at, step=step,
-                             upload={"path": str(path), "member": member, "bytes": archive.size},
-                             due_at=at + timedelta(seconds=step))
-    except BaseException:
-        if path is not None:
-            path.unlink(missing_ok=True)
-        raise
-    return period_item(doc)
-
-
-def stored_journal(customer, text: bytes) -> dict:
-    """Write a journal text into a new ZIP in the upload directory (sandbox seeds): {path, member, bytes}."""
-    path = upload_dir() / f"{customer.customer_unique_id}-{uuid.uuid4().hex}.zip"
-    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as archive:
-        archive.writestr("yevmiye.txt", text)
-    return {"path": str(path), "member": "yevmiye.txt", "bytes": path.stat().st_size}
-

@@ -14,12 +14,14 @@ from datetime import date, timedelta
 from django.db import transaction
 
 from ..control import BadRequest, control_action
-from ..models import ApiKey, Customer, Document
-from .common import control_customer, is_guid, lock, now
-from .ledger import (APPROVED, CERTIFICATE_FAILURE, CERTIFICATE_OUTCOMES, DEFAULT_SETTINGS, ERROR, FAILED,
-                     MAX_SPLIT_SIZE, PERIOD, STATUSES, create_parts, last_counters, ledger_settings, new_period,
-                     period_item, previous_period, save_settings, stored_journal, task)
-from .ledger_rules import Period, check_zip, day, money
+from ..models import Document
+from .common import lock, named_customer, now
+from .ledger import (APPROVED, CERTIFICATE_FAILURE, CERTIFICATE_OUTCOMES, DEFAULT_SETTINGS, ERROR, FAILED, PERIOD,
+                     STATUSES, create_parts, last_counters, ledger_settings, new_period, period_item, previous_period,
+                     save_settings, task)
+from .ledger_journal import Period, day, money
+from .ledger_rules import check_zip
+from .ledger_uploads import MAX_SPLIT_SIZE, stored_journal
 
 SEEDED_ERROR = "1 hata. Satır 1: Y: sandbox denetim aracıyla hata durumunda oluşturuldu"
 SEED_ENTITY = "1234567890"  # a VKN whose check digit holds
@@ -38,24 +40,6 @@ SEED_ENTRIES = (
     ("Kira ödemesi", "other", (("770", "Genel Yönetim Giderleri", "770.01", "D", 35000),
                                ("102", "Bankalar", "102.01", "C", 35000))),
 )
-
-
-def _customer(body: dict) -> Customer:
-    named = body.get("customer")
-    if named in (None, ""):
-        return control_customer(body)
-    customer = None
-    if isinstance(named, int) and not isinstance(named, bool):
-        customer = Customer.objects.filter(pk=named).first()
-    elif isinstance(named, str):
-        if is_guid(named):
-            customer = Customer.objects.filter(customer_unique_id=named).first()
-        if customer is None:
-            key = ApiKey.objects.select_related("customer").filter(key=named).first()
-            customer = key.customer if key else None
-    if customer is None:
-        raise BadRequest("no customer with that id, customerUniqueId or API key")
-    return customer
 
 
 def _status(value) -> int:
@@ -127,7 +111,7 @@ def control_seed(body):
     """{customer, periods: [{start, end, status, split_size?, parts?, message?}]} -> {"ids": [...]}: periods made
     directly in those states, created in that order, with that many parts (4 entries each, a journal that keeps
     every rule) and their book entries. The rules of the upload (months in order, no overlap) do not apply."""
-    customer = _customer(body)
+    customer = named_customer(body)
     periods = body.get("periods")
     if not isinstance(periods, list) or not periods:
         raise BadRequest("periods must be a non-empty array of {start, end, status, split_size?, parts?}")
@@ -144,7 +128,7 @@ def control_seed(body):
 def control_status(body):
     """{customer, id, status, message?} -> the period with that status and its Task (a message for 40 and 80,
     by default the sandbox's); the period's life stops there (no further move is due)."""
-    customer = _customer(body)
+    customer = named_customer(body)
     status = _status(body.get("status"))
     with transaction.atomic():
         lock(customer)
@@ -170,7 +154,7 @@ def control_settings(body):
     """{customer, step_seconds?, certificates? "approve" | "fail" | "fail_once", reset?} -> the customer's
     settings: the length of a step of the period's life (fixed when a period is uploaded or sent), and the tax
     authority's answer to the next certificate submissions (fail_once: the next one fails, later ones pass)."""
-    customer = _customer(body)
+    customer = named_customer(body)
     changes = dict(DEFAULT_SETTINGS) if body.get("reset") else {}
     step = body.get("step_seconds")
     if step is not None:

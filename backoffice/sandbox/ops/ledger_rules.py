@@ -3,10 +3,10 @@
 validator, so that each checks the other.
 
 It streams: lines are read one at a time from the ZIP member (a line longer than MAX_LINE_BYTES is reported
-and skipped, never held whole), and what it keeps grows with the number of parts and main accounts, not
-with the file. While it checks it also splits the journal into parts of at most SplitSize MiB (every part's
-text is the Y line and whole entries) and sums each part: its dates, counters, debit and credit, the
-totals per main account, and the SHA-256 of its text.
+and skipped, never held whole; ledger_journal.py reads them), and what it keeps grows with the number of parts
+and main accounts, not with the file. While it checks it also splits the journal into parts of at most SplitSize
+MiB (every part's text is the Y line and whole entries) and sums each part: its dates, counters, debit and credit,
+the totals per main account, and the SHA-256 of its text.
 
 Findings read "Satır N: <field>: <problem>", in Turkish, as the platform reports them.
 
@@ -28,18 +28,12 @@ Choices where the documents are silent:
 - Blank lines are refused, except at the end of the file. Amounts are counted in kuruş (exact).
 """
 
-import functools
 import hashlib
-import io
 import re
-import zipfile
-from dataclasses import dataclass, field
-from datetime import date
 
-from stdnum.tr import tckimlik, vkn
+from .ledger_journal import MAX_LINE_BYTES, MIB, Entry, Outcome, Part, Period, cents, day, identifier_problem, lines_of
+from .ledger_journal import money, open_member, shown
 
-MAX_LINE_BYTES = 1 << 20  # a journal line is a few hundred bytes; a longer one is reported, not read whole
-MIB = 1024 * 1024
 SHOWN_FINDINGS = 5  # the Task.Message carries the count and the first ones
 DOCUMENT_TYPES = ("invoice", "check", "voucher", "other")
 NEEDS_NUMBER_AND_DATE = ("invoice", "check")
@@ -48,132 +42,11 @@ ENTRY_FIELDS = ("lineNumber", "lineNumberCounter", "accountMainID", "accountMain
                 "documentTypeDescription", "documentNumber", "documentReference", "documentDate", "paymentMethod",
                 "detailComment")
 CURRENCY_FIELDS, MEASURE_FIELDS = 7, 6  # fields 17-23 and 24-29
-AMOUNT = re.compile(r"([0-9]+)(?:\.([0-9]{1,2}))?")
-DAY = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 COUNTER = re.compile(r"0*[1-9][0-9]*")
 BOM = b"\xef\xbb\xbf"
 UNDECIDED, WITHIN, RUNNING, BROKEN = "undecided", "within", "running", "broken"  # how the file numbers its lines
 BOTH_WAYS = ("satır numaraları ya dönem boyunca boşluksuz ve tekrarsız sürer ya da her kayıtta 1, 2, 3… diye "
              "başlar; dosya başladığı düzeni sürdürmeli")
-
-
-# --- values ------------------------------------------------------------------------------------------------
-
-@functools.lru_cache(maxsize=4096)
-def day(text: str) -> date | None:
-    """The date of a yyyy-mm-dd value, else None."""
-    if not DAY.fullmatch(text):
-        return None
-    try:
-        return date.fromisoformat(text)
-    except ValueError:
-        return None
-
-
-def cents(text: str) -> int | None:
-    """Kuruş of an amount written with digits and at most 2 decimals after a dot, else None."""
-    found = AMOUNT.fullmatch(text)
-    if found is None:
-        return None
-    whole, fraction = found.groups()
-    return int(whole) * 100 + int((fraction or "0").ljust(2, "0"))
-
-
-def money(value: int) -> str:
-    sign = "-" if value < 0 else ""
-    return f"{sign}{abs(value) // 100}.{abs(value) % 100:02d}"
-
-
-def identifier_problem(value: str) -> str | None:
-    """Why a value is no valid VKN (10 digits) or TCKN (11 digits), in Turkish; None when it is one."""
-    if not re.fullmatch(r"[0-9]{10}|[0-9]{11}", value):
-        return f"'{value}' 10 haneli VKN ya da 11 haneli TCKN olmalı"
-    if len(value) == 10 and not vkn.is_valid(value):
-        return f"'{value}' geçerli bir VKN değil: kontrol hanesi tutmuyor"
-    if len(value) == 11 and not tckimlik.is_valid(value):
-        return f"'{value}' geçerli bir TCKN değil: kontrol haneleri tutmuyor"
-    return None
-
-
-def shown(value: str, width: int = 40) -> str:
-    return value if len(value) <= width else value[:width] + "…"
-
-
-# --- what the check needs and gives --------------------------------------------------------------------------
-
-@dataclass(frozen=True)
-class Period:
-    """The period the journal is checked against."""
-
-    start: date
-    end: date
-    split_size: int  # MiB of text per part
-    previous: tuple[int, int] | None = None  # (last entryNumberCounter, last lineNumberCounter) of the period before
-
-
-@dataclass
-class Part:
-    """One part of the split journal, summed while the journal is read."""
-
-    index: int
-    first_line: int  # line numbers in the file: its first H line and its last entry line
-    last_line: int = 0
-    covered_start: str = ""
-    covered_end: str = ""
-    entry_start: int = 0
-    entry_end: int = 0
-    line_start: int = 0
-    line_end: int = 0
-    debit: int = 0  # kuruş
-    credit: int = 0
-    size: int = 0  # bytes of its text (the Y line and its entries)
-    entries: int = 0
-    ledger: dict = field(default_factory=dict)  # accountMainID -> [accountMainDescription, debit, credit]
-    hasher: object = None
-
-    def summary(self) -> dict:
-        return {"index": self.index, "first_line": self.first_line, "last_line": self.last_line,
-                "covered_start": self.covered_start, "covered_end": self.covered_end,
-                "entry_start": self.entry_start, "entry_end": self.entry_end, "line_start": self.line_start,
-                "line_end": self.line_end, "debit": self.debit, "credit": self.credit, "size": self.size,
-                "entries": self.entries, "ledger": self.ledger, "sha256": self.hasher.hexdigest()}
-
-
-@dataclass
-class Outcome:
-    errors: int = 0
-    findings: list = field(default_factory=list)  # the first SHOWN_FINDINGS, "Satır N: field: problem"
-    parts: list = field(default_factory=list)  # Part.summary() of each part, when there is no error
-    entity: str = ""  # the Y line's entityIdentifier
-    fiscal_year: tuple[str, str] = ("", "")
-    lines: int = 0
-
-    @property
-    def message(self) -> str:
-        """The Task.Message of a period in error: the count and the first findings."""
-        return f"{self.errors} hata. " + "; ".join(self.findings)
-
-
-@dataclass
-class _Entry:
-    """The entry being read: its H line's values and what its lines add up to."""
-
-    line: int
-    date: str | None
-    counter: int | None
-    total_debit: int | None
-    total_credit: int | None
-    size: int
-    lines: int = 0
-    debit: int = 0
-    credit: int = 0
-    broken: bool = False  # a line of it could not be read: its sums say nothing
-    line_start: int = 0
-    line_end: int = 0
-    last_line: int = 0
-    ledger: dict = field(default_factory=dict)
-    joined: object = None  # the current part's hash with this entry fed in, while the entry still fits there
-    alone: object = None  # the hash of a new part (the Y line) with this entry, while it fits in one
 
 
 # --- the check ------------------------------------------------------------------------------------------------
@@ -192,7 +65,7 @@ class JournalCheck:
         self.y_raw = b""
         self.blank_since = None
         self.written = 0  # lines that are not blank
-        self.entry: _Entry | None = None
+        self.entry: Entry | None = None
         self.previous_date = None
         self.next_entry = self.next_line = None  # the counters expected next; None: take the first found
         self.entry_reason = self.line_reason = ""
@@ -258,7 +131,7 @@ class JournalCheck:
             entry.broken = entry.broken or broken
             self._add_bytes(entry, raw)
 
-    def _add_bytes(self, entry: _Entry, raw: bytes) -> None:
+    def _add_bytes(self, entry: Entry, raw: bytes) -> None:
         entry.size += len(raw)
         entry.last_line = self.number
         if entry.joined is not None:
@@ -346,7 +219,7 @@ class JournalCheck:
     def _h_line(self, number: int, fields: list, raw: bytes) -> None:
         self._close_entry()
         values = self._fields(fields, 8)
-        entry = _Entry(line=number, date=None, counter=None, total_debit=None, total_credit=None, size=0)
+        entry = Entry(line=number, date=None, counter=None, total_debit=None, total_credit=None, size=0)
         self._open(entry)
         self._add_bytes(entry, raw)
         if values is None:
@@ -372,7 +245,7 @@ class JournalCheck:
         entry.total_credit = self._amount(number, "totalCredit", total_credit)
         entry.counter = self._counter(number, "entryNumberCounter", counter, "next_entry")
 
-    def _open(self, entry: _Entry) -> None:
+    def _open(self, entry: Entry) -> None:
         self.entry = entry
         part = self.part
         if part is not None and part.entries:
@@ -433,7 +306,7 @@ class JournalCheck:
         self._posting_date(number, entry, posted)
         self._document(number, doc_type, doc_description, doc_number, doc_date)
 
-    def _line_number(self, number: int, entry: _Entry, value: str) -> None:
+    def _line_number(self, number: int, entry: Entry, value: str) -> None:
         """lineNumber in the way the file numbers its lines (see the module's choices)."""
         if self.numbering == BROKEN:
             return
@@ -471,7 +344,7 @@ class JournalCheck:
         self.problem(number, "lineNumber", f"{found} bulundu, {expected} bekleniyor: {BOTH_WAYS}")
         self.numbering = BROKEN
 
-    def _posting_date(self, number: int, entry: _Entry, posted: str) -> None:
+    def _posting_date(self, number: int, entry: Entry, posted: str) -> None:
         if day(posted) is None:
             self.problem(number, "postingDate", f"'{shown(posted)}' yyyy-aa-gg biçiminde geçerli bir tarih değil")
         elif entry.date is not None:
@@ -518,7 +391,7 @@ class JournalCheck:
                                                     f"toplamı {money(entry.credit)}")
         self._place(entry)
 
-    def _place(self, entry: _Entry) -> None:
+    def _place(self, entry: Entry) -> None:
         """Put the entry in the current part when it fits there, else in a new one; never split it."""
         part = self.part
         forced = entry.counter in self.break_before
@@ -568,33 +441,7 @@ class JournalCheck:
         return self.outcome
 
 
-# --- reading ----------------------------------------------------------------------------------------------------
-
-def lines_of(stream, limit: int = MAX_LINE_BYTES):
-    """(raw line with its end, too_long) of each line of a binary stream; a line over `limit` bytes comes cut
-    to its first `limit` bytes, the rest read past in pieces."""
-    readline = stream.readline
-    while True:
-        raw = readline(limit + 1)
-        if not raw:
-            return
-        if len(raw) > limit and not raw.endswith(b"\n"):
-            size = len(raw)
-            while True:
-                rest = readline(limit)
-                size += len(rest)
-                if not rest or rest.endswith(b"\n"):
-                    break
-            yield raw[:limit], True
-            continue
-        yield raw, False
-
-
-def open_member(path, member: str):
-    """The journal text member of a stored ZIP as a buffered binary stream (close the ZipFile with it)."""
-    archive = zipfile.ZipFile(path)
-    return archive, io.BufferedReader(archive.open(member), buffer_size=MIB)
-
+# --- a stream or a stored ZIP ----------------------------------------------------------------------------------
 
 def check_stream(stream, period: Period, break_before: frozenset = frozenset()) -> Outcome:
     check = JournalCheck(period, break_before)

@@ -1,5 +1,7 @@
+from django.conf import settings
 from django.core.management.base import BaseCommand
 
+from backoffice.remote.endpoints import table
 
 
 class Command(BaseCommand):
@@ -9,8 +11,6 @@ class Command(BaseCommand):
         parser.add_argument("--defaults", action="store_true", help="only the paths no document or public source shows")
 
     def handle(self, *args, **options):
-        from backoffice.remote.endpoints import table
-
         overrides = transport_config_overrides()
         rows = table(overrides)
         rows = rows.values() if isinstance(rows, dict) else rows
@@ -22,6 +22,4 @@ class Command(BaseCommand):
 
 
 def transport_config_overrides():
-    from django.conf import settings
-
     return dict(getattr(settings, "PLATFORM_ENDPOINTS", {}) or {})

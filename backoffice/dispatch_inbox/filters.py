@@ -1,0 +1,41 @@
+import django_filters
+from django.utils.translation import gettext_lazy as _
+
+from backoffice.core.choices import SyncState
+from backoffice.core.generic import BaseFilterSet, DateFromFilter, DateToFilter
+from backoffice.dispatch.api import Answer, DispatchStatus, ReplyStatus
+
+from .models import DispatchReply, IncomingNote
+
+
+class IncomingNoteFilterSet(BaseFilterSet):
+    """The inbox: ?view=awaiting (the default of the page's first tab) shows what still needs an answer, the oldest
+    first."""
+
+    search_fields = ("despatch_number", "sender_title", "sender_identifier", "receipt_number")
+    view = django_filters.ChoiceFilter(choices=(("awaiting", _("Needs an answer")),), method="filter_view",
+                                       label=_("Show"))
+    remote_status = django_filters.ChoiceFilter(choices=DispatchStatus.choices, label=_("Status"))
+    sender = django_filters.CharFilter(field_name="sender_identifier", label=_("Sender's tax or national id"))
+    date_from = DateFromFilter("received_at", label=_("Received from"))
+    date_to = DateToFilter("received_at", label=_("Received until"))
+
+    class Meta:
+        model = IncomingNote
+        fields = ("q", "view", "remote_status", "sender", "date_from", "date_to")
+
+    def filter_view(self, queryset, name, value):
+        if value == "awaiting":
+            return queryset.filter(remote_status=DispatchStatus.AWAITING_APPROVAL).order_by("received_at", "id")
+        return queryset
+
+
+class DispatchReplyFilterSet(BaseFilterSet):
+    search_fields = ("receipt_number", "note__despatch_number", "note__sender_title")
+    remote_status = django_filters.ChoiceFilter(choices=ReplyStatus.choices, label=_("Status"))
+    answer = django_filters.ChoiceFilter(choices=Answer.choices, label=_("Answer"))
+    sync_state = django_filters.ChoiceFilter(choices=SyncState.choices, label=_("Sync state"))
+
+    class Meta:
+        model = DispatchReply
+        fields = ("q", "remote_status", "answer", "sync_state")
