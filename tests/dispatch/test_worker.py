@@ -6,11 +6,10 @@ import pytest
 
 from backoffice.core import actions
 from backoffice.core.choices import JobStatus, SyncState
-from backoffice.core.models import JobRun
 from backoffice.dispatch import services, taxpayers
 from backoffice.dispatch.choices import DispatchStatus
 from backoffice.dispatch.models import DispatchNote
-from tests.testapp.testing import output, wait_for
+from tests.testapp.testing import finished_run, output, wait_for
 
 from .test_services import CREATE_PATH, customer, new_note, on_platform
 
@@ -55,7 +54,7 @@ def test_a_create_answered_500_after_it_took_effect_is_sent_once(worker, sandbox
     wait(worker, lambda: DispatchNote.objects.filter(pk=note.pk, sync_state=SyncState.SYNCED).exists(),
          "the note to be found on the platform after the 500")
     assert len(on_platform(ready)) == 1
-    run = JobRun.objects.filter(name="dispatch_note_push").latest("pk")
+    run = finished_run(name="dispatch_note_push")
     assert run.status == JobStatus.SUCCEEDED and run.attempts >= 2
 
 

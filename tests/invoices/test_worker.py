@@ -7,11 +7,10 @@ import zipfile
 import pytest
 
 from backoffice.core.choices import JobStatus, SyncState
-from backoffice.core.models import JobRun
 from backoffice.invoices import documents, services
 from backoffice.invoices.choices import InvoiceStatus
 from backoffice.invoices.models import Invoice, PdfBundle
-from tests.testapp.testing import output, wait_for
+from tests.testapp.testing import finished_run, output, wait_for
 
 from .test_posting_mapping import map_customer
 from .test_services import SAVE_PATH, new_invoice
@@ -53,7 +52,7 @@ def test_a_save_answered_500_after_it_took_effect_is_sent_once(worker, sandbox, 
     wait(worker, lambda: Invoice.objects.filter(pk=invoice.pk, sync_state=SyncState.SYNCED).exists(),
          "the invoice to be found on the platform after the 500")
     assert len(services.accounting(sandbox_company).invoices(True)["items"]) == 1
-    run = JobRun.objects.filter(name="invoice_push").latest("pk")
+    run = finished_run(name="invoice_push")
     assert run.status == JobStatus.SUCCEEDED and run.attempts >= 2
 
 
@@ -67,5 +66,5 @@ def test_a_pdf_zip_is_made_in_the_background_with_progress(worker, sandbox_compa
     assert bundle.fetched == 4
     with zipfile.ZipFile(bundle.file.open("rb")) as archive:
         assert len(archive.namelist()) == 4
-    run = JobRun.objects.filter(name="pdf_bundle").latest("pk")
+    run = finished_run(name="pdf_bundle")
     assert run.status == JobStatus.SUCCEEDED and run.progress == 100

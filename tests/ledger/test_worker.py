@@ -14,7 +14,7 @@ from backoffice.core.models import JobRun
 from backoffice.ledger import periods, services
 from backoffice.ledger.choices import CheckState, GeneralBookType, PeriodStatus
 from backoffice.ledger.models import BookEntry, Journal, Part, Period
-from tests.testapp.testing import output, wait_for
+from tests.testapp.testing import finished_run, output, wait_for
 
 from .builders import journal_text, month_end
 
@@ -95,7 +95,7 @@ def test_a_journal_is_checked_uploaded_and_followed_until_ready(worker, sandbox,
     journal = checked_by_the_worker(worker, ledger_company)
     assert (journal.line_count, journal.entry_count, journal.findings_count) == (1 + 3 * ENTRIES, ENTRIES, 0)
     assert journal.archive and journal.check_progress == 100
-    assert JobRun.objects.get(name="journal_check", company=ledger_company).status == JobStatus.SUCCEEDED
+    assert finished_run(name="journal_check", company=ledger_company).status == JobStatus.SUCCEEDED
 
     services.journal_upload_request(journal)
     period = ready(worker, journal)
@@ -123,7 +123,7 @@ def test_an_upload_answered_500_after_the_platform_stored_it_is_uploaded_once(wo
     period = ready(worker, journal)
     items = periods.ledger_client(ledger_company).periods()["items"]
     assert [str(item["Id"]) for item in items] == [period.remote_id]
-    run = JobRun.objects.filter(name="journal_upload", company=ledger_company).latest("pk")
+    run = finished_run(name="journal_upload", company=ledger_company)
     assert run.status == JobStatus.SUCCEEDED and run.attempts >= 2, (run.status, run.attempts, run.message)
 
 

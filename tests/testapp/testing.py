@@ -107,6 +107,19 @@ def wait_for(predicate, *, timeout, interval=0.2, message="condition"):
         time.sleep(interval)
 
 
+def finished_run(*, timeout=30, **filters):
+    """The newest JobRun of `filters` once it has finished: a job body saves its record a moment before the runner
+    marks its run done, so a test that saw the record must wait for the run too."""
+    from backoffice.core.jobs import ACTIVE
+    from backoffice.core.models import JobRun
+
+    def finished():
+        run = JobRun.objects.filter(**filters).order_by("-pk").first()
+        return run if run is not None and run.status not in ACTIVE else None
+
+    return wait_for(finished, timeout=timeout, message=f"the job run {filters} to finish")
+
+
 @contextmanager
 def running_worker(env=None):
     """A real `manage.py rqworker --with-scheduler` on an empty default queue, registered before the block

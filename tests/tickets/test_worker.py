@@ -13,7 +13,7 @@ from backoffice.tickets import services
 from backoffice.tickets.choices import ExportState, TicketKind, TicketStatus
 from backoffice.tickets.families import TICKET_EXPORTS
 from backoffice.tickets.models import EventTicket, TicketExport
-from tests.testapp.testing import output, wait_for
+from tests.testapp.testing import finished_run, output, wait_for
 
 from .conftest import make_tickets
 from .test_services import CREATE_PATH, creates, new_event
@@ -59,7 +59,7 @@ def test_a_push_that_timed_out_after_the_platform_received_it_is_reconciled(work
     wait(worker, lambda: settled(ticket.pk, TicketStatus.DRAFT), "the ticket to be synced")
     ticket.refresh_from_db()
     assert ticket.attempts == 2 and ticket.remote_id
-    run = JobRun.objects.get(name="event_ticket_push")
+    run = finished_run(name="event_ticket_push")
     assert (run.status, run.attempts) == (JobStatus.SUCCEEDED, 2)
     wait_for(lambda: creates(sandbox) == 1, timeout=10, message="the slow create to be logged")
     items = [r for r in sandbox.stats()["requests"] if r["method"] == "GET" and r["path"] == CREATE_PATH]
