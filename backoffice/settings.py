@@ -116,12 +116,9 @@ TEMPLATES = [
 DATABASES = {"default": database("DATABASE_URL", VAR_DIR / "backoffice.sqlite3", VAR_DIR)}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
-AUTH_PASSWORD_VALIDATORS = [
-    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
-    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
-    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
-    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
-]
+AUTH_PASSWORD_VALIDATORS = [{"NAME": f"django.contrib.auth.password_validation.{name}"} for name in (
+    "UserAttributeSimilarityValidator", "MinimumLengthValidator", "CommonPasswordValidator",
+    "NumericPasswordValidator")]
 
 # django-axes first: it refuses a locked-out user name or address before any password is checked.
 AUTHENTICATION_BACKENDS = [
@@ -181,28 +178,14 @@ SANDBOX_URL = os.environ.get("SANDBOX_URL", "http://127.0.0.1:8001").rstrip("/")
 # SANDBOX_URL: a production start does not send credentials to whatever listens on 127.0.0.1:8001.
 SANDBOX_ENABLED = DEVELOPMENT or bool(os.environ.get("SANDBOX_URL"))
 PLATFORM_SERVICES = ["auth", "ticket", "invoice", "accounting", "ledger", "dispatch", "crm"]
+# Hosts of the provider's production environment; its test environment's add "test" (identitytest, ...).
+# Confirm them against the provider and override with PLATFORM_<ENV>_<SERVICE>_URL, e.g. PLATFORM_TEST_TICKET_URL.
+_HOSTS = {"auth": "identity", "ticket": "ticketapi", "invoice": "efaturaapi", "accounting": "accountingapi",
+          "ledger": "edefterapi", "dispatch": "eirsaliyeapi", "crm": "crmapi"}
 PLATFORM_ENVIRONMENTS = {
     "sandbox": {service: f"{SANDBOX_URL}/{service}" for service in PLATFORM_SERVICES},
-    # Hosts of the provider's test and production environments: confirm against the provider and
-    # override with PLATFORM_<ENV>_<SERVICE>_URL, e.g. PLATFORM_TEST_TICKET_URL.
-    "test": {
-        "auth": "https://identitytest.platform.invalid",
-        "ticket": "https://ticketapitest.platform.invalid",
-        "invoice": "https://efaturaapitest.platform.invalid",
-        "accounting": "https://accountingapitest.platform.invalid",
-        "ledger": "https://edefterapitest.platform.invalid",
-        "dispatch": "https://eirsaliyeapitest.platform.invalid",
-        "crm": "https://crmapitest.platform.invalid",
-    },
-    "production": {
-        "auth": "https://identity.platform.invalid",
-        "ticket": "https://ticketapi.platform.invalid",
-        "invoice": "https://efaturaapi.platform.invalid",
-        "accounting": "https://accountingapi.platform.invalid",
-        "ledger": "https://edefterapi.platform.invalid",
-        "dispatch": "https://eirsaliyeapi.platform.invalid",
-        "crm": "https://crmapi.platform.invalid",
-    },
+    "test": {service: f"https://{host}test.platform.invalid" for service, host in _HOSTS.items()},
+    "production": {service: f"https://{host}.platform.invalid" for service, host in _HOSTS.items()},
 }
 for _env, _urls in PLATFORM_ENVIRONMENTS.items():
     for _service in list(_urls):
@@ -229,11 +212,11 @@ RATE_LIMIT_SCALE = float(os.environ.get("RATE_LIMIT_SCALE", 1))
 
 # Records left QUEUED or SENDING longer than this are enqueued again by the sweep.
 SYNC_STUCK_AFTER_SECONDS = int(os.environ.get("SYNC_STUCK_AFTER_SECONDS", 600))
-# Background jobs (core.jobs): a transient error is retried after base * 2^(n-1) seconds (with jitter,
-# at most the cap) until the attempts run out; then the job and its record are FAILED.
 # The credit forecast of the sub-company dashboard uses only usage reports at least this far apart: two
 # reports 15 minutes apart say nothing about a month (subcompanies.report.forecast).
 SUBCOMPANY_FORECAST_MIN_SPAN_HOURS = float(os.environ.get("SUBCOMPANY_FORECAST_MIN_SPAN_HOURS", 24))
+# Background jobs (core.jobs): a transient error is retried after base * 2^(n-1) seconds (with jitter,
+# at most the cap) until the attempts run out; then the job and its record are FAILED.
 JOB_MAX_ATTEMPTS = int(os.environ.get("JOB_MAX_ATTEMPTS", 6))
 JOB_RETRY_BASE_SECONDS = float(os.environ.get("JOB_RETRY_BASE_SECONDS", 15))
 JOB_RETRY_MAX_SECONDS = float(os.environ.get("JOB_RETRY_MAX_SECONDS", 900))

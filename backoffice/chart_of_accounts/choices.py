@@ -1,18 +1,18 @@
 """Kinds of chart accounts (document 3, 2.7) and the currencies a sub-account is kept in."""
 
 from django.conf import settings
-from django.db import models
 from django.utils.translation import gettext_lazy as _
 
+from backoffice.core.choices import ColoredIntegerChoices, paint
 
-class AccountType(models.IntegerChoices):
+
+class AccountType(ColoredIntegerChoices):
     MAIN = 0, _("Main account (kebir)")
     GROUP = 1, _("Group account")
     SUB = 2, _("Sub-account (muavin)")
 
-    @classmethod
-    def color(cls, value):
-        return {0: "primary", 1: "info", 2: "secondary"}.get(value, "secondary")
+
+paint(AccountType, primary=[AccountType.MAIN], info=[AccountType.GROUP])
 
 
 # currencyCodeId of 2.7 is an integer whose list is "not shown": these ids are our default, to be confirmed

@@ -9,9 +9,6 @@ from backoffice.core.generic.registry import model_url
 from .models import Account
 
 
-def accounts(company):
-    return Account.objects.filter(company=company)
-
-
-register_sync_source("chart_of_accounts", label=_("Chart of accounts"), queryset=accounts,
+register_sync_source("chart_of_accounts", label=_("Chart of accounts"),
+                     queryset=lambda company: Account.objects.filter(company=company),
                      url=lambda: model_url(Account, "list"), order=20)

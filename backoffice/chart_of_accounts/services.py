@@ -11,7 +11,7 @@ from backoffice.core import jobs, resources, sync
 from backoffice.core.choices import SyncState
 from backoffice.core.jobs import job
 from backoffice.core.models import Company
-from backoffice.core.payloads import flag, integer, text
+from backoffice.core.payloads import flag, integer, pushed, text
 from backoffice.core.platform import client_for
 from backoffice.core.resources import Resource, ResourceError
 from backoffice.remote.accounting import AccountingClient
@@ -105,24 +105,18 @@ def start_from_uniform(company, codes) -> int:
     and send them. Returns how many were added."""
     wanted = [code for code in dict.fromkeys(codes) if uniform.level(code) == uniform.MAIN]
     known = set(Account.objects.filter(company=company, full_code__in=wanted).values_list("full_code", flat=True))
-    added = 0
+    new = [code for code in wanted if code not in known]
     with transaction.atomic():
-        for code in wanted:
-            if code in known:
-                continue
+        for code in new:
             account = Account(company=company, type=AccountType.MAIN, base_code=code, name=uniform.name_of(code))
             account.save()
             resources.queue_change(account)
-            added += 1
-    return added
+    return len(new)
 
 
 # --- push ----------------------------------------------------------------------------------------------
 def _fields(answer) -> dict:
-    fields = {"remote_id": text(field(answer, "id"))}
-    if field(answer, "hasChild") is not None:
-        fields["has_child"] = flag(field(answer, "hasChild"))
-    return fields
+    return pushed(answer, has_child="hasChild")
 
 
 def _find(account):

@@ -36,6 +36,3 @@ class AccountTable(OrderedTable):
         order_by = ("full_code",)
         empty_text = _("The chart of accounts is empty. Start from the uniform chart of accounts, add an account, or "
                        "read the chart the platform has.")
-
-    def render_currency(self, record):
-        return record.currency

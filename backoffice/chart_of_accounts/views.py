@@ -41,13 +41,11 @@ class AccountDetailView(ObjectDetailView):
 
 class AccountEditView(ObjectEditView):
     form = AccountForm
+    saves = staticmethod(services.account_save)
     refused = services.ChartError
 
     def get_form_kwargs(self):
         return {"company": self.request.company}
-
-    def get_template_names(self):
-        return ["chart_of_accounts/account_edit.html"]
 
     def form_context(self, account, formsets):
         return {"uniform_main": uniform.main_accounts()}
@@ -55,8 +53,6 @@ class AccountEditView(ObjectEditView):
     def locked_message(self, account):
         return _("This account is on its way to the platform; wait until it is there.") if account.is_busy else ""
 
-    def save_form(self, form):
-        return services.account_save(form.save(commit=False), user=self.request.user)
 
 
 register_model_views(Account, prefix="accounts", list=AccountListView, detail=AccountDetailView,

@@ -133,8 +133,6 @@ def register_actions(model, action_set: ActionSet) -> None:
     register_job_labels({job_name(model, action): action.label for action in action_set.actions})
 
 
-
-
 def job_name(model, action) -> str:
     return f"{model._meta.app_label}_{action.name}"
 

@@ -5,12 +5,25 @@ from django.utils.translation import gettext_lazy as _
 from django.utils.translation import pgettext_lazy
 
 
-class ColoredChoices(models.TextChoices):
-    """TextChoices whose members carry a Bootstrap colour in COLORS."""
+class Colored:
+    """Members that carry a Bootstrap badge colour in COLORS (member -> colour; any other is "secondary")."""
 
     @classmethod
     def color(cls, value):
         return getattr(cls, "COLORS", {}).get(value, "secondary")
+
+
+class ColoredChoices(Colored, models.TextChoices):
+    pass
+
+
+class ColoredIntegerChoices(Colored, models.IntegerChoices):
+    pass
+
+
+def paint(choices, **members):
+    """Give `choices` its COLORS by colour: paint(Status, success=[Status.APPROVED], danger=[Status.ERROR])."""
+    choices.COLORS = {member: color for color, group in members.items() for member in group}
 
 
 class Environment(models.TextChoices):
@@ -33,13 +46,8 @@ class SyncState(ColoredChoices):
     FAILED = "failed", _("Failed")
 
 
-SyncState.COLORS = {
-    SyncState.LOCAL: "secondary",
-    SyncState.QUEUED: "info",
-    SyncState.SENDING: "primary",
-    SyncState.SYNCED: "success",
-    SyncState.FAILED: "danger",
-}
+SyncState.COLORS = {SyncState.LOCAL: "secondary", SyncState.QUEUED: "info", SyncState.SENDING: "primary",
+                    SyncState.SYNCED: "success", SyncState.FAILED: "danger"}
 
 
 class JobStatus(ColoredChoices):
@@ -51,14 +59,8 @@ class JobStatus(ColoredChoices):
     FAILED = "failed", _("Failed")
 
 
-JobStatus.COLORS = {
-    JobStatus.QUEUED: "info",
-    JobStatus.RUNNING: "primary",
-    JobStatus.SUCCEEDED: "success",
-    JobStatus.RETRYING: "warning",
-    JobStatus.DEFERRED: "warning",
-    JobStatus.FAILED: "danger",
-}
+JobStatus.COLORS = {JobStatus.QUEUED: "info", JobStatus.RUNNING: "primary", JobStatus.SUCCEEDED: "success",
+                    JobStatus.RETRYING: "warning", JobStatus.DEFERRED: "warning", JobStatus.FAILED: "danger"}
 
 
 class Role(models.TextChoices):

@@ -15,7 +15,7 @@ from datetime import timedelta
 
 from django.conf import settings
 from django.core.files.base import ContentFile
-from django.db import models, transaction
+from django.db import models
 from django.db.models import Q
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
@@ -82,10 +82,6 @@ class PlatformExport(RequestedWork):
     @property
     def state_color(self):
         return ExportState.color(self.state)
-
-    @property
-    def is_pending(self) -> bool:
-        return self.state in EXPORT_PENDING
 
     def download_name(self) -> str:
         """The name the user's browser saves the ZIP under."""
@@ -191,59 +187,6 @@ def export_expire(export) -> str:
     export.message = str(EXPIRED_MESSAGE)
     export.save(update_fields=["state", "message"])
     return export.message
-
-
-def export_failed(*, model, pk, message):
-    model.objects.filter(pk=pk, state__in=[*EXPORT_PENDING, ExportState.AVAILABLE]).update(
-        state=ExportState.FAILED, message=message[:2000])
-
-
-def export_job(*, model, pk, run, failed) -> str:
-    """A family's export job: run(export=) on the export, failed(export_pk=, message=) when it gives up."""
-    export = model.objects.select_related("company").filter(pk=pk).first()
-    if export is None:
-        return "The export no longer exists."
-    return jobs.run_or_fail(lambda: run(export=export), failed=lambda message: failed(export_pk=pk, message=message))
-
-
-def export_fetch_request(*, export, enqueue) -> None:
-    """Fetch an export seen in the platform's history (started elsewhere) while its window is open;
-    enqueue(export) puts the family's export job on the queue."""
-    model = type(export)
-    if export.state != ExportState.AVAILABLE:
-        raise ExportError(_("Only an export waiting on the platform can be fetched."))
-    if export_expired(export):
-        model.objects.filter(pk=export.pk).update(state=ExportState.EXPIRED)
-        raise ExportError(_("This export is older than 24 hours: the platform no longer keeps it."))
-    with transaction.atomic():
-        model.objects.filter(pk=export.pk).update(state=ExportState.DOWNLOADING, message="")
-        enqueue(export)
-
-
-def export_history_sync(*, model, client, company, **identity) -> int:
-    """Read the platform's export history: exports started elsewhere appear (fetchable while their window
-    is open), and the ones whose 24 hours passed are marked expired. identity: the subclass's own fields
-    telling the family apart (e.g. kind). Returns how many were new."""
-    new = 0
-    now = timezone.now()
-    for item in client.export_history() or []:
-        export_id = str(item.get("exportId") or "")
-        if not export_id:
-            continue
-        created = parse_when(item.get("createdDate"))
-        export, created_row = model.objects.get_or_create(
-            company=company, export_id=export_id, **identity,
-            defaults={"state": ExportState.AVAILABLE, "file_name": item.get("fileName") or "",
-                      "platform_created": created})
-        if created_row:
-            new += 1
-        elif not export.platform_created and created:
-            model.objects.filter(pk=export.pk).update(platform_created=created)
-            export.platform_created = created
-        if created_row and export_expired(export, now):
-            model.objects.filter(pk=export.pk).update(state=ExportState.EXPIRED)
-    exports_expire(model.objects.filter(company=company, **identity))
-    return new
 
 
 def exports_expire(queryset) -> int:

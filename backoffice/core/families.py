@@ -19,16 +19,19 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 
 from django.db import transaction
+from django.db.models import F
 from django.utils import timezone
+from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
-from django.utils.translation import ngettext
 
 from . import exports, jobs, reports, schedule
 from .admin import register_family_admin
 from .batch import relaxed_commits
+from .exports import EXPORT_PENDING, ExportError, ExportState, export_expired, parse_when
 from .joblabels import register_job_labels
 from .models import Company
 from .registry import registry
+from .reports import REPORT_ACTIVE, REPORT_PAGE_SIZE, ReportState, int_or_none
 
 
 def register_family(family) -> None:
@@ -93,15 +96,43 @@ class ExportFamily:
                                   poll_every=self.poll_every())
 
     def failed(self, *, export_pk, message):
-        exports.export_failed(model=self.model, pk=export_pk, message=message)
+        self.model.objects.filter(pk=export_pk, state__in=[*EXPORT_PENDING, ExportState.AVAILABLE]).update(
+            state=ExportState.FAILED, message=message[:2000])
 
     def fetch_request(self, *, export) -> None:
-        """Fetch an export seen in the platform's history while its window is open (ExportError if not)."""
-        exports.export_fetch_request(export=export, enqueue=self.enqueue)
+        """Fetch an export seen in the platform's history (started elsewhere) while its window is open (ExportError
+        if not)."""
+        if export.state != ExportState.AVAILABLE:
+            raise ExportError(gettext("Only an export waiting on the platform can be fetched."))
+        if export_expired(export):
+            self.model.objects.filter(pk=export.pk).update(state=ExportState.EXPIRED)
+            raise ExportError(gettext("This export is older than 24 hours: the platform no longer keeps it."))
+        with transaction.atomic():
+            self.model.objects.filter(pk=export.pk).update(state=ExportState.DOWNLOADING, message="")
+            self.enqueue(export)
 
     def history_sync(self, *, company, kind=None) -> int:
-        return exports.export_history_sync(model=self.model, client=self.client(company, kind), company=company,
-                                           **self.identity(kind))
+        """Read the platform's export history (of one kind): exports started elsewhere appear (fetchable while their
+        window is open), and the ones whose 24 hours passed are marked expired. Returns how many were new."""
+        model, new, now = self.model, 0, timezone.now()
+        for item in self.client(company, kind).export_history() or []:
+            export_id = str(item.get("exportId") or "")
+            if not export_id:
+                continue
+            created = parse_when(item.get("createdDate"))
+            export, created_row = model.objects.get_or_create(
+                company=company, export_id=export_id, **self.identity(kind),
+                defaults={"state": ExportState.AVAILABLE, "file_name": item.get("fileName") or "",
+                          "platform_created": created})
+            if created_row:
+                new += 1
+            elif not export.platform_created and created:
+                model.objects.filter(pk=export.pk).update(platform_created=created)
+                export.platform_created = created
+            if created_row and export_expired(export, now):
+                model.objects.filter(pk=export.pk).update(state=ExportState.EXPIRED)
+        exports.exports_expire(model.objects.filter(company=company, **self.identity(kind)))
+        return new
 
     def history_request(self, *, company) -> list:
         """Read the platform's export history (of every kind) in the background."""
@@ -150,9 +181,18 @@ class ReportFamily:
         return entries
 
     def request(self, *, company, report_date, kind=None):
-        """Fetch the report of one day in the background (a new run; the current one stays until done)."""
-        return reports.report_request(model=self.run_model, job=report_job, name=self.name, company=company,
-                                      report_date=report_date, job_args=[self.name], **self.identity(kind))
+        """Fetch the report of one day in the background (a new run; the current one stays until done). A run of
+        the same report still queued or running is returned instead of a second one."""
+        model, key = self.run_model, self.identity(kind)
+        with transaction.atomic():
+            active = model.objects.filter(company=company, report_date=report_date, state__in=REPORT_ACTIVE,
+                                          **key).first()
+            if active is not None:
+                return active
+            run = model.objects.create(company=company, report_date=report_date, page_size=REPORT_PAGE_SIZE, **key)
+            jobs.enqueue(report_job, name=self.name, company=company, target=f"{model._meta.label_lower}:{run.pk}",
+                         args=[self.name, run.pk])
+        return run
 
     def request_all(self, *, report_date, companies=None) -> int:
         """One fetch per active company (and kind); `companies` narrows the companies."""
@@ -168,11 +208,16 @@ class ReportFamily:
         kind = getattr(run, "kind", None)
         build = self.builders.get(kind) or self.builders.setdefault(kind, self.row_builder(kind))
         rows = [build(run, raw) for raw in envelope.get("items") or []]
-        stored = reports.report_store_page(run=run, page_index=page_index, envelope=envelope, rows=rows,
-                                           item_model=self.item_models[kind])
+        total_pages, total_count = int_or_none(envelope.get("totalPages")), int_or_none(envelope.get("totalCount"))
+        with transaction.atomic():
+            self.item_models[kind].objects.bulk_create(rows, batch_size=1000)
+            type(run).objects.filter(pk=run.pk).update(pages_done=page_index, total_pages=total_pages,
+                                                       total_count=total_count, item_count=F("item_count") + len(rows))
+        run.pages_done, run.total_pages, run.total_count = page_index, total_pages, total_count
+        run.item_count += len(rows)
         if self.after_store:
             self.after_store(run, rows)
-        return stored
+        return len(rows)
 
     def row_builder(self, kind):
         return reports.row_builder(self.item_models[kind], self.fields(kind), self.text_limits)
@@ -188,7 +233,8 @@ class ReportFamily:
                 store_page=lambda index, envelope: self.store_page(run=run, page_index=index, envelope=envelope))
 
     def failed(self, *, run_pk, message):
-        reports.report_failed(model=self.run_model, run_pk=run_pk, message=message)
+        self.run_model.objects.filter(pk=run_pk).exclude(state=ReportState.DONE).update(
+            state=ReportState.FAILED, message=message[:2000], finished_at=timezone.now())
 
     def current_run(self, *, company, report_date, kind=None):
         return self.run_model.objects.filter(company=company, report_date=report_date, is_current=True,
@@ -197,9 +243,18 @@ class ReportFamily:
 
 # --- jobs: every family's, named by the family ------------------------------------------------------------
 
+def work_job(model, pk, *, gone: str, run, failed) -> str:
+    """A family's job on one requested work (an export, a report run): run(work), failed(message) when the runner
+    will not run it again; `gone` when the row no longer exists."""
+    work = model.objects.select_related("company").filter(pk=pk).first()
+    return gone if work is None else jobs.run_or_fail(lambda: run(work), failed=failed)
+
+
 def export_job(name, export_pk):
     fam = family(name)
-    return exports.export_job(model=fam.model, pk=export_pk, run=fam.run, failed=fam.failed)
+    return work_job(fam.model, export_pk, gone="The export no longer exists.",
+                    run=lambda export: fam.run(export=export),
+                    failed=lambda message: fam.failed(export_pk=export_pk, message=message))
 
 
 def export_history_job(name, company_id, kind=None):
@@ -216,7 +271,8 @@ def exports_expire_job(name):
 
 def report_job(name, run_pk):
     fam = family(name)
-    return reports.report_job(model=fam.run_model, pk=run_pk, run=fam.sync, failed=fam.failed)
+    return work_job(fam.run_model, run_pk, gone="The report fetch no longer exists.", run=lambda run: fam.sync(run=run),
+                    failed=lambda message: fam.failed(run_pk=run_pk, message=message))
 
 
 def reports_today_job(name):

@@ -260,7 +260,6 @@ class MemberCreateForm(UserCreationForm):
         return user
 
 
-
 class SeriesStartForm(forms.Form):
     """An administrator starts a document series above its next number (issue 28): a series started elsewhere,
     or a database restored from an older backup, whose numbers the platform holds already. Shown once more to be

@@ -8,6 +8,8 @@ from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 from django.utils import timezone
 from django.utils.dateparse import parse_date, parse_datetime, parse_time
 
+from backoffice.remote.common import field
+
 CENT = Decimal("0.01")
 
 
@@ -130,3 +132,11 @@ def flag(value) -> bool:
 def text(value) -> str:
     """A string, stripped; "" for None."""
     return "" if value is None else str(value).strip()
+
+
+def pushed(answer, **flags) -> dict:
+    """A push's answer read back: the platform's id as remote_id, and each flag it carries ({model field: its name
+    in the answer}); a flag the answer leaves out is not changed."""
+    fields = {"remote_id": text(field(answer, "id"))}
+    fields.update({name: flag(field(answer, key)) for name, key in flags.items() if field(answer, key) is not None})
+    return fields

@@ -10,7 +10,6 @@ becomes the current one for its report and the items of older runs go with them.
 from decimal import Decimal, InvalidOperation
 
 from django.db import models, transaction
-from django.db.models import F
 from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, ngettext
@@ -113,21 +112,22 @@ def int_or_none(value):
 def fields_spec(*, text=(), moments=(), amounts=(), numbers=(), flags=()) -> tuple:
     """(model field, platform name, converter) of report fields whose platform name is the field's in camel
     case (part_index is partIndex), by the kind of their values."""
-    kinds = ((text, str), (moments, date_time), (amounts, decimal_or_none), (numbers, int_or_none), (flags, bool))
+    kinds = ((text, str), (moments, parse_when), (amounts, decimal_or_none), (numbers, int_or_none), (flags, bool))
     return tuple((name, key, convert) for names, convert in kinds for key, name in camel_names(*names).items())
 
 
+def field_value(name, key, convert, raw: dict, text_limits: dict):
+    """One field of a report item: str values cut to text_limits[field] (300 when not given), bools default to
+    False, the rest to None."""
+    value = raw.get(key)
+    if convert is str:
+        return ("" if value is None else str(value))[:text_limits.get(name, 300)]
+    return convert(value) if value is not None else (False if convert is bool else None)
+
+
 def item_fields(spec, raw: dict, text_limits: dict) -> dict:
-    """Model fields of one report item: spec is ((field, platform name, converter), ...); str values are
-    cut to text_limits[field] (300 when not given), bools default to False, the rest to None."""
-    fields = {}
-    for name, key, convert in spec:
-        value = raw.get(key)
-        if convert is str:
-            fields[name] = ("" if value is None else str(value))[:text_limits.get(name, 300)]
-        else:
-            fields[name] = convert(value) if value is not None else (False if convert is bool else None)
-    return fields
+    """Model fields of one report item: spec is ((field, platform name, converter), ...)."""
+    return {name: field_value(name, key, convert, raw, text_limits) for name, key, convert in spec}
 
 
 def row_builder(model, spec, text_limits: dict):
@@ -140,55 +140,21 @@ def row_builder(model, spec, text_limits: dict):
     if set(names) != set(fixed) | set(by_name):
         raise ValueError(f"{model.__name__}: fields {names} do not match the report spec")
 
-    def value(name, key, convert, raw):
-        item = raw.get(key)
-        if convert is str:
-            return ("" if item is None else str(item))[:text_limits.get(name, 300)]
-        return convert(item) if item is not None else (False if convert is bool else None)
-
     def build(run, raw):
         known = {"id": None, "company": run.company_id, "run": run.pk, "report_date": run.report_date}
-        return model(*[known[name] if name in known else value(name, *by_name[name], raw) for name in names])
+        return model(*[known[name] if name in known else field_value(name, *by_name[name], raw, text_limits)
+                       for name in names])
 
     return build
 
 
 # --- the walk --------------------------------------------------------------------------------------------
 
-def report_request(*, model, job, name: str, company, report_date, job_args=(), **key):
-    """Fetch the report of one day in the background (a new run; the current one stays until it is done).
-    A run of the same report still queued or running is returned instead of a second one.
-    The job is called with (*job_args, run pk)."""
-    with transaction.atomic():
-        active = model.objects.filter(company=company, report_date=report_date, state__in=REPORT_ACTIVE,
-                                      **key).first()
-        if active is not None:
-            return active
-        run = model.objects.create(company=company, report_date=report_date, page_size=REPORT_PAGE_SIZE, **key)
-        jobs.enqueue(job, name=name, company=company, target=f"{model._meta.label_lower}:{run.pk}",
-                     args=[*job_args, run.pk])
-    return run
-
-
-def report_store_page(*, run, page_index, envelope, rows, item_model) -> int:
-    """Store one page's items (rows: unsaved item_model instances) with the run's progress, in one
-    transaction. Returns the number of items stored."""
-    total_pages = int_or_none(envelope.get("totalPages"))
-    total_count = int_or_none(envelope.get("totalCount"))
-    with transaction.atomic():
-        item_model.objects.bulk_create(rows, batch_size=1000)
-        type(run).objects.filter(pk=run.pk).update(pages_done=page_index, total_pages=total_pages,
-                                                   total_count=total_count, item_count=F("item_count") + len(rows))
-    run.pages_done, run.total_pages, run.total_count = page_index, total_pages, total_count
-    run.item_count += len(rows)
-    return len(rows)
-
-
 def report_walk(*, run, fetch_page, store_page) -> str:
     """Walk every page from the one after the last stored (pageIndex from 1), then finish the run.
 
-    fetch_page(page_index) -> the paged envelope; store_page(page_index, envelope) stores it (through
-    report_store_page). No records is not an error: items is empty and totalCount 0 (document 2, section 4).
+    fetch_page(page_index) -> the paged envelope; store_page(page_index, envelope) stores it (a family's
+    store_page, core.families). No records is not an error: items is empty and totalCount 0 (document 2, section 4).
     """
     if run.state == ReportState.DONE:
         return _("Already complete.")
@@ -215,20 +181,3 @@ def report_finish(*, run):
         model.objects.filter(pk=run.pk).update(state=ReportState.DONE, is_current=True, finished_at=timezone.now(),
                                                message="")
     run.state, run.is_current = ReportState.DONE, True
-
-
-def report_failed(*, model, run_pk, message):
-    model.objects.filter(pk=run_pk).exclude(state=ReportState.DONE).update(
-        state=ReportState.FAILED, message=message[:2000], finished_at=timezone.now())
-
-
-def report_job(*, model, pk, run, failed) -> str:
-    """A family's report job: run(run=) on the run, failed(run_pk=, message=) when it gives up."""
-    report_run = model.objects.select_related("company").filter(pk=pk).first()
-    if report_run is None:
-        return "The report fetch no longer exists."
-    return jobs.run_or_fail(lambda: run(run=report_run), failed=lambda message: failed(run_pk=pk, message=message))
-
-
-def date_time(value):
-    return parse_when(value)

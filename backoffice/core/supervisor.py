@@ -333,13 +333,17 @@ class Supervisor:
             elif sig:
                 _kill(members, sig)
                 signalled |= members
-        end = time.monotonic() + wait
+        self._wait_gone(signalled, wait)
+
+    def _wait_gone(self, pids, seconds) -> set[int]:
+        """Wait up to `seconds` for the pids to end (reaping orphans when we are the subreaper); those still alive."""
+        end = time.monotonic() + seconds
         while True:
             if self.subreaper:
                 self._reap(process_table())
-            signalled = {pid for pid in signalled if alive(pid)}
-            if not signalled or time.monotonic() >= end:
-                return
+            pids = {pid for pid in pids if alive(pid)}
+            if not pids or time.monotonic() >= end:
+                return pids
             time.sleep(0.05)
 
     def _reap(self, table):
@@ -395,14 +399,7 @@ class Supervisor:
                 child.process.wait()
                 self._sessions.add(child.process.pid)
                 child.process = None
-        end = time.monotonic() + 5.0
-        while True:
-            if self.subreaper:
-                self._reap(process_table())
-            left = {pid for pid in left if alive(pid)}
-            if not left or time.monotonic() > end:
-                break
-            time.sleep(0.05)
+        left = self._wait_gone(left, 5.0)
         if left:
             self.say("run", f"!!! processes still alive after SIGKILL: {sorted(left)} !!!")
         self._tidy(process_table())

@@ -6,7 +6,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_not_required
 from django.contrib.auth.forms import SetPasswordForm
 from django.contrib.auth.views import LoginView, LogoutView, PasswordChangeView
-from django.core.exceptions import PermissionDenied, ValidationError
+from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import Count, OuterRef, Q, Subquery
 from django.db.models.functions import Coalesce
@@ -16,7 +16,6 @@ from django.template import loader
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.decorators import method_decorator
-from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from django.views.decorators.cache import never_cache
@@ -28,14 +27,14 @@ from . import dashboard, filters, forms, platform, tables
 from .choices import JobStatus, Role, service_label
 from .generic.registry import model_url, register_model_views, target_label
 from .generic.views import (BaseObjectView, BulkAction, BulkActionView, ObjectDeleteView, ObjectDetailView,
-                            ObjectEditView, ObjectListView, bulk_delete, describe_fields)
+                            ObjectEditView, ObjectListView, active_company, bulk_delete, describe_fields,
+                            safe_return_url)
+from .jobs import ACTIVE
 from .health import health_report
 from .middleware import SESSION_KEY, role_not_required
 from .models import SERIES_KINDS, Company, DocumentSeries, JobRun, Membership, RemoteCall
 from .roles import ADMINISTRATORS, EVERYONE, companies_for, has_role, may_manage_user, user_roles
 from .security import is_locked_out, parse_id
-
-ACTIVE_JOB_STATES = (JobStatus.QUEUED, JobStatus.RUNNING, JobStatus.RETRYING, JobStatus.DEFERRED)
 
 
 class DashboardView(TemplateView):
@@ -76,10 +75,7 @@ def switch_company(request):
     company = get_object_or_404(companies_for(request.user), pk=parse_id(request.POST.get("company")))
     request.session[SESSION_KEY] = company.pk
     messages.success(request, _("You are now working for %(company)s.") % {"company": company.name})
-    target = request.POST.get("next") or "/"
-    if not url_has_allowed_host_and_scheme(target, allowed_hosts={request.get_host()}, require_https=request.is_secure()):
-        target = "/"
-    return redirect(target)
+    return redirect(safe_return_url(request, request.POST.get("next"), "/"))
 
 
 # --- Signing in and out ----------------------------------------------------------------------------
@@ -323,14 +319,10 @@ class MemberCreateView(MembershipViewMixin, BaseObjectView):
                             "is_new": True, "cancel_url": model_url(Membership, "list")}, status=status)
 
     def get(self, request):
-        if request.company is None:
-            raise PermissionDenied(_("Choose a company first."))
-        return self.show(forms.MemberCreateForm(company=request.company))
+        return self.show(forms.MemberCreateForm(company=active_company(request)))
 
     def post(self, request):
-        if request.company is None:
-            raise PermissionDenied(_("Choose a company first."))
-        form = forms.MemberCreateForm(data=request.POST, company=request.company)
+        form = forms.MemberCreateForm(data=request.POST, company=active_company(request))
         if not form.is_valid():
             return self.show(form)
         with transaction.atomic():
@@ -403,7 +395,7 @@ class JobRunListView(ObjectListView):
     refresh_interval = 5
 
     def needs_refresh(self, queryset):
-        return queryset.filter(status__in=ACTIVE_JOB_STATES).exists()
+        return queryset.filter(status__in=ACTIVE).exists()
 
 
 class JobRunDetailView(ObjectDetailView):
@@ -446,11 +438,10 @@ class SeriesView(BaseObjectView):
         return self.render(context, status=status)
 
     def form(self, data=None):
-        if self.request.company is None:
-            raise PermissionDenied(_("Choose a company first."))
+        company = active_company(self.request)
         initial = {"year": timezone.localdate().year, **{name: self.request.GET[name] for name in ("kind", "prefix")
                                                           if name in self.request.GET}}
-        return forms.SeriesStartForm(data=data, company=self.request.company, initial=initial)
+        return forms.SeriesStartForm(data=data, company=company, initial=initial)
 
     def get(self, request):
         return self.show(self.form())

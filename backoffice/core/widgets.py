@@ -242,11 +242,11 @@ def options_for(choices, options: dict | None, language=None) -> Options:
         return choices.options(language or get_language())
     if options is None:
         return Options(choices)
-    source = choices.choices if isinstance(choices, FixedChoices) else list(iter(choices))  # once, as Django does:
-    # a model choice iterator queries on each pass (and list() alone would ask its length first, a COUNT query)
+    source = list(iter(choices))  # once, as Django does: a model choice iterator queries on each pass (and list()
+    # alone would ask its length first, a COUNT query)
     try:
-        key = (language or get_language(), _Same(choices) if isinstance(choices, FixedChoices) else tuple(
-            (value, label if type(label) is str else _key_label(label)) for value, label in source))
+        key = (language or get_language(),
+               tuple((value, label if type(label) is str else _key_label(label)) for value, label in source))
         found = options.get(key)
     except TypeError:  # a value that cannot be a key (an unsaved model instance): written each time
         return Options(source)

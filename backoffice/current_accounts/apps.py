@@ -7,3 +7,4 @@ class CurrentAccountsConfig(domains.DomainConfig):
     name = "backoffice.current_accounts"
     verbose_name = _("Current accounts")
     declares = ('services', 'imports')
+    uses = ('chart_of_accounts',)

@@ -9,9 +9,6 @@ from backoffice.core.generic.registry import model_url
 from .models import CurrentAccount
 
 
-def accounts(company):
-    return CurrentAccount.objects.filter(company=company)
-
-
-register_sync_source("current_accounts", label=_("Current accounts"), queryset=accounts,
+register_sync_source("current_accounts", label=_("Current accounts"),
+                     queryset=lambda company: CurrentAccount.objects.filter(company=company),
                      url=lambda: model_url(CurrentAccount, "list"), order=10)

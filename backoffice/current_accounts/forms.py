@@ -8,12 +8,13 @@ from django import forms
 from django.core.exceptions import ValidationError
 from django.utils.translation import gettext_lazy as _
 
+from backoffice.core import domains
 from backoffice.core.fields import IbanField, LineNumberField, localized_formfield
 from backoffice.core.validators import validate_vkn_or_tckn
 
-from backoffice.chart_of_accounts.api import sub_accounts
-
 from .models import Address, Bank, Contact, CurrentAccount, Mapping
+
+chart_api = domains.api("chart_of_accounts")
 
 ACCOUNT_FIELDS = ("name", "surname", "identifier", "code", "tax_office", "maturity", "mersis_number",
                   "registration_number", "professional_chamber", "chamber_registration_number", "branch_id")
@@ -127,7 +128,7 @@ class MappingForm(AccountBranchMixin, forms.ModelForm):
 
     def __init__(self, *args, company=None, **kwargs):
         super().__init__(*args, **kwargs)
-        self.fields["account"].queryset = sub_accounts(company)
+        self.fields["account"].queryset = chart_api.sub_accounts(company)
         self.fields["account"].label = _("Sub-account")
         self.fields["account"].help_text = _("A pool account can be mapped to several current accounts; any other "
                                              "to one only.")

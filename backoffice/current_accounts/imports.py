@@ -9,16 +9,16 @@ from django.db import transaction
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
-from backoffice.core import jobs, resources
+from backoffice.core import domains, jobs, resources
 from backoffice.core.choices import SyncState
 from backoffice.core.imports import Column, Sheet, error_on, form_errors
 from backoffice.remote.errors import RateLimited, RemoteError
 
-from backoffice.chart_of_accounts.api import CHART_SHEET
-
 from . import services
 from .forms import BankForm, ContactForm, CurrentAccountForm, FirstAddressForm
 from .models import Address, Bank, Contact, CurrentAccount
+
+chart_api = domains.api("chart_of_accounts")
 
 ACCOUNT_SHEET = Sheet(gettext_lazy("Current accounts"), (
     Column("name", gettext_lazy("Name or title"), True, "Örnek Ticaret A.Ş."),
@@ -47,7 +47,7 @@ ACCOUNT_SHEET = Sheet(gettext_lazy("Current accounts"), (
 ))
 
 # The page's sheets by the kind it asks for.
-SHEETS = {"accounts": ACCOUNT_SHEET, "chart": CHART_SHEET}
+SHEETS = {"accounts": ACCOUNT_SHEET, "chart": chart_api.CHART_SHEET}
 
 PARTS = (("address", FirstAddressForm), ("bank", BankForm), ("contact", ContactForm))
 
@@ -141,9 +141,7 @@ def save_accounts(company, checked_rows, user) -> list:
 def import_accounts(company, checked, user):
     """Check, then save all or nothing. Returns the saved pks ([] when checked.errors says why)."""
     rows = check_accounts(company, checked)
-    if checked.errors:
-        return []
-    return save_accounts(company, rows, user)
+    return [] if checked.errors else save_accounts(company, rows, user)
 
 
 # The import job sends each account and then its children itself, instead of a job each.

@@ -10,20 +10,20 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
-from backoffice.core import jobs, resources, schedule, sync
+from backoffice.core import domains, jobs, resources, schedule, sync
 from backoffice.core.choices import SyncState
 from backoffice.core.jobs import enqueue_per_company, job
 from backoffice.core.models import Company
-from backoffice.core.payloads import amount, camel_names, flag, integer, text
+from backoffice.core.payloads import amount, camel_names, flag, integer, pushed, text
 from backoffice.core.platform import client_for
 from backoffice.core.resources import Resource, ResourceError
 from backoffice.remote.accounting import AccountingClient
 from backoffice.remote.common import field
 from backoffice.remote.errors import RemoteError
 
-from backoffice.chart_of_accounts.api import AccountType, account_landed, sub_account_for
-
 from .models import Address, Bank, Contact, CurrentAccount, DefaultChild, Mapping
+
+chart_api = domains.api("chart_of_accounts")
 
 
 class CurrentAccountError(ResourceError):
@@ -50,8 +50,7 @@ CHILD_FIELDS = {
 
 def _body(record, names: dict) -> dict:
     """The platform's names; an empty number is left out (a strict reader refuses null for an integer)."""
-    body = {platform: getattr(record, name) for platform, name in names.items()}
-    body = {key: value for key, value in body.items() if value is not None}
+    body = {platform: value for platform, name in names.items() if (value := getattr(record, name)) is not None}
     if record.branch_id:
         body["branchId"] = record.branch_id
     if record.remote_id:
@@ -155,7 +154,7 @@ def _default_rules(child) -> None:
 def _mapping_rules(mapping) -> None:
     """2.5: a sub-account only; a non-pool account to one current account only; never twice to the same one."""
     account = mapping.account
-    if account.type != AccountType.SUB:
+    if account.type != chart_api.AccountType.SUB:
         raise CurrentAccountError(_("Choose a sub-account: only sub-accounts are mapped to current accounts."),
                                   field="account")
     others = Mapping.objects.filter(account=account).exclude(pk=mapping.pk)
@@ -218,10 +217,7 @@ def _create_account(account) -> dict:
 
 
 def _account_fields(answer) -> dict:
-    fields = {"remote_id": text(field(answer, "id"))}
-    if field(answer, "isUsed") is not None:
-        fields["is_used"] = flag(field(answer, "isUsed"))
-    return fields
+    return pushed(answer, is_used="isUsed")
 
 
 def _find_account(account):
@@ -388,7 +384,7 @@ def _child_fields(model, account):
         if field(item, "branchId") not in (None, ""):
             values["branch_id"] = integer(field(item, "branchId"))
         if model is Mapping:
-            values["account_id"] = sub_account_for(account.company, item).pk
+            values["account_id"] = chart_api.sub_account_for(account.company, item).pk
         return item["id"], values
 
     return fields_of
@@ -432,6 +428,6 @@ def details_request(account):
 for _model, _push in PUSHES.items():
     sync.register_pushable(_model, _push)
 # A mapping waiting for its sub-account goes when the chart says the sub-account reached the platform.
-account_landed.connect(mappings_waiting_for, dispatch_uid="current_accounts.mappings_waiting_for")
+chart_api.account_landed.connect(mappings_waiting_for, dispatch_uid="current_accounts.mappings_waiting_for")
 # New accounts made on the platform (another program, its portal) reach the mirror within the hour.
 schedule.register(func=current_accounts_mirror_all, interval=3600, name="current_accounts_mirror", job_timeout=600)

@@ -14,6 +14,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_POST
 
+from backoffice.core import domains
 from backoffice.core.generic.families import active_company, button_view
 from backoffice.core.generic.reading import register_read_view
 from backoffice.core.generic.guarded import SubmissionGuardMixin
@@ -28,11 +29,11 @@ from backoffice.core.jobs import runs_of
 from backoffice.core.models import JobRun
 from backoffice.core.roles import EDITORS, EVERYONE, has_role
 
-from backoffice.chart_of_accounts.api import Account, import_chart
-
 from . import filters, imports, services, tables
 from .forms import CHILD_FORMS, CurrentAccountForm, FirstAddressForm
 from .models import Address, Bank, Contact, CurrentAccount, Mapping
+
+chart_api = domains.api("chart_of_accounts")
 
 PARTS = {"address": Address, "bank": Bank, "contact": Contact, "mapping": Mapping}
 COLUMNS = {
@@ -61,47 +62,28 @@ class CurrentAccountListView(ObjectListView):
     refresh_interval = 3
 
 
+class OptionalAddressForm(FirstAddressForm):
+    """The first address on a new account's page is optional: checked only when something of it was typed."""
+
+    def is_valid(self):
+        return not self.has_any() or super().is_valid()
+
+
 class CurrentAccountEditView(ObjectEditView):
     form = CurrentAccountForm
     refused = services.CurrentAccountError
-
-    def get_template_names(self):
-        return ["current_accounts/currentaccount_edit.html"]
 
     def locked_message(self, account):
         return _("This current account is on its way to the platform; wait until it is there.") \
             if account.is_busy else ""
 
-    def address_form(self, account):
-        if account.pk:
-            return None
-        return FirstAddressForm(self.request.POST or None, prefix="address")
+    def get_formsets(self, account, data=None):
+        # A new account may come with its first address, validated and saved with it.
+        return {} if account.pk else {"address_form": OptionalAddressForm(data, prefix="address")}
 
-    def form_context(self, account, formsets):
-        return {"address_form": getattr(self, "_address_form", None) or self.address_form(account)}
-
-    def post(self, request, *args, **kwargs):
-        account = self.get_object()
-        if (locked := self.locked(account)) is not None:
-            return locked
-        is_new = account.pk is None
-        form = self.form(data=request.POST, instance=account)
-        self._address_form = address = self.address_form(account)
-        with_address = address is not None and address.has_any()
-
-        def valid():
-            return all([form.is_valid(), address.is_valid() if with_address else True])
-
-        def save():
-            first = address.save(commit=False) if with_address else None
-            return services.current_account_save(form.save(commit=False), user=request.user, address=first)
-
-        account, answered = self.guarded_submit(self.guard_for(account), form, save, valid=valid, refused=self.refused,
-                                                invalid=lambda: self.render_form(account, form))
-        if answered is not None:
-            return answered
-        messages.success(request, self.success_message(account, is_new))
-        return redirect(self.return_url(account))
+    def save_form(self, form, address_form=None):
+        first = address_form.save(commit=False) if address_form is not None and address_form.has_any() else None
+        return services.current_account_save(form.save(commit=False), user=self.request.user, address=first)
 
 
 class CurrentAccountDetailView(SubmissionGuardMixin, ObjectDetailView):
@@ -128,10 +110,7 @@ class CurrentAccountDetailView(SubmissionGuardMixin, ObjectDetailView):
                 queryset = queryset.select_related("account")
             form = None
             if may_edit:
-                if part == open_part and open_form is not None:
-                    form = open_form
-                else:
-                    form = _child_form(model, account)
+                form = open_form if part == open_part and open_form is not None else _child_form(model, account)
             rows = [{"record": row, "cells": [getattr(row, name) for name in COLUMNS[part]],
                      "edit_url": model_url(account, "child_edit", part=part, child=row.pk),
                      "delete_url": model_url(account, "child_delete", part=part, child=row.pk),
@@ -339,12 +318,12 @@ class ImportView(SubmissionGuardMixin, BaseObjectView):
         if checked.errors:
             return self.page(form, checked)
         if self.kind() == "chart":
-            count = import_chart(company, checked)
+            count = chart_api.import_chart(company, checked)
             if checked.errors:
                 return self.page(form, checked)
             messages.success(request, summary(checked) + " " + _(
                 "%(count)s chart account(s) imported; they are being sent to the platform.") % {"count": count})
-            return redirect(model_url(Account, "list"))
+            return redirect(model_url(chart_api.Account, "list"))
         rows = imports.check_accounts(company, checked)
         if checked.errors:
             return self.page(form, checked)

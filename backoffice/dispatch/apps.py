@@ -7,3 +7,4 @@ class DispatchConfig(domains.DomainConfig):
     name = "backoffice.dispatch"
     verbose_name = _("Dispatch notes")
     declares = ('copies', 'families', 'mirror', 'push', 'taxpayers')
+    uses = ('current_accounts',)

@@ -7,8 +7,10 @@ from django.db import models
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import pgettext_lazy
 
+from backoffice.core.choices import ColoredChoices, ColoredIntegerChoices, paint
 
-class DispatchStatus(models.IntegerChoices):
+
+class DispatchStatus(ColoredIntegerChoices):
     """The platform's status of a dispatch note (document 3, 2.9)."""
 
     DRAFT = 0, _("Draft")
@@ -27,23 +29,15 @@ class DispatchStatus(models.IntegerChoices):
     PARTIALLY_ACCEPTING = 91, _("Being partially accepted")
     PARTIAL_ACCEPTANCE_ERROR = 92, _("Partial-acceptance error")
 
-    @classmethod
-    def color(cls, value):
-        if value in (cls.APPROVED, cls.AUTO_APPROVED):
-            return "success"
-        if value in (cls.ERROR, cls.APPROVAL_ERROR, cls.REJECTION_ERROR, cls.PARTIAL_ACCEPTANCE_ERROR, cls.REJECTED):
-            return "danger"
-        if value in WORKING_STATUSES:
-            return "info"
-        if value == cls.PARTIALLY_ACCEPTED:
-            return "warning"
-        return "secondary"
-
 
 # The platform still works on these: their status is polled until they settle. 70 waits for the receiver's
 # answer (the next issue's replies); it is polled too, less often than the others (services.poll).
 WORKING_STATUSES = (DispatchStatus.QUEUED, DispatchStatus.DELIVERED, DispatchStatus.APPROVING,
                     DispatchStatus.AWAITING_APPROVAL, DispatchStatus.REJECTING, DispatchStatus.PARTIALLY_ACCEPTING)
+paint(DispatchStatus, success=[DispatchStatus.APPROVED, DispatchStatus.AUTO_APPROVED], info=WORKING_STATUSES,
+      danger=[DispatchStatus.ERROR, DispatchStatus.APPROVAL_ERROR, DispatchStatus.REJECTION_ERROR,
+              DispatchStatus.PARTIAL_ACCEPTANCE_ERROR, DispatchStatus.REJECTED],
+      warning=[DispatchStatus.PARTIALLY_ACCEPTED])
 # Document 3, 3.3 (and the issue): a note is changed only as a draft or after an error.
 EDITABLE_STATUSES = (DispatchStatus.DRAFT, DispatchStatus.ERROR)
 # What the create and update bodies may ask for: 0 saves a draft, 20 saves and sends at once.
@@ -90,29 +84,24 @@ class DocumentKind(models.TextChoices):
 
 # --- replies (document 3, 2.9: their statuses are 0, 20, 40, 50, 60): ours to incoming notes, and the receivers'
 # to our notes -----------------------------------------------------------------------------------------------------
-class ReplyStatus(models.IntegerChoices):
+class ReplyStatus(ColoredIntegerChoices):
     DRAFT = 0, _("Draft")
     QUEUED = 20, pgettext_lazy("platform status", "Queued")
     ERROR = 40, _("Error")
     DELIVERED = 50, _("Delivered to the tax authority")
     APPROVED = 60, pgettext_lazy("reply status", "Delivered")
 
-    @classmethod
-    def color(cls, value):
-        return {cls.APPROVED: "success", cls.ERROR: "danger", cls.QUEUED: "info", cls.DELIVERED: "info"}.get(
-            value, "secondary")
+
+paint(ReplyStatus, success=[ReplyStatus.APPROVED], danger=[ReplyStatus.ERROR],
+      info=[ReplyStatus.QUEUED, ReplyStatus.DELIVERED])
 
 
-class Answer(models.TextChoices):
+class Answer(ColoredChoices):
     """What a reply says of the goods, decided by its lines."""
 
     ACCEPT = "accept", _("Accepted in full")
     REJECT = "reject", _("Rejected")
     PARTIAL = "partial", _("Partially accepted")
-
-    @classmethod
-    def color(cls, value):
-        return {cls.ACCEPT: "success", cls.REJECT: "danger", cls.PARTIAL: "warning"}.get(value, "secondary")
 
     @classmethod
     def of(cls, quantities) -> str:
@@ -123,3 +112,6 @@ class Answer(models.TextChoices):
         if not any(received for received, _rejected in quantities):
             return cls.REJECT
         return cls.PARTIAL
+
+
+paint(Answer, success=[Answer.ACCEPT], danger=[Answer.REJECT], warning=[Answer.PARTIAL])

@@ -12,17 +12,18 @@ from django.core.exceptions import ValidationError
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
-from backoffice.core import codes
-from backoffice.core.fields import LocalizedDecimalField, localized_formfield
+from backoffice.core import codes, domains
+from backoffice.core.fields import LocalizedDecimalField, clean_vkn_or_tckn, localized_formfield
 from backoffice.core.generic.forms import PlatformExportForm
-from backoffice.core.validators import validate_document_number, validate_driver_tckn, validate_vkn_or_tckn
+from backoffice.core.validators import validate_document_number, validate_driver_tckn
 from backoffice.core.generic.lines import LineFormSetBase, line_formset
 from backoffice.core.widgets import FixedChoices
-from backoffice.current_accounts.api import resolve_account
 
 from . import services, taxpayers
 from .choices import FORM_PROFILES, DispatchStatus, Numbering
 from .models import DispatchDriver, DispatchLine, DispatchNote
+
+accounts_api = domains.api("current_accounts")
 
 PREFIX = re.compile(r"^[A-Z0-9]{3}\Z")
 # The tax authority's rule: a Turkish postal code is 5 digits starting with the province's code.
@@ -71,7 +72,8 @@ class NumberingFields(forms.Form):
 
     def clean_numbering_fields(self, cleaned, issue_date=None):
         numbering = cleaned.get("numbering")
-        if numbering == Numbering.SERIES:
+        # the platform's series takes a prefix of ours only when one is given
+        if numbering == Numbering.SERIES or (numbering == Numbering.PLATFORM and (cleaned.get("prefix") or "").strip()):
             try:
                 cleaned["prefix"] = clean_prefix(cleaned.get("prefix"))
             except ValidationError as exc:
@@ -96,10 +98,7 @@ class NumberingFields(forms.Form):
                 return
             cleaned["despatch_number"], cleaned["prefix"] = number, number[:3]
         elif numbering == Numbering.PLATFORM:
-            prefix = (cleaned.get("prefix") or "").strip().upper()
-            if prefix and not PREFIX.match(prefix):
-                self.add_error("prefix", _("The prefix is three capital letters (A to Z) or digits, e.g. IRS."))
-            cleaned["prefix"] = prefix
+            cleaned["prefix"] = ""
 
 
 def clean_reference(form, value) -> str:
@@ -145,36 +144,30 @@ class DispatchNoteForm(NumberingFields, forms.ModelForm):
         self.company = company
         self.fields["profile"].choices = [(profile.value, profile.label) for profile in FORM_PROFILES]
         self.fields["shipment_date"].input_formats = ["%Y-%m-%dT%H:%M", "%Y-%m-%d %H:%M", "%Y-%m-%d %H:%M:%S"]
-        for name in ("issue_date", "shipment_date", "delivery_city", "delivery_district", "delivery_country"):
+        for name in ("issue_date", "shipment_date", "delivery_country"):
             self.fields[name].required = True
         self.fields["delivery_city"].help_text = _("Empty: the receiver's default address is used.")
-        self.fields["delivery_zip_code"].required = False
-        self.fields["delivery_city"].required = self.fields["delivery_district"].required = False
         self.fields["local_reference_id"].help_text = _("Your ERP's id of this shipment, to match it later; each "
                                                         "is used once. Empty: one is given here.")
         if self.instance.pk:  # the number and how it was given never change once the note is saved
             for name in ("numbering", "prefix", "despatch_number"):
                 self.fields[name].disabled = True
         if not self.is_bound:
-            now = timezone.localtime()
+            now = timezone.localtime().replace(second=0, microsecond=0)
             # A new note's empty instance gives None: today, now (a date input takes only yyyy-mm-dd).
-            if not self.initial.get("issue_date"):
-                self.initial["issue_date"] = now.date()
-            if not self.initial.get("issue_time"):
-                self.initial["issue_time"] = now.time().replace(second=0, microsecond=0)
-            if self.initial.get("shipment_date"):
-                self.initial["shipment_date"] = timezone.localtime(self.initial["shipment_date"])
-            else:
-                self.initial["shipment_date"] = now.replace(second=0, microsecond=0)
+            self.initial["issue_date"] = self.initial.get("issue_date") or now.date()
+            self.initial["issue_time"] = self.initial.get("issue_time") or now.time()
+            shipped = self.initial.get("shipment_date")
+            self.initial["shipment_date"] = timezone.localtime(shipped) if shipped else now
             if not self.instance.pk:  # the prefix the company used last
                 self.initial.setdefault("prefix", DispatchNote.objects.filter(company=company).exclude(prefix="")
                                         .order_by("-pk").values_list("prefix", flat=True).first() or "")
-            if self.instance.pk:
+            else:
                 self.initial["account"] = self.instance.receiver_identifier
                 self.initial["carrier"] = CARRIER_COMPANY if self.instance.has_carrier else CARRIER_DRIVERS
 
     def clean_account(self):
-        return resolve_account(self.company, self.cleaned_data.get("account"))
+        return accounts_api.resolve_account(self.company, self.cleaned_data.get("account"))
 
     def clean_local_reference_id(self):
         return clean_reference(self, self.cleaned_data.get("local_reference_id"))
@@ -194,20 +187,14 @@ class DispatchNoteForm(NumberingFields, forms.ModelForm):
                                     "e.g. 34 ABC 123."))
         return plate
 
-    def _identifier(self, name):
-        value = (self.cleaned_data.get(name) or "").strip()
-        if value:
-            validate_vkn_or_tckn(value)
-        return value
-
     def clean_carrier_vkn_tckn(self):
-        return self._identifier("carrier_vkn_tckn")
+        return clean_vkn_or_tckn(self.cleaned_data.get("carrier_vkn_tckn"))
 
     def clean_buyer_identifier(self):
-        return self._identifier("buyer_identifier")
+        return clean_vkn_or_tckn(self.cleaned_data.get("buyer_identifier"))
 
     def clean_seller_identifier(self):
-        return self._identifier("seller_identifier")
+        return clean_vkn_or_tckn(self.cleaned_data.get("seller_identifier"))
 
     def clean(self):
         cleaned = super().clean()
@@ -282,9 +269,7 @@ class DispatchNoteForm(NumberingFields, forms.ModelForm):
         # The legal title only: the account's code tells accounts apart here and is kept beside it (issue 28).
         note.receiver_name = f"{account.name} {account.surname or ''}".strip()[:500]
         note.receiver_code = account.code or ""
-        note.target_alias = cleaned["target_alias"]
-        note.delivery_city, note.delivery_district = cleaned["delivery_city"], cleaned["delivery_district"]
-        note.delivery_zip_code = cleaned["delivery_zip_code"]
+        # the mailbox and the delivery address clean() completed are the model form's own fields: set already
         address = cleaned.get("_address")
         if address is not None:
             note.receiver_city, note.receiver_district = address.city, address.sub_division_name
@@ -426,10 +411,9 @@ class UblUploadForm(NumberingFields):
                                          help_text=_("For one note only; empty: one is given here."))
     xslt_code = forms.CharField(label=_("Layout code"), max_length=100, required=False)
 
-    def __init__(self, *args, company, **kwargs):
+    def __init__(self, *args, company, instance=None, **kwargs):
         super().__init__(*args, **kwargs)
-        self.company = company
-        self.instance = None
+        self.company, self.instance = company, instance  # the new note, not saved yet: no pk
         del self.fields["despatch_number"]
         self.fields["prefix"].help_text = _("When the platform numbers the note: the prefix whose counter "
                                             "continues (empty: its default).")
@@ -461,10 +445,7 @@ class DispatchExportForm(PlatformExportForm):
         super().__init__(*args, **kwargs)
 
     def clean_targetVknTckn(self):
-        value = (self.cleaned_data.get("targetVknTckn") or "").strip()
-        if value:
-            validate_vkn_or_tckn(value)
-        return value
+        return clean_vkn_or_tckn(self.cleaned_data.get("targetVknTckn"))
 
 
 class UblReplaceForm(forms.Form):

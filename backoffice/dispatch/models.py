@@ -274,10 +274,6 @@ class ReceivedReply(models.Model):
     def __str__(self):
         return self.receipt_number or self.remote_id
 
-    @property
-    def status_color(self) -> str:
-        return ReplyStatus.color(self.remote_status)
-
     def get_absolute_url(self):
         return model_url(self.note, "detail") if self.note_id else model_url(ReceivedReply, "list")
 

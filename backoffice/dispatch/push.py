@@ -32,10 +32,14 @@ from .services import DispatchError, answer_fields, dispatch_client, number_fiel
 
 
 # --- the bodies (document 3, 2.9; inner fields from the facts file) ---------------------------------------
-def _party(identifier, name, surname, city, district, country) -> dict | None:
-    values = {"identificationNumber": identifier, "name": name, "personSurName": surname, "city": city,
-              "district": district, "countryName": country}
-    return {key: value for key, value in values.items() if value} if identifier or name else None
+def _party(note, who) -> dict | None:
+    """The note's actual buyer or seller (`who`), when it names one."""
+    values = {member: getattr(note, f"{who}_{name}") for member, name in (
+        ("identificationNumber", "identifier"), ("name", "name"), ("personSurName", "surname"), ("city", "city"),
+        ("district", "district"), ("countryName", "country"))}
+    if not (values["identificationNumber"] or values["name"]):
+        return None
+    return {key: value for key, value in values.items() if value}
 
 
 def note_body(note) -> dict:
@@ -81,14 +85,9 @@ def note_body(note) -> dict:
     }
     if not note.remote_id:  # new: listed once; an update keeps what our listing already marked read
         body["isNew"] = True
-    buyer = _party(note.buyer_identifier, note.buyer_name, note.buyer_surname, note.buyer_city, note.buyer_district,
-                   note.buyer_country)
-    seller = _party(note.seller_identifier, note.seller_name, note.seller_surname, note.seller_city,
-                    note.seller_district, note.seller_country)
-    if buyer:
-        body["despatchBuyerCustomerInfo"] = buyer
-    if seller:
-        body["sellerSupplierInfo"] = seller
+    for member, who in (("despatchBuyerCustomerInfo", "buyer"), ("sellerSupplierInfo", "seller")):
+        if party := _party(note, who):
+            body[member] = party
     return body
 
 
@@ -311,8 +310,8 @@ def send_request(notes):
 def send_rows(notes) -> list[dict]:
     """What the send confirmation shows of each note: the receiver, its mailbox, the total."""
     return [{"pk": note.pk, "number": str(note), "recipient": note.receiver_name,
-             "identifier": note.receiver_identifier, "mailbox": note.target_alias or "—", "total": note.payable_amount or Decimal(0),
-             "currency": note.currency_code or "TRY"} for note in notes]
+             "identifier": note.receiver_identifier, "mailbox": note.target_alias or "—",
+             "total": note.payable_amount or Decimal(0), "currency": note.currency_code or "TRY"} for note in notes]
 
 
 # --- what core runs for this domain (read when the app is ready: core.domains) --------------------------------------

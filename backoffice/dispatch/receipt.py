@@ -21,12 +21,13 @@ from backoffice.core.validators import DOCUMENT_NUMBER_RE
 
 from . import ubltr
 from .ubltr import (
-    DATE_RE,
     DESPATCH_NS,
     GUID_RE,
     NS,
     RECEIPT_NS,
+    Checked,
     Problem,
+    date_of,
     first,
     line_of,
     party_identifier,
@@ -74,17 +75,8 @@ class IncomingDespatch:
 
 
 @dataclass
-class Receipt:
+class Receipt(Checked):
     """A reply (ReceiptAdvice): what the checker found and the fields the list, the send and the reading need."""
-    name: str
-    xml: bytes
-    problems: list[Problem] = field(default_factory=list)
-    uuid: str = ""
-    number: str = ""
-    issue_date: date | None = None
-    issue_time: str = ""
-    profile: str = ""
-    type_code: str = ""
     despatch_number: str = ""  # cac:DespatchDocumentReference/cbc:ID: the note answered
     despatch_issue_date: date | None = None
     supplier: Party = field(default_factory=lambda: Party("", ""))  # the note's sender
@@ -96,10 +88,6 @@ class Receipt:
     # {"id", "line_id" (the note's line), "name", "received" Decimal | None, "rejected" Decimal | None, "reason",
     #  "unit_code"}
     lines: list[dict] = field(default_factory=list)
-
-    @property
-    def ok(self) -> bool:
-        return not self.problems
 
 
 # --- an incoming note ---------------------------------------------------------------------------------------------
@@ -126,7 +114,8 @@ def read_despatch(xml: bytes) -> IncomingDespatch:
         "The document is %(root)s, not a UBL-TR dispatch note: its root element must be DespatchAdvice in the "
         "namespace %(namespace)s."))
     note = IncomingDespatch(uuid=text_of(root, "cbc:UUID"), number=text_of(root, "cbc:ID"),
-                            issue_date=_date(text_of(root, "cbc:IssueDate")), issue_time=text_of(root, "cbc:IssueTime"),
+                            issue_date=date_of(text_of(root, "cbc:IssueDate")),
+                            issue_time=text_of(root, "cbc:IssueTime"),
                             profile=text_of(root, "cbc:ProfileID"),
                             sender=_read_party(first(root, "cac:DespatchSupplierParty/cac:Party")),
                             receiver=_read_party(first(root, "cac:DeliveryCustomerParty/cac:Party")))
@@ -172,13 +161,6 @@ def _read_party(party) -> Party:
                  country=text_of(party, "cac:PostalAddress/cac:Country/cbc:Name"))
 
 
-def _date(text: str) -> date | None:
-    try:
-        return date.fromisoformat(text) if DATE_RE.match(text) else None
-    except ValueError:
-        return None
-
-
 def _plain(value) -> str:
     """A quantity as UBL writes it: no exponent, no trailing zeros."""
     number = decimal(value)
@@ -196,33 +178,25 @@ def check_receipt(name: str, data: bytes, *, manual_number: bool, despatch: Inco
     """The pre-check of an uploaded reply: an .xml, or a .zip holding exactly one. manual_number: the
     16-character number is in the file (UseManualReceiptAdviceId), so cbc:ID is checked too. despatch: the note
     it answers, when known: the reference, the line ids and the quantities are checked against it."""
-    if not data:
-        return _refused(name, data, _("The file is empty."))
-    if len(data) > ubltr.MAX_FILE_BYTES:
-        return _refused(name, b"", _("The file is larger than %(size)s MB.") % {"size": ubltr.MAX_FILE_BYTES // 2**20})
-    if data[:4] in (b"PK\x03\x04", b"PK\x05\x06") or name.lower().endswith(".zip"):
-        archive, members, error = ubltr.open_zip(data)
-        if error:
-            return _refused(name, b"", error)
-        if len(members) != 1:
-            return _refused(name, b"", _("The ZIP file must hold exactly one XML file, the reply; it holds "
-                                         "%(count)s: %(names)s.")
-                            % {"count": len(members), "names": ", ".join(info.filename for info in members)})
-        name = members[0].filename
-        data, error = ubltr.read_member(archive, members[0])
-        if error:
-            return _refused(name, data, error)
+    files = ubltr.upload_files(name, data)
+    if len(files) != 1:
+        return Receipt.refused(name, b"", _("The ZIP file must hold exactly one XML file, the reply; it holds "
+                                            "%(count)s: %(names)s.")
+                               % {"count": len(files), "names": ", ".join(member for member, _xml, _refusal in files)})
+    name, data, refusal = files[0]
+    if refusal:
+        return Receipt.refused(name, data, refusal)
     root, problem = ubltr.parse_xml(data)
     if problem:
         return Receipt(name=name, xml=data, problems=[problem])
     if root.tag == f"{{{DESPATCH_NS}}}DespatchAdvice":
-        return _refused(name, data, _("This is a dispatch note (DespatchAdvice), not a reply to one: a reply is a "
-                                      "ReceiptAdvice (root element ReceiptAdvice in the namespace %(namespace)s).")
-                        % {"namespace": RECEIPT_NS}, root.sourceline)
+        return Receipt.refused(name, data, _("This is a dispatch note (DespatchAdvice), not a reply to one: a reply "
+                                             "is a ReceiptAdvice (root element ReceiptAdvice in the namespace "
+                                             "%(namespace)s).") % {"namespace": RECEIPT_NS}, root.sourceline)
     if root.tag != f"{{{RECEIPT_NS}}}ReceiptAdvice":
-        return _refused(name, data, _("The document is %(root)s, not a UBL-TR reply to a dispatch note: its root "
-                                      "element must be ReceiptAdvice in the namespace %(namespace)s.")
-                        % {"root": _root_name(root), "namespace": RECEIPT_NS}, root.sourceline)
+        return Receipt.refused(name, data, _("The document is %(root)s, not a UBL-TR reply to a dispatch note: its "
+                                             "root element must be ReceiptAdvice in the namespace %(namespace)s.")
+                               % {"root": _root_name(root), "namespace": RECEIPT_NS}, root.sourceline)
     return _checked(name, data, root, manual_number=manual_number, despatch=despatch)
 
 
@@ -234,10 +208,6 @@ def read_receipt(xml: bytes) -> Receipt:
         "The document is %(root)s, not a UBL-TR reply to a dispatch note: its root element must be ReceiptAdvice in "
         "the namespace %(namespace)s."))
     return _checked("", xml, root, manual_number=True, despatch=None)  # a received reply has its real number
-
-
-def _refused(name: str, xml: bytes, message: str, line: int | None = None) -> Receipt:
-    return Receipt(name=name, xml=xml, problems=[Problem(line, message, "file")])
 
 
 def _checked(name: str, data: bytes, root, *, manual_number: bool, despatch: IncomingDespatch | None) -> Receipt:
@@ -252,17 +222,12 @@ def _checked(name: str, data: bytes, root, *, manual_number: bool, despatch: Inc
 
 
 def _read_fields(receipt: Receipt, root) -> None:
-    receipt.number = text_of(root, "cbc:ID")
-    receipt.uuid = text_of(root, "cbc:UUID")
-    receipt.issue_date = _date(text_of(root, "cbc:IssueDate"))
-    receipt.issue_time = text_of(root, "cbc:IssueTime")
-    receipt.profile = text_of(root, "cbc:ProfileID")
-    receipt.type_code = text_of(root, "cbc:ReceiptAdviceTypeCode")
+    ubltr.read_header(receipt, root, "cbc:ReceiptAdviceTypeCode")
     receipt.despatch_number = text_of(root, "cac:DespatchDocumentReference/cbc:ID")
-    receipt.despatch_issue_date = _date(text_of(root, "cac:DespatchDocumentReference/cbc:IssueDate"))
+    receipt.despatch_issue_date = date_of(text_of(root, "cac:DespatchDocumentReference/cbc:IssueDate"))
     receipt.supplier = _read_party(first(root, "cac:DespatchSupplierParty/cac:Party"))
     receipt.customer = _read_party(first(root, "cac:DeliveryCustomerParty/cac:Party"))
-    receipt.delivery_date = _date(text_of(root, "cac:Shipment/cac:Delivery/cbc:ActualDeliveryDate"))
+    receipt.delivery_date = date_of(text_of(root, "cac:Shipment/cac:Delivery/cbc:ActualDeliveryDate"))
     receipt.delivery_time = text_of(root, "cac:Shipment/cac:Delivery/cbc:ActualDeliveryTime")
     receipt.delivery_contact = (text_of(root, "cac:Shipment/cac:Delivery/cac:DeliveryParty/cac:Contact/cbc:Name")
                                 or text_of(root, "cac:DeliveryCustomerParty/cac:DeliveryContact/cbc:Name"))
@@ -289,39 +254,26 @@ def _read_fields(receipt: Receipt, root) -> None:
 # --- the rules of a reply -----------------------------------------------------------------------------------------
 
 def rule_type_code(root) -> list[Problem]:
-    value = text_of(root, "cbc:ReceiptAdviceTypeCode")
-    if value == RECEIPT_TYPE_CODE:
-        return []
-    return [Problem(line_of(first(root, "cbc:ReceiptAdviceTypeCode"), root),
-                    _("cbc:ReceiptAdviceTypeCode must be %(expected)s (found: %(value)s).")
-                    % {"expected": RECEIPT_TYPE_CODE, "value": shown(value)}, "rule")]
+    return ubltr.value_rule(root, "cbc:ReceiptAdviceTypeCode", lambda value: value == RECEIPT_TYPE_CODE,
+                            _("cbc:ReceiptAdviceTypeCode must be %(expected)s (found: %(value)s)."),
+                            expected=RECEIPT_TYPE_CODE)
 
 
 def rule_number(root) -> list[Problem]:
-    """The number written in the file (UseManualReceiptAdviceId): ^[A-Z0-9]{3}20[0-9]{2}[0-9]{9}$, of the issue
-    date's year, and not the placeholder of a reply the platform numbers."""
-    element, value = first(root, "cbc:ID"), text_of(root, "cbc:ID")
-    if not DOCUMENT_NUMBER_RE.match(value):
-        return [Problem(line_of(element, root),
-                        _("The reply number (cbc:ID) must have 16 characters: a 3-character prefix, the 4-digit year "
-                          "and a 9-digit counter, e.g. IRY2025000000001 (found: %(value)s).")
-                        % {"value": shown(value)}, "rule")]
-    if value.endswith(PLACEHOLDER_COUNTER):
-        return [Problem(line_of(element, root),
-                        _("The reply number %(number)s ends in the counter 000000000, which stands for a number the "
-                          "platform gives: give the reply's own number, or let the platform number it.")
-                        % {"number": value}, "rule")]
-    issue_date = text_of(root, "cbc:IssueDate")
-    if DATE_RE.match(issue_date) and value[3:7] != issue_date[:4]:
-        return [Problem(line_of(element, root),
-                        _("The reply number %(number)s is of the year %(year)s, but the reply is dated %(date)s.")
-                        % {"number": value, "year": value[3:7], "date": issue_date}, "rule")]
-    return []
+    """The number written in the file (UseManualReceiptAdviceId), of the issue date's year, and not the
+    placeholder of a reply the platform numbers."""
+    return ubltr.number_rule(
+        root, _("The reply number (cbc:ID) must have 16 characters: a 3-character prefix, the 4-digit year and a "
+                "9-digit counter, e.g. IRY2025000000001 (found: %(value)s)."),
+        _("The reply number %(number)s is of the year %(year)s, but the reply is dated %(date)s."),
+        refusal=lambda number: _("The reply number %(number)s ends in the counter 000000000, which stands for a "
+                                 "number the platform gives: give the reply's own number, or let the platform number "
+                                 "it.") % {"number": number} if number.endswith(PLACEHOLDER_COUNTER) else "")
 
 
 def rule_dates(root) -> list[Problem]:
     """The reply and the delivery it reports are neither in the future nor before the note they answer."""
-    note_date = _date(text_of(root, "cac:DespatchDocumentReference/cbc:IssueDate"))
+    note_date = date_of(text_of(root, "cac:DespatchDocumentReference/cbc:IssueDate"))
     today = timezone.localdate()
     problems = []
     for path, future, early in (
@@ -331,7 +283,7 @@ def rule_dates(root) -> list[Problem]:
              _("The delivery (cbc:ActualDeliveryDate) is dated %(date)s, in the future."),
              _("The delivery (cbc:ActualDeliveryDate) is dated %(date)s, before the note it answers "
                "(%(note_date)s)."))):
-        element, value = first(root, path), _date(text_of(root, path))
+        element, value = first(root, path), date_of(text_of(root, path))
         if value is None:
             continue  # missing or not a date: the schema says so where it matters
         if value > today:
@@ -351,18 +303,16 @@ def rule_despatch_reference(root, despatch: IncomingDespatch | None = None) -> l
     if not value:
         return [Problem(line, _("The number of the note answered (cac:DespatchDocumentReference/cbc:ID) is missing: "
                                 "the platform finds the note by it."), "rule")]
-    if GUID_RE.match(value):
-        if despatch is not None and despatch.uuid and value.lower() != despatch.uuid.lower():
-            return [Problem(line, _("The reply answers the note %(reference)s, but it is being sent for the note "
-                                    "%(number)s.") % {"reference": value, "number": despatch.uuid}, "rule")]
-        return []
-    if not DOCUMENT_NUMBER_RE.match(value):
+    by_uuid = bool(GUID_RE.match(value))
+    if not by_uuid and not DOCUMENT_NUMBER_RE.match(value):
         return [Problem(line, _("cac:DespatchDocumentReference/cbc:ID must be the number of the note answered (16 "
                                 "characters, e.g. EIR2025000000001) or its UUID (found: %(value)s).")
                         % {"value": value}, "rule")]
-    if despatch is not None and despatch.number and value != despatch.number:
+    answered = (despatch.uuid if by_uuid else despatch.number) if despatch is not None else ""
+    same = value.lower() == answered.lower() if by_uuid else value == answered  # a UUID in either case
+    if answered and not same:
         return [Problem(line, _("The reply answers the note %(reference)s, but it is being sent for the note "
-                                "%(number)s.") % {"reference": value, "number": despatch.number}, "rule")]
+                                "%(number)s.") % {"reference": value, "number": answered}, "rule")]
     return []
 
 

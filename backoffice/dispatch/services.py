@@ -96,12 +96,22 @@ def edit_refusal(note) -> str:
         return _("This note was written outside this back office: change it where it was written.")
     if note.source == Source.UBL:
         return _("This note came from a UBL file: upload the corrected file from the note's page.")
+    return _state_refusal(note)
+
+
+def _state_refusal(note) -> str:
+    """Why the note's state refuses a change, by the form or by a corrected file ("" when it allows one)."""
     if note.is_busy:
         return _("This note is on its way to the platform; wait until it is there.")
     if note.remote_id and note.remote_status not in EDITABLE_STATUSES:
         return _("Only a draft or a note in error can be changed; this one is “%(status)s”.") % {
             "status": note.get_remote_status_display() or note.remote_status}
     return ""
+
+
+def _check_sendable(requested_status) -> None:
+    if requested_status not in SENDABLE_STATUSES:
+        raise DispatchError(_("A dispatch note is saved as a draft or sent at once."), field="requested_status")
 
 
 def _check_reference(note) -> None:
@@ -115,8 +125,7 @@ def note_save(note, lines, drivers, *, user=None) -> DispatchNote:
     """Save a new or changed note written in the form with its lines and drivers, and send it (status 0 draft or
     20 send). A new note gets its number now when it comes from a prefix of ours (allocated in this transaction:
     a rollback gives it back) and always a localReferenceId."""
-    if note.requested_status not in SENDABLE_STATUSES:
-        raise DispatchError(_("A dispatch note is saved as a draft or sent at once."), field="requested_status")
+    _check_sendable(note.requested_status)
     if note.pk:
         current = DispatchNote.objects.select_for_update().get(pk=note.pk)
         refusal = edit_refusal(current)
@@ -175,8 +184,7 @@ def ubl_upload(*, company, user, name, data, requested_status, numbering, prefix
                local_reference_id="", xslt_code="") -> list[DispatchNote]:
     """Notes uploaded as UBL-TR XML (or a ZIP of several): every file is checked first (ubl.check_upload), and
     nothing is saved unless every one passes. Each becomes a note sent zipped as despatchAdviceZip."""
-    if requested_status not in SENDABLE_STATUSES:
-        raise DispatchError(_("A dispatch note is saved as a draft or sent at once."), field="requested_status")
+    _check_sendable(requested_status)
     manual = numbering == Numbering.MANUAL
     despatches = ubl.check_upload(name, data, manual_number=manual)
     if any(not despatch.ok for despatch in despatches):
@@ -201,16 +209,9 @@ def ubl_upload(*, company, user, name, data, requested_status, numbering, prefix
                 target_alias=alias)
             _take_despatch(note, despatch)
             _check_reference(note)
-            try:
-                with transaction.atomic():
-                    note.save()
-            except IntegrityError:
-                raise DispatchError(_("Another dispatch note already has the number %(number)s (%(file)s).") % {
-                    "number": despatch.number, "file": despatch.name}) from None
-            # named by us: the ERP's reference is any text (a "/" in it would make a folder)
-            note.ubl_file.save(f"note-{note.pk}.xml", ContentFile(despatch.xml), save=True)
-            _despatch_children(note, despatch)
-            sync.record_queue(note)
+            _despatch_save(note, despatch, DispatchError(_(
+                "Another dispatch note already has the number %(number)s (%(file)s).") % {
+                "number": despatch.number, "file": despatch.name}))
             notes.append(note)
     return notes
 
@@ -219,11 +220,8 @@ def replace_refusal(note) -> str:
     """Why this note cannot take a corrected UBL file now ("" when it can)."""
     if note.source != Source.UBL:
         return _("Only a note uploaded as a UBL file is corrected by its file.")
-    if note.is_busy:
-        return _("This note is on its way to the platform; wait until it is there.")
-    if note.remote_id and note.remote_status not in EDITABLE_STATUSES:
-        return _("Only a draft or a note in error can be changed; this one is “%(status)s”.") % {
-            "status": note.get_remote_status_display() or note.remote_status}
+    if refusal := _state_refusal(note):
+        return refusal
     if not note.remote_id and note.sync_state not in (SyncState.LOCAL, SyncState.FAILED):
         return _("This note is on its way to the platform; wait until it is there.")
     return ""
@@ -233,8 +231,7 @@ def ubl_replace(note, *, name, data, requested_status) -> DispatchNote:
     """A UBL note that failed or is a draft or in error, corrected by its file (document 3, 4.5 Put (UBL)): checked
     like an upload, keeping the note's id (cbc:UUID) once the platform has it and a number typed in the file; then
     sent again (an update when the platform has the note)."""
-    if requested_status not in SENDABLE_STATUSES:
-        raise DispatchError(_("A dispatch note is saved as a draft or sent at once."), field="requested_status")
+    _check_sendable(requested_status)
     with transaction.atomic():
         note = DispatchNote.objects.select_for_update().get(pk=note.pk)
         refusal = replace_refusal(note)
@@ -261,16 +258,8 @@ def ubl_replace(note, *, name, data, requested_status) -> DispatchNote:
         note.sync_state, note.last_error, note.last_error_source = SyncState.LOCAL, "", ""
         if note.remote_id:
             note.attempts = 0  # a new update: only its own attempts count
-        try:
-            with transaction.atomic():
-                note.save()
-        except IntegrityError:
-            raise DispatchError(_("Another dispatch note already has this number."), field="file") from None
-        note.ubl_file.save(f"note-{note.pk}.xml", ContentFile(despatch.xml), save=True)
-        note.lines.all().delete()
-        note.drivers.all().delete()
-        _despatch_children(note, despatch)
-        sync.record_queue(note)
+        _despatch_save(note, despatch, DispatchError(_("Another dispatch note already has this number."),
+                                                     field="file"))
     return note
 
 
@@ -288,7 +277,18 @@ def _take_despatch(note, despatch) -> None:
     note.plate_number, note.line_count, note.ubl_name = despatch.plate[:20], despatch.line_count, despatch.name[:255]
 
 
-def _despatch_children(note, despatch) -> None:
+def _despatch_save(note, despatch, taken: DispatchError) -> None:
+    """The note of a UBL file saved with the file, its lines and drivers (in place of any it had), and queued;
+    `taken` is raised when another note has its number."""
+    try:
+        with transaction.atomic():
+            note.save()
+    except IntegrityError:
+        raise taken from None
+    # named by us: the ERP's reference is any text (a "/" in it would make a folder)
+    note.ubl_file.save(f"note-{note.pk}.xml", ContentFile(despatch.xml), save=True)
+    note.lines.all().delete()
+    note.drivers.all().delete()
     DispatchLine.objects.bulk_create([
         DispatchLine(note=note, position=position, product_name=str(line.get("name") or "")[:250],
                      quantity=line.get("quantity") or 0, unit_code=str(line.get("unit") or "")[:10])
@@ -296,6 +296,7 @@ def _despatch_children(note, despatch) -> None:
     DispatchDriver.objects.bulk_create([
         DispatchDriver(note=note, position=position, name=first[:100], surname=family[:100], tckn=tckn[:11])
         for position, (first, family, tckn) in enumerate(despatch.drivers, start=1)])
+    sync.record_queue(note)
 
 
 class UblRefused(DispatchError):
@@ -311,7 +312,8 @@ def _alias_for(identifier, typed="") -> str:
     only mailbox or the generic alias; refused when it has several and none was typed (document 3, 2.9)."""
     boxes = taxpayers.mailboxes(identifier)
     if typed:
-        if (boxes and typed not in boxes) or (not boxes and taxpayers.directory_loaded() and typed != taxpayers.generic_alias()):
+        if (boxes and typed not in boxes) or (
+                not boxes and taxpayers.directory_loaded() and typed != taxpayers.generic_alias()):
             raise DispatchError(_("%(alias)s is not a dispatch mailbox of the receiver %(identifier)s.") % {
                 "alias": typed, "identifier": identifier}, field="target_alias")
         return typed
@@ -336,12 +338,10 @@ def answer_fields(answer, record=None, *, number=("despatchAdviceNumber", "despa
     status = integer(answer.get("status"))
     if status is not None:
         values["remote_status"] = status
-    if "message" in answer:
-        values["status_message"] = str(answer.get("message") or "")
-    if "envelopeId" in answer:
-        values["envelope_id"] = str(answer.get("envelopeId") or "")[:64]
-    if "envelopeStatus" in answer:  # a code, kept as text (never shown as a number: 1000, not 1.000)
-        values["envelope_status"] = str(answer.get("envelopeStatus") or "")[:20]
-    if "envelopeMessage" in answer:
-        values["envelope_message"] = str(answer.get("envelopeMessage") or "")
+    # envelopeStatus is a code, kept as text (never shown as a number: 1000, not 1.000)
+    for member, name, length in (("message", "status_message", None), ("envelopeId", "envelope_id", 64),
+                                 ("envelopeStatus", "envelope_status", 20),
+                                 ("envelopeMessage", "envelope_message", None)):
+        if member in answer:
+            values[name] = str(answer.get(member) or "")[:length]
     return values

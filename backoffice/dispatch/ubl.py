@@ -9,7 +9,6 @@ are ubltr.py's. The schematron itself is not run: it needs an XSLT 2.0 processor
 
 import re
 from dataclasses import dataclass, field
-from datetime import date
 from pathlib import PurePosixPath
 
 from django.core.exceptions import ValidationError
@@ -17,24 +16,25 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from backoffice.core.payloads import decimal
-from backoffice.core.validators import DOCUMENT_NUMBER_RE, UNKNOWN_DRIVER_TCKN, validate_driver_tckn
+from backoffice.core.validators import UNKNOWN_DRIVER_TCKN, validate_driver_tckn
 
 from .ubltr import (
     DATE_RE,
     DESPATCH_NS,
     GUID_RE,
-    MAX_FILE_BYTES,
     NS,
+    Checked,
     Problem,
     address_meanings,
+    date_of,
     first,
     identifier_error,
     line_of,
-    open_zip,
+    number_rule,
     parse_xml,
     party_identifier,
     party_name,
-    read_member,
+    read_header,
     rule_customization,
     rule_party_addresses,
     rule_party_identifiers,
@@ -43,6 +43,8 @@ from .ubltr import (
     schema_problems,
     shown,
     text_of,
+    upload_files,
+    value_rule,
     zipped_base64,
 )
 
@@ -55,17 +57,8 @@ PLATE_RES = {"PLAKA": re.compile(r"^(0[1-9]|[1-7][0-9]|8[01])[A-Z]+[0-9]+$"),
 
 
 @dataclass
-class Despatch:
+class Despatch(Checked):
     """One XML of an upload: what the checker found, and the fields the list and the send need."""
-    name: str
-    xml: bytes
-    problems: list[Problem] = field(default_factory=list)
-    number: str = ""
-    uuid: str = ""
-    issue_date: date | None = None
-    issue_time: str = ""
-    profile: str = ""
-    type_code: str = ""
     receiver_identifier: str = ""
     receiver_name: str = ""
     receiver_city: str = ""
@@ -80,39 +73,14 @@ class Despatch:
     line_count: int = 0
     lines: list[dict] = field(default_factory=list)  # {"name", "quantity" Decimal | None, "unit"}
 
-    @property
-    def ok(self) -> bool:
-        return not self.problems
-
 
 # --- the upload: one XML or a ZIP of several ---------------------------------------------------------------------
 
 def check_upload(name: str, data: bytes, *, manual_number: bool) -> list[Despatch]:
     """Every XML of the upload checked; manual_number: the 16-character number is in the file
     (useManualDespatchAdviceId), so cbc:ID is checked too."""
-    if not data:
-        return [_refused(name, data, _("The file is empty."))]
-    if len(data) > MAX_FILE_BYTES:
-        return [_refused(name, b"", _("The file is larger than %(size)s MB.") % {"size": MAX_FILE_BYTES // 2**20})]
-    if data[:4] in (b"PK\x03\x04", b"PK\x05\x06") or name.lower().endswith(".zip"):
-        return _check_zip(name, data, manual_number=manual_number)
-    return [check_xml(name, data, manual_number=manual_number)]
-
-
-def _check_zip(name: str, data: bytes, *, manual_number: bool) -> list[Despatch]:
-    archive, members, error = open_zip(data)
-    if error:
-        return [_refused(name, b"", error)]
-    despatches = []
-    for info in members:
-        xml, error = read_member(archive, info)
-        despatches.append(_refused(info.filename, xml, error) if error
-                          else check_xml(info.filename, xml, manual_number=manual_number))
-    return despatches
-
-
-def _refused(name: str, xml: bytes, message: str, line: int | None = None) -> Despatch:
-    return Despatch(name=name, xml=xml, problems=[Problem(line, message, "file")])
+    return [Despatch.refused(name, xml, refusal) if refusal else check_xml(name, xml, manual_number=manual_number)
+            for name, xml, refusal in upload_files(name, data)]
 
 
 # --- one XML ------------------------------------------------------------------------------------------------------
@@ -124,9 +92,9 @@ def check_xml(name: str, data: bytes, *, manual_number: bool) -> Despatch:
     if problem:
         return Despatch(name=name, xml=data, problems=[problem])
     if root.tag != f"{{{DESPATCH_NS}}}DespatchAdvice":
-        return _refused(name, data, _("The document is %(root)s, not a UBL-TR dispatch note: its root element must "
-                                      "be DespatchAdvice in the namespace %(namespace)s.")
-                        % {"root": root.tag, "namespace": DESPATCH_NS}, root.sourceline)
+        return Despatch.refused(name, data, _("The document is %(root)s, not a UBL-TR dispatch note: its root element "
+                                              "must be DespatchAdvice in the namespace %(namespace)s.")
+                                % {"root": root.tag, "namespace": DESPATCH_NS}, root.sourceline)
     despatch = Despatch(name=name, xml=data)
     _read_fields(despatch, root)
     despatch.problems = schema_problems(root) + rule_problems(root, manual_number=manual_number)
@@ -135,15 +103,7 @@ def check_xml(name: str, data: bytes, *, manual_number: bool) -> Despatch:
 
 
 def _read_fields(despatch: Despatch, root) -> None:
-    despatch.number = text_of(root, "cbc:ID")
-    despatch.uuid = text_of(root, "cbc:UUID")
-    try:
-        despatch.issue_date = date.fromisoformat(text_of(root, "cbc:IssueDate"))
-    except ValueError:
-        despatch.issue_date = None
-    despatch.issue_time = text_of(root, "cbc:IssueTime")
-    despatch.profile = text_of(root, "cbc:ProfileID")
-    despatch.type_code = text_of(root, "cbc:DespatchAdviceTypeCode")
+    read_header(despatch, root, "cbc:DespatchAdviceTypeCode")
     receiver = first(root, "cac:DeliveryCustomerParty/cac:Party")
     despatch.receiver_identifier = party_identifier(receiver)[0]
     despatch.receiver_name = party_name(receiver)
@@ -174,30 +134,15 @@ def _read_fields(despatch: Despatch, root) -> None:
 # --- the tax authority's rules ------------------------------------------------------------------------------------
 
 def rule_type_code(root) -> list[Problem]:
-    value = text_of(root, "cbc:DespatchAdviceTypeCode")
-    if value == TYPE_CODE:
-        return []
-    return [Problem(line_of(first(root, "cbc:DespatchAdviceTypeCode"), root),
-                    _("cbc:DespatchAdviceTypeCode must be %(expected)s (found: %(value)s).")
-                    % {"expected": TYPE_CODE, "value": shown(value)}, "rule")]
+    return value_rule(root, "cbc:DespatchAdviceTypeCode", lambda value: value == TYPE_CODE,
+                      _("cbc:DespatchAdviceTypeCode must be %(expected)s (found: %(value)s)."), expected=TYPE_CODE)
 
 
 def rule_number(root) -> list[Problem]:
-    """The number written in the file (useManualDespatchAdviceId): ^[A-Z0-9]{3}20[0-9]{2}[0-9]{9}$, of the
-    issue date's year."""
-    element = first(root, "cbc:ID")
-    value = text_of(root, "cbc:ID")
-    if not DOCUMENT_NUMBER_RE.match(value):
-        return [Problem(line_of(element, root),
-                        _("The note number (cbc:ID) must have 16 characters: a 3-character prefix, the 4-digit year "
-                          "and a 9-digit counter, e.g. EIR2025000000001 (found: %(value)s).")
-                        % {"value": shown(value)}, "rule")]
-    issue_date = text_of(root, "cbc:IssueDate")
-    if DATE_RE.match(issue_date) and value[3:7] != issue_date[:4]:
-        return [Problem(line_of(element, root),
-                        _("The note number %(number)s is of the year %(year)s, but the note is dated %(date)s.")
-                        % {"number": value, "year": value[3:7], "date": issue_date}, "rule")]
-    return []
+    """The number written in the file (useManualDespatchAdviceId), of the issue date's year."""
+    return number_rule(root, _("The note number (cbc:ID) must have 16 characters: a 3-character prefix, the 4-digit "
+                               "year and a 9-digit counter, e.g. EIR2025000000001 (found: %(value)s)."),
+                       _("The note number %(number)s is of the year %(year)s, but the note is dated %(date)s."))
 
 
 def rule_delivery_address(root) -> list[Problem]:
@@ -293,9 +238,8 @@ def rule_plates(root) -> list[Problem]:
 def rule_issue_date(root) -> list[Problem]:
     """The platform refuses a note dated in the future."""
     element, value = first(root, "cbc:IssueDate"), text_of(root, "cbc:IssueDate")
-    try:
-        issued = date.fromisoformat(value)
-    except ValueError:
+    issued = date_of(value)
+    if issued is None:
         return []  # the schema says so
     if issued > timezone.localdate():
         return [Problem(line_of(element, root), _("The note is dated %(date)s, in the future.") % {"date": value},

@@ -14,7 +14,8 @@ import re
 import threading
 import zipfile
 import zlib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from datetime import date
 from functools import cache
 from pathlib import Path, PurePosixPath
 
@@ -23,7 +24,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop
 from lxml import etree
 
-from backoffice.core.validators import validate_tckn, validate_vkn, validate_vkn_or_tckn
+from backoffice.core.validators import DOCUMENT_NUMBER_RE, validate_tckn, validate_vkn, validate_vkn_or_tckn
 
 MAX_FILE_BYTES = 10 * 1024 * 1024  # one XML, and the uploaded file itself
 MAX_ZIP_XML_FILES = 100
@@ -66,7 +67,45 @@ class Problem:
     kind: str  # "file", "schema" or "rule"
 
 
+@dataclass
+class Checked:
+    """One XML of an upload as the checker found it, with the fields both documents have (read even when it has
+    problems, so the user sees which document a message is about)."""
+    name: str
+    xml: bytes
+    problems: list[Problem] = field(default_factory=list)
+    number: str = ""
+    uuid: str = ""
+    issue_date: date | None = None
+    issue_time: str = ""
+    profile: str = ""
+    type_code: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+    @classmethod
+    def refused(cls, name: str, xml: bytes, message: str, line: int | None = None):
+        return cls(name=name, xml=xml, problems=[Problem(line, message, "file")])
+
+
 # --- the file: one XML, or a ZIP of several ------------------------------------------------------------------------
+
+def upload_files(name: str, data: bytes) -> list[tuple[str, bytes, str]]:
+    """(name, XML, why it is refused or "") of each file of an upload: the XML itself, or each XML of its ZIP. An
+    upload refused as a whole (empty, too big, a ZIP that cannot be opened) is one such file."""
+    if not data:
+        return [(name, data, _("The file is empty."))]
+    if len(data) > MAX_FILE_BYTES:
+        return [(name, b"", _("The file is larger than %(size)s MB.") % {"size": MAX_FILE_BYTES // 2**20})]
+    if data[:4] in (b"PK\x03\x04", b"PK\x05\x06") or name.lower().endswith(".zip"):
+        archive, members, error = open_zip(data)
+        if error:
+            return [(name, b"", error)]
+        return [(info.filename, *read_member(archive, info)) for info in members]
+    return [(name, data, "")]
+
 
 def open_zip(data: bytes) -> tuple[zipfile.ZipFile | None, list[zipfile.ZipInfo], str]:
     """(the archive, its XML files, "") or (None, [], why the upload is refused as a whole)."""
@@ -198,6 +237,21 @@ def schema_message(message: str) -> str:
 
 # --- reading an element's parts --------------------------------------------------------------------------------------
 
+def read_header(document: Checked, root, type_code: str) -> None:
+    """The fields both documents have, as the file writes them (`type_code`: the path of its type code)."""
+    document.number, document.uuid = text_of(root, "cbc:ID"), text_of(root, "cbc:UUID")
+    document.issue_date, document.issue_time = date_of(text_of(root, "cbc:IssueDate")), text_of(root, "cbc:IssueTime")
+    document.profile, document.type_code = text_of(root, "cbc:ProfileID"), text_of(root, type_code)
+
+
+def date_of(text: str) -> date | None:
+    """A date as UBL writes it (YYYY-MM-DD), else None."""
+    try:
+        return date.fromisoformat(text) if DATE_RE.match(text) else None
+    except ValueError:
+        return None
+
+
 def first(element, path: str):
     return element.find(path, NS) if element is not None else None
 
@@ -235,31 +289,40 @@ def shown(value: str) -> str:
 
 # --- the tax authority's rules of both documents ---------------------------------------------------------------------
 
-def rule_customization(root) -> list[Problem]:
-    element = first(root, "cbc:CustomizationID")
-    value = text_of(root, "cbc:CustomizationID")
-    if value == CUSTOMIZATION_ID:
+def value_rule(root, path: str, accepted, message: str, **values) -> list[Problem]:
+    """[] when the text of `path` passes accepted(text), else `message` (naming %(value)s, as found, and `values`)
+    at the element, or at the root when it is missing."""
+    value = text_of(root, path)
+    if accepted(value):
         return []
-    return [Problem(line_of(element, root), _("cbc:CustomizationID must be %(expected)s (found: %(value)s).")
-                    % {"expected": CUSTOMIZATION_ID, "value": shown(value)}, "rule")]
+    return [Problem(line_of(first(root, path), root), message % {**values, "value": shown(value)}, "rule")]
+
+
+def number_rule(root, malformed: str, other_year: str, refusal=lambda value: "") -> list[Problem]:
+    """The number written in the file (cbc:ID): ^[A-Z0-9]{3}20[0-9]{2}[0-9]{9}$, of the issue date's year.
+    `malformed` names %(value)s, `other_year` %(number)s, %(year)s and %(date)s; refusal(number) is any other
+    fault of a well-formed number ("" when none)."""
+    element, value, issued = first(root, "cbc:ID"), text_of(root, "cbc:ID"), text_of(root, "cbc:IssueDate")
+    if not DOCUMENT_NUMBER_RE.match(value):
+        message = malformed % {"value": shown(value)}
+    elif not (message := refusal(value)) and DATE_RE.match(issued) and value[3:7] != issued[:4]:
+        message = other_year % {"number": value, "year": value[3:7], "date": issued}
+    return [Problem(line_of(element, root), message, "rule")] if message else []
+
+
+def rule_customization(root) -> list[Problem]:
+    return value_rule(root, "cbc:CustomizationID", lambda value: value == CUSTOMIZATION_ID,
+                      _("cbc:CustomizationID must be %(expected)s (found: %(value)s)."), expected=CUSTOMIZATION_ID)
 
 
 def rule_profile(root) -> list[Problem]:
-    value = text_of(root, "cbc:ProfileID")
-    if value in PROFILES:
-        return []
-    return [Problem(line_of(first(root, "cbc:ProfileID"), root),
-                    _("cbc:ProfileID must be %(expected)s (found: %(value)s).")
-                    % {"expected": " / ".join(PROFILES), "value": shown(value)}, "rule")]
+    return value_rule(root, "cbc:ProfileID", lambda value: value in PROFILES,
+                      _("cbc:ProfileID must be %(expected)s (found: %(value)s)."), expected=" / ".join(PROFILES))
 
 
 def rule_uuid(root) -> list[Problem]:
-    value = text_of(root, "cbc:UUID")
-    if GUID_RE.match(value):
-        return []
-    return [Problem(line_of(first(root, "cbc:UUID"), root),
-                    _("cbc:UUID must be a GUID, 8-4-4-4-12 hexadecimal digits (found: %(value)s).")
-                    % {"value": shown(value)}, "rule")]
+    return value_rule(root, "cbc:UUID", GUID_RE.match,
+                      _("cbc:UUID must be a GUID, 8-4-4-4-12 hexadecimal digits (found: %(value)s)."))
 
 
 def address_meanings():

@@ -7,20 +7,18 @@ a 404). The documents view is the one place a view waits for the platform (a PDF
 """
 
 from django.contrib import messages
-from django.shortcuts import get_object_or_404, redirect
+from django.shortcuts import redirect
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
-from backoffice.core import actions, batch
+from backoffice.core import actions, batch, domains
 from backoffice.core.choices import SyncState
 from backoffice.core.generic.directory import register_directory_pages
 from backoffice.core.generic.documents import register_document_view
 from backoffice.core.generic.families import register_export_pages
-from backoffice.core.generic.lines import Lookup
 from backoffice.core.generic.reading import register_read_view
 from backoffice.core.generic.registry import model_url, register_model_view, register_model_views
 from backoffice.core.generic.views import (
-    BaseObjectView,
     BulkAction,
     BulkActionView,
     ObjectDetailView,
@@ -31,13 +29,14 @@ from backoffice.core.generic.views import (
 )
 from backoffice.core.jobs import enqueue, runs_of
 from backoffice.core.roles import EDITORS, has_role
-from backoffice.current_accounts import api
 
 from . import filters, mirror, push, services, tables, taxpayers
-from .choices import WORKING_STATUSES, DispatchStatus, DocumentKind, Source
+from .choices import DispatchStatus, DocumentKind, Source
 from .families import DISPATCH_EXPORTS
 from .forms import DispatchNoteForm, DriverFormSet, LineFormSet, UblReplaceForm, UblUploadForm
 from .models import DispatchDriver, DispatchLine, DispatchNote, DispatchTaxpayer, ReceivedReply
+
+accounts_api = domains.api("current_accounts")
 
 
 class NoteListView(ObjectListView):
@@ -45,10 +44,7 @@ class NoteListView(ObjectListView):
     table = tables.DispatchNoteTable
     filterset = filters.DispatchNoteFilterSet
     refresh_interval = 5
-
-    def needs_refresh(self, queryset):
-        return (queryset.filter(sync_state__in=[SyncState.QUEUED, SyncState.SENDING]).exists()
-                or queryset.filter(remote_status__in=[s for s in WORKING_STATUSES if s != 70]).exists())
+    working_statuses = mirror.BUSY_STATUSES
 
     def render(self, context, status=200):
         context["export_url"] = model_url(DISPATCH_EXPORTS.model, "start")
@@ -70,8 +66,9 @@ class NoteEditView(ObjectEditView):
     model = DispatchNote
     form = DispatchNoteForm
     formsets = {"lines": LineFormSet, "drivers": DriverFormSet}
-    lookups = {"receiver": Lookup(find=api.find_accounts, resolve=api.resolve_account, min_length=api.MIN_LENGTH,
-                                  template="dispatch/includes/receiver.html", details=receiver_details)}
+    saves = staticmethod(services.note_save)
+    lookups = {"receiver": accounts_api.account_lookup(template="dispatch/includes/receiver.html",
+                                                       details=receiver_details)}
     refused = services.DispatchError
     invalid_status = 400
     tab = "new"
@@ -92,9 +89,6 @@ class NoteEditView(ObjectEditView):
             "known_drivers": list(DispatchDriver.objects.filter(note__company=company).order_by("-note_id")
                                   .values_list("name", "surname", "tckn")[:50]),
         }
-
-    def save_form(self, form, lines, drivers):
-        return services.note_save(form.save(commit=False), lines.kept(), drivers.kept(), user=self.request.user)
 
     def success_message(self, note, is_new):
         return _("Draft saved; it goes to the platform as a draft and is not sent to GİB. Send it from its page "
@@ -127,8 +121,8 @@ class NoteDetailView(ObjectDetailView):
             (_("Envelope to the tax authority"), ("envelope_id", "envelope_status", "envelope_message")),
         )
         lines, receipt, answered = answered_lines(note)
-        moving = bool(note.pending_action) or note.sync_state in (SyncState.QUEUED, SyncState.SENDING) or (
-            note.remote_status in WORKING_STATUSES and note.remote_status != 70)
+        moving = (bool(note.pending_action) or note.sync_state in (SyncState.QUEUED, SyncState.SENDING)
+                  or note.remote_status in mirror.BUSY_STATUSES)
         return {
             # a card only for what the note has (no empty buyer, seller or envelope cards)
             "field_groups": [(title, fields) for title, fields in
@@ -208,80 +202,77 @@ class NoteUploadView(ObjectEditView):
     findings are shown per file with their line."""
 
     model = DispatchNote
+    form = UblUploadForm
     action = tab = "upload"
+    refused = services.DispatchError
+    invalid_status = 400
+    findings = ()  # of each file, when the upload is refused
+    created = ()  # the notes the upload made
 
-    def get(self, request, *args, **kwargs):
-        return self.render({"object": self.get_object(), "form": UblUploadForm(company=request.company)})
+    def get_form_kwargs(self):
+        return {"company": self.request.company}
 
-    def post(self, request, *args, **kwargs):
-        obj = self.get_object()
-        form = UblUploadForm(data=request.POST, files=request.FILES, company=request.company)
-        findings, created = [], []
+    def form_context(self, obj, formsets):
+        return {"findings": self.findings}
 
-        def save():
-            upload = form.cleaned_data["file"]
-            try:
-                notes = services.ubl_upload(
-                    company=request.company, user=request.user, name=upload.name, data=upload.read(),
-                    requested_status=DispatchStatus.DRAFT, numbering=form.cleaned_data["numbering"],
-                    prefix=form.cleaned_data.get("prefix") or "", target_alias=form.cleaned_data["target_alias"],
-                    local_reference_id=form.cleaned_data["local_reference_id"],
-                    xslt_code=form.cleaned_data["xslt_code"])
-            except services.UblRefused as exc:
-                findings.extend(exc.despatches)
-                raise
-            created.extend(notes)
-            return notes[0]  # a replay of the form shows the first
+    def save_form(self, form):
+        upload, data = form.cleaned_data["file"], form.cleaned_data
+        try:
+            self.created = services.ubl_upload(
+                company=self.request.company, user=self.request.user, name=upload.name, data=upload.read(),
+                requested_status=DispatchStatus.DRAFT, numbering=data["numbering"], prefix=data.get("prefix") or "",
+                target_alias=data["target_alias"], local_reference_id=data["local_reference_id"],
+                xslt_code=data["xslt_code"])
+        except services.UblRefused as exc:
+            self.findings = exc.despatches
+            raise
+        return self.created[0]  # a replay of the form shows the first
 
-        result, answered = self.guarded_submit(
-            self.guard_for(obj), form, save, refused=services.DispatchError,
-            invalid=lambda: self.render({"object": obj, "form": form, "findings": findings}, status=400))
-        if answered is not None:
-            return answered
-        if len(created) > 1:
-            messages.success(request, _("%(count)s dispatch notes passed the check and go to the platform as drafts; "
-                                        "none is sent to GİB until you send it.") % {"count": len(created)})
-            return redirect(model_url(DispatchNote, "list"))
-        messages.success(request, _("The file passed the check; the dispatch note goes to the platform as a draft and "
-                                    "is not sent to GİB until you send it."))
-        return redirect(model_url(result, "detail"))
+    def success_message(self, note, is_new):
+        if len(self.created) > 1:
+            return _("%(count)s dispatch notes passed the check and go to the platform as drafts; none is sent to "
+                     "GİB until you send it.") % {"count": len(self.created)}
+        return _("The file passed the check; the dispatch note goes to the platform as a draft and is not sent to "
+                 "GİB until you send it.")
+
+    def return_url(self, note):
+        return model_url(DispatchNote, "list") if len(self.created) > 1 else model_url(note, "detail")
 
 
 @register_model_view(DispatchNote, "replace", path="<id:pk>/replace/")
-class NoteReplaceView(BaseObjectView):
+class NoteReplaceView(ObjectEditView):
     """A UBL note that failed, or is a draft or in error, corrected by its file: checked like an upload first."""
 
     model = DispatchNote
     action = "replace"
-    required_roles = EDITORS
+    locked_message = staticmethod(services.replace_refusal)
 
     def page(self, note, form, findings=(), status=200):
         return self.render({"object": note, "form": form, "findings": findings,
                             "detail_url": model_url(note, "detail")}, status=status)
 
-    def get(self, request, pk):
-        note = get_object_or_404(self.get_queryset(), pk=pk)
-        refusal = services.replace_refusal(note)
-        if refusal:
-            messages.warning(request, refusal)
-            return redirect(model_url(note, "detail"))
-        return self.page(note, UblReplaceForm())
+    def get(self, request, *args, **kwargs):
+        note = self.get_object()
+        return self.locked(note) or self.page(note, UblReplaceForm())
 
-    def post(self, request, pk):
-        note = get_object_or_404(self.get_queryset(), pk=pk)
+    def post(self, request, *args, **kwargs):
+        note = self.get_object()
         form = UblReplaceForm(data=request.POST, files=request.FILES)
-        if not form.is_valid():
-            return self.page(note, form, status=400)
-        upload = form.cleaned_data["file"]
-        try:
-            services.ubl_replace(note, name=upload.name, data=upload.read(),
-                                 requested_status=DispatchStatus.DRAFT)
-        except services.UblRefused as exc:
-            form.add_error("file", str(exc))
-            return self.page(note, form, exc.despatches, status=400)
-        except services.DispatchError as exc:
-            form.add_error(exc.field if exc.field in form.fields else None, str(exc))
-            return self.page(note, form, status=400)
+        findings = []
+
+        def save():
+            upload = form.cleaned_data["file"]
+            try:
+                return services.ubl_replace(note, name=upload.name, data=upload.read(),
+                                            requested_status=DispatchStatus.DRAFT)
+            except services.UblRefused as exc:
+                findings.extend(exc.despatches)
+                raise
+
+        _note, answered = self.guarded_submit(None, form, save, refused=services.DispatchError,
+                                              invalid=lambda: self.page(note, form, findings, status=400))
+        if answered is not None:
+            return answered
         messages.success(request, _("The corrected file passed the check; the note goes to the platform as a draft and "
                                     "is not sent to GİB until you send it."))
         return redirect(model_url(note, "detail"))

@@ -16,22 +16,15 @@ from django.utils.dateparse import parse_datetime
 from django.utils.formats import number_format
 from django.utils.translation import gettext as _
 
-from backoffice.core import sync
+from backoffice.core import domains, sync
 from backoffice.core.choices import SyncState
-from backoffice.dispatch.api import (
-    Answer,
-    DispatchError,
-    DispatchStatus,
-    DocumentKind,
-    ReplyStatus,
-    check_receipt,
-    read_despatch,
-)
 from backoffice.remote.errors import LOCAL
 
-from .choices import AWAITING_ANSWER, ReplyWay
+from .choices import AWAITING_ANSWER, Answer, DispatchError, DispatchStatus, DocumentKind, ReplyStatus, ReplyWay
 from .documents import lines_load
 from .models import DispatchReply, IncomingNote, ReplyLine
+
+dispatch_api = domains.api("dispatch")
 
 PREFIX_RE = re.compile(r"^[A-Z0-9]{3}$")
 
@@ -150,7 +143,7 @@ def _note_receiver(note) -> str:
         return ""
     try:
         with document.file.open("rb") as handle:
-            return read_despatch(handle.read()).receiver.identifier
+            return dispatch_api.read_despatch(handle.read()).receiver.identifier
     except (OSError, ValueError):
         return ""
 
@@ -217,7 +210,7 @@ def ubl_reply(note, *, name, data, requested_status, manual_number, prefix="", u
         raise DispatchError(_("A reply is saved as a draft or sent at once."), field="requested_status")
     if not manual_number:
         prefix = check_prefix(prefix)
-    found = check_receipt(name, data, manual_number=manual_number)
+    found = dispatch_api.check_receipt(name, data, manual_number=manual_number)
     if not found.ok:
         raise UblReplyRefused(_("The file did not pass the check; nothing was saved."), found)
     if found.despatch_number not in (note.despatch_number, note.remote_id) and \

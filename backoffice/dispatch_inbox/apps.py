@@ -10,3 +10,4 @@ class DispatchInboxConfig(domains.DomainConfig):
     name = "backoffice.dispatch_inbox"
     verbose_name = _("Incoming dispatch notes")
     declares = ('families', 'mirror', 'polls', 'replies')
+    uses = ('dispatch',)

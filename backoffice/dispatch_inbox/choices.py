@@ -4,7 +4,13 @@ incoming note and a reply of ours go through. The statuses themselves are dispat
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
-from backoffice.dispatch.api import DispatchStatus, ReplyStatus
+from backoffice.core import domains
+
+dispatch_api = domains.api("dispatch")
+# One vocabulary for both directions of a note: the statuses, answers, document kinds and refusal are dispatch's.
+Answer, DispatchError, DispatchStatus, DocumentKind, ReplyStatus = (
+    dispatch_api.Answer, dispatch_api.DispatchError, dispatch_api.DispatchStatus, dispatch_api.DocumentKind,
+    dispatch_api.ReplyStatus)
 
 REPLY_WORKING_STATUSES = (ReplyStatus.QUEUED, ReplyStatus.DELIVERED)
 REPLY_EDITABLE_STATUSES = (ReplyStatus.DRAFT, ReplyStatus.ERROR)

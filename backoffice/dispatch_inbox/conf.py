@@ -3,8 +3,10 @@ The polling pace and the list's clock margin are the dispatch service's (dispatc
 
 from django.conf import settings
 
+from backoffice.core import domains
 from backoffice.core.conf import tunable
-from backoffice.dispatch import api
+
+dispatch_api = domains.api("dispatch")
 
 DEFAULTS = {
     "DISPATCH_ANSWER_DAYS": 7,  # days a receiver has to answer an incoming note: the inbox counts them down
@@ -16,7 +18,7 @@ DEFAULTS = {
 
 
 def setting(name):
-    return tunable(name, DEFAULTS) if name in DEFAULTS else api.setting(name)
+    return tunable(name, DEFAULTS) if name in DEFAULTS else dispatch_api.setting(name)
 
 
 def reply_prefix() -> str:

@@ -6,28 +6,26 @@ from datetime import datetime, time, timedelta
 
 from django.db.models import Q
 
+from backoffice.core import domains
 from backoffice.core.dashboard import ISTANBUL, register_block
 from backoffice.core.generic.registry import model_url
-from backoffice.dispatch.api import counted
 
 from .choices import AWAITING_ANSWER
 from .conf import setting
+from .mirror import days_left
 from .models import IncomingNote
+
+dispatch_api = domains.api("dispatch")
 
 
 def answer_days() -> int:
     return int(setting("DISPATCH_ANSWER_DAYS"))
 
 
-def answer_days_left(received_at, today) -> int:
-    due = received_at.astimezone(ISTANBUL).date() + timedelta(days=answer_days())
-    return (due - today).days
-
-
 def awaiting_answer(company, *, today, user=None) -> dict:
     # overdue: received before the start (Istanbul) of the day answer_days() before today
     late_before = datetime.combine(today - timedelta(days=answer_days()), time.min, tzinfo=ISTANBUL)
-    notes = counted(IncomingNote.objects.filter(company=company, remote_status=AWAITING_ANSWER)
+    notes = dispatch_api.counted(IncomingNote.objects.filter(company=company, remote_status=AWAITING_ANSWER)
                     .order_by("received_at", "pk")
                     .only("pk", "despatch_number", "remote_id", "sender_title", "received_at", "payable_amount",
                           "currency_code", "remote_status"),
@@ -35,7 +33,7 @@ def awaiting_answer(company, *, today, user=None) -> dict:
     list_url = model_url(IncomingNote, "list")
     rows = [{"number": note.despatch_number or note.remote_id, "party": note.sender_title,
              "received_at": note.received_at, "amount": note.payable_amount, "currency": note.currency_code,
-             "days_left": answer_days_left(note.received_at, today) if note.received_at else None,
+             "days_left": days_left(note, today),
              "url": model_url(note, "detail")} for note in notes]
     for row in rows:
         row["days_late"] = max(0, -(row["days_left"] or 0))

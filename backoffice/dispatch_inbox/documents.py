@@ -7,11 +7,14 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
+from backoffice.core import domains
 from backoffice.core.documents import KeptDocuments, keep
-from backoffice.dispatch.api import DispatchError, DocumentKind, fits, read_despatch
 
+from .choices import DispatchError, DocumentKind
 from .mirror import inbox_client
 from .models import IncomingDocument, IncomingLine, IncomingNote
+
+dispatch_api = domains.api("dispatch")
 
 
 def lines_load(note, *, client=None) -> list:
@@ -21,12 +24,12 @@ def lines_load(note, *, client=None) -> list:
     client = client or inbox_client(note.company, interactive=True)
     content, content_type = client.inbox_ubl(note.remote_id)
     try:
-        despatch = read_despatch(content)
+        despatch = dispatch_api.read_despatch(content)
         line_ids = [str(line["line_id"]) for line in despatch.lines]
         if any(not line_id for line_id in line_ids) or len(set(line_ids)) != len(line_ids):
             raise ValueError(_("its lines are not numbered one by one (cbc:ID missing or repeated), so they cannot be "
                                "answered line by line; accept or reject the note as a whole."))
-        if any(not fits(line["quantity"]) for line in despatch.lines):
+        if any(not dispatch_api.fits(line["quantity"]) for line in despatch.lines):
             raise ValueError(_("a delivered quantity is not a number this back office can keep."))
     except ValueError as exc:
         raise DispatchError(_("The note's UBL from the platform cannot be read: %(error)s") % {"error": exc}) from None
@@ -45,28 +48,23 @@ def lines_load(note, *, client=None) -> list:
     return list(note.lines.all())
 
 
-def note_document_call(note, kind, standard, client):
-    client = client or inbox_client(note.company, interactive=True)
-    if kind == DocumentKind.UBL:
-        return client.inbox_ubl(note.remote_id)
-    call = {DocumentKind.PDF: client.inbox_pdf, DocumentKind.HTML: client.inbox_html}
-    return call[kind](note.remote_id, standard=standard)
-
-
-def reply_document_call(reply, kind, standard, client):
-    client = client or inbox_client(reply.company, interactive=True)
-    if kind == DocumentKind.UBL:
-        return client.reply_ubl(reply.remote_id)
-    call = {DocumentKind.PDF: client.reply_pdf, DocumentKind.HTML: client.reply_html,
-            DocumentKind.ZIP: client.reply_zip}
-    return call[kind](reply.remote_id, standard=standard)
+def document_call(ubl: str, **layouts):
+    """The fetch of a record's documents (core.documents): the client's call `ubl`, or the call of the kind in
+    `layouts`, which takes the layout asked for."""
+    def fetch(record, kind, standard, client):
+        client = client or inbox_client(record.company, interactive=True)
+        if kind == DocumentKind.UBL:
+            return getattr(client, ubl)(record.remote_id)
+        return getattr(client, layouts[kind])(record.remote_id, standard=standard)
+    return fetch
 
 
 NOTE_DOCUMENTS = KeptDocuments(IncomingDocument, owner="note",
                                kinds=(DocumentKind.PDF, DocumentKind.HTML, DocumentKind.UBL),
-                               fetch=note_document_call, name=lambda note: note.despatch_number or note.remote_id,
+                               fetch=document_call("inbox_ubl", pdf="inbox_pdf", html="inbox_html"),
+                               name=lambda note: note.despatch_number or note.remote_id,
                                unsent=gettext_lazy("The platform does not have this note yet."))
 REPLY_DOCUMENTS = KeptDocuments(IncomingDocument, owner="reply", kinds=tuple(DocumentKind.values),
-                                fetch=reply_document_call,
+                                fetch=document_call("reply_ubl", pdf="reply_pdf", html="reply_html", zip="reply_zip"),
                                 name=lambda reply: reply.receipt_number or reply.remote_id,
                                 unsent=gettext_lazy("The platform does not have this reply yet."))

@@ -3,8 +3,8 @@ from django.utils.translation import gettext_lazy as _
 
 from backoffice.core.choices import SyncState
 from backoffice.core.generic import BaseFilterSet, DateFromFilter, DateToFilter
-from backoffice.dispatch.api import Answer, DispatchStatus, ReplyStatus
 
+from .choices import Answer, DispatchStatus, ReplyStatus
 from .models import DispatchReply, IncomingNote
 
 

@@ -8,11 +8,14 @@ from django import forms
 from django.core.exceptions import ValidationError
 from django.utils.translation import gettext_lazy as _
 
+from backoffice.core import domains
 from backoffice.core.fields import LocalizedDecimalField, as_datetime_input
-from backoffice.dispatch.api import DispatchExportForm, ReplyStatus, SizedFileField, clean_prefix
 
 from .answers import delivery_refusal, quantity_shown
+from .choices import ReplyStatus
 from .conf import reply_prefix
+
+dispatch_api = domains.api("dispatch")
 
 DECISIONS = (("approve", _("Accept the goods")), ("reject", _("Reject the goods")))
 REPLY_SEND_CHOICES = [(ReplyStatus.DRAFT.value, _("Save as a draft (send it later)")),
@@ -54,7 +57,7 @@ class AnswerForm(forms.Form):
         self.notes = list(notes)
 
     def clean_prefix(self):
-        return clean_prefix(self.cleaned_data.get("prefix"))
+        return dispatch_api.clean_prefix(self.cleaned_data.get("prefix"))
 
     def clean_delivered_at(self):
         return check_delivered(self, "delivered_at", self.notes)
@@ -81,7 +84,8 @@ class PartialAcceptanceForm(forms.Form):
         for line in self.lines:
             key = self.key(line)
             self.fields[f"accepted_{key}"] = LocalizedDecimalField(
-                label=_("Accepted quantity"), max_digits=18, decimal_places=6, min_value=Decimal(0), initial=line.quantity)
+                label=_("Accepted quantity"), max_digits=18, decimal_places=6, min_value=Decimal(0),
+                initial=line.quantity)
             self.fields[f"rejected_{key}"] = LocalizedDecimalField(
                 label=_("Rejected quantity"), max_digits=18, decimal_places=6, min_value=Decimal(0), required=False,
                 initial=Decimal(0))
@@ -97,7 +101,7 @@ class PartialAcceptanceForm(forms.Form):
                  self[f"reason_{self.key(line)}"]) for line in self.lines]
 
     def clean_prefix(self):
-        return clean_prefix(self.cleaned_data.get("prefix"))
+        return dispatch_api.clean_prefix(self.cleaned_data.get("prefix"))
 
     def clean_delivered_at(self):
         return check_delivered(self, "delivered_at", [self.note])
@@ -126,7 +130,7 @@ class PartialAcceptanceForm(forms.Form):
 class ReplyUploadForm(forms.Form):
     """The user's own ReceiptAdvice (document 3, 2.9: the reply as UBL, zipped and Base64-encoded when sent)."""
 
-    file = SizedFileField(label=_("ReceiptAdvice file (XML or ZIP)"), max_bytes=10 * 1024 * 1024,
+    file = dispatch_api.SizedFileField(label=_("ReceiptAdvice file (XML or ZIP)"), max_bytes=10 * 1024 * 1024,
                           help_text=_("A ReceiptAdvice in UBL-TR 1.2.1 answering this note, or a ZIP holding one. It "
                                       "is checked before anything is sent."))
     numbering = forms.ChoiceField(label=_("Numbering"), widget=forms.RadioSelect, initial="series",
@@ -141,13 +145,13 @@ class ReplyUploadForm(forms.Form):
         cleaned = super().clean()
         if cleaned.get("numbering") == "series":
             try:
-                cleaned["prefix"] = clean_prefix(cleaned.get("prefix"))
+                cleaned["prefix"] = dispatch_api.clean_prefix(cleaned.get("prefix"))
             except ValidationError as exc:
                 self.add_error("prefix", exc)
         return cleaned
 
 
-class IncomingExportForm(DispatchExportForm):
+class IncomingExportForm(dispatch_api.DispatchExportForm):
     """The export body of document 3, 2.9 for incoming notes: startDate and endDate range over their creation."""
 
     def __init__(self, *args, kind=None, **kwargs):

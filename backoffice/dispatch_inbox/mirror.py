@@ -10,19 +10,20 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
-from backoffice.core import resources, schedule, sync
+from backoffice.core import domains, resources, schedule, sync
 from backoffice.core.choices import SyncState
 from backoffice.core.jobs import enqueue_per_company, job
 from backoffice.core.models import Company
 from backoffice.core.payloads import amount, clock, count, day, integer, moment
 from backoffice.core.platform import client_for
-from backoffice.dispatch.api import Answer, ReplyStatus, answer_fields, list_end, platform_time, receipts_mirror
 from backoffice.remote.common import walk_pages
 from backoffice.remote.dispatch_inbox import DispatchInboxClient, InboxExportClient
 
-from .choices import AWAITING_ANSWER, ReplyWay
+from .choices import AWAITING_ANSWER, Answer, ReplyStatus, ReplyWay
 from .conf import setting
 from .models import DispatchReply, InboxSync, IncomingNote
+
+dispatch_api = domains.api("dispatch")
 
 PAGE_SIZE = 500  # document 3, 8: at most 500 records a call
 # The answer of a reply read from the platform, by the note's status (answered, being answered, failed).
@@ -57,7 +58,7 @@ def incoming_fields(item) -> tuple[str, dict]:
 def reply_fields(answer, reply=None) -> dict:
     """Model fields from a reply's create, partial-accept or status answer (its id in small letters: the platform
     may write a GUID in capitals)."""
-    fields = answer_fields(answer, reply, number=("receiptAdviceNumber", "receipt_number"))
+    fields = dispatch_api.answer_fields(answer, reply, number=("receiptAdviceNumber", "receipt_number"))
     fields["remote_id"] = fields["remote_id"].lower()
     return fields
 
@@ -71,12 +72,12 @@ def inbox_mirror(company_id, walk=False) -> str:
     company = Company.objects.get(pk=company_id)
     client = inbox_client(company)
     state, _created = InboxSync.objects.get_or_create(company=company)
-    now, end = timezone.now(), list_end()
+    now, end = timezone.now(), dispatch_api.list_end()
     walk = walk or state.inbox_walked_at is None or (
         now - state.inbox_walked_at).total_seconds() >= setting("DISPATCH_INBOX_WALK_SECONDS")
     start = _start(state.inbox_until, now, again=walk)
-    pages = walk_pages(lambda index: client.inbox_list(index, PAGE_SIZE, startDate=platform_time(start),
-                                                       endDate=platform_time(end), isDesc=False))
+    pages = walk_pages(lambda index: client.inbox_list(index, PAGE_SIZE, startDate=dispatch_api.platform_time(start),
+                                                       endDate=dispatch_api.platform_time(end), isDesc=False))
     new = read = 0
     newest = state.inbox_until
     for page in sync.pages_with_progress(pages):
@@ -90,7 +91,7 @@ def inbox_mirror(company_id, walk=False) -> str:
                 newest = created
     InboxSync.objects.filter(pk=state.pk).update(inbox_until=newest or end,
                                                  **({"inbox_walked_at": now} if walk else {}))
-    received, until = receipts_mirror(company=company, start=_start(state.receipts_until, now),
+    received, until = dispatch_api.receipts_mirror(company=company, start=_start(state.receipts_until, now),
                                       until=state.receipts_until, client=client)
     InboxSync.objects.filter(pk=state.pk).update(receipts_until=until)
     return _("%(count)s incoming dispatch note(s) read, %(new)s new; %(received)s new reply(ies) to our notes.") % {

@@ -11,15 +11,16 @@ from django.db import models
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 
-from backoffice.core import codes
+from backoffice.core import codes, domains
 from backoffice.core.exports import PlatformExport, export_rules
 from backoffice.core.fields import MONEY
 from backoffice.core.models import RemoteRecord, record_indexes
 from backoffice.core.search import FoldedSearchField
 from backoffice.core.documents import KeptDocument
-from backoffice.dispatch.api import QUANTITY, Answer, DispatchStatus, DocumentKind, ReplyStatus
 
-from .choices import REPLY_EDITABLE_STATUSES, ReplyWay
+from .choices import REPLY_EDITABLE_STATUSES, Answer, DispatchStatus, DocumentKind, ReplyStatus, ReplyWay
+
+dispatch_api = domains.api("dispatch")
 
 
 class IncomingNote(RemoteRecord):
@@ -67,10 +68,6 @@ class IncomingNote(RemoteRecord):
     def status_color(self) -> str:
         return DispatchStatus.color(self.remote_status)
 
-    @property
-    def awaits_answer(self) -> bool:
-        return self.remote_status == DispatchStatus.AWAITING_APPROVAL
-
 
 class IncomingLine(models.Model):
     note = models.ForeignKey(IncomingNote, on_delete=models.CASCADE, related_name="lines")
@@ -78,7 +75,7 @@ class IncomingLine(models.Model):
     line_id = models.CharField(_("line id"), max_length=50)  # the UBL's DespatchLine/cbc:ID, which replies name
     product_name = models.CharField(_("product"), max_length=500, blank=True)
     product_code = models.CharField(_("product code"), max_length=100, blank=True)
-    quantity = models.DecimalField(_("delivered quantity"), **QUANTITY)
+    quantity = models.DecimalField(_("delivered quantity"), **dispatch_api.QUANTITY)
     unit_code = models.CharField(_("unit"), max_length=10, blank=True)
 
     class Meta:
@@ -151,9 +148,9 @@ class ReplyLine(models.Model):
     line_id = models.CharField(_("line id"), max_length=50)
     product_name = models.CharField(_("product"), max_length=500, blank=True)
     unit_code = models.CharField(_("unit"), max_length=10, blank=True)
-    delivered = models.DecimalField(_("delivered"), null=True, blank=True, **QUANTITY)
-    accepted = models.DecimalField(_("accepted"), **QUANTITY)
-    rejected = models.DecimalField(_("rejected"), default=0, **QUANTITY)
+    delivered = models.DecimalField(_("delivered"), null=True, blank=True, **dispatch_api.QUANTITY)
+    accepted = models.DecimalField(_("accepted"), **dispatch_api.QUANTITY)
+    rejected = models.DecimalField(_("rejected"), default=0, **dispatch_api.QUANTITY)
     reason = models.CharField(_("reason"), max_length=500, blank=True)
 
     class Meta:

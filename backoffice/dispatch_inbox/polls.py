@@ -12,26 +12,27 @@ from django.utils.translation import gettext_lazy
 
 from backoffice.core.choices import SyncState
 from backoffice.core.payloads import integer
-from backoffice.core import polling
+from backoffice.core import domains, polling
 from backoffice.core.polling import StatusPoll
-from backoffice.dispatch.api import ReplyStatus, ask_each, changed_fields, read_receipt, setting
 from backoffice.remote.errors import RateLimited, RemoteError
 
-from .choices import ANSWERING_STATUSES, AWAITING_ANSWER, REPLY_WORKING_STATUSES, ReplyWay
+from .choices import ANSWERING_STATUSES, AWAITING_ANSWER, REPLY_WORKING_STATUSES, ReplyStatus, ReplyWay
 from .mirror import inbox_client, reply_fields
 from .models import DispatchReply, IncomingNote
 
+dispatch_api = domains.api("dispatch")
+
 logger = logging.getLogger(__name__)
-PACE = {"batch": lambda company: int(setting("DISPATCH_POLL_BATCH")),
+PACE = {"batch": lambda company: int(dispatch_api.setting("DISPATCH_POLL_BATCH")),
         # an answer is followed every few seconds for a while, then by the cron's minute
-        "follow_seconds": lambda: setting("DISPATCH_POLL_FOLLOW_SECONDS"),
-        "follow_delay": lambda: setting("DISPATCH_POLL_DELAY_SECONDS")}
+        "follow_seconds": lambda: dispatch_api.setting("DISPATCH_POLL_FOLLOW_SECONDS"),
+        "follow_delay": lambda: dispatch_api.setting("DISPATCH_POLL_DELAY_SECONDS")}
 
 REPLIES_POLL = StatusPoll(
     name="dispatch_replies_poll", label=gettext_lazy("Ask dispatch note reply statuses"), model=DispatchReply,
     select=lambda: DispatchReply.objects.filter(remote_status__in=REPLY_WORKING_STATUSES),
-    fetch=lambda company, replies: ask_each(replies, inbox_client(company).reply_status, "reply"),
-    settle=lambda reply, answer: changed_fields(reply, reply_fields(answer, reply)), **PACE)
+    fetch=lambda company, replies: dispatch_api.ask_each(replies, inbox_client(company).reply_status, "reply"),
+    settle=lambda reply, answer: dispatch_api.changed_fields(reply, reply_fields(answer, reply)), **PACE)
 
 
 def _answered_notes():
@@ -47,7 +48,7 @@ def _answered_notes():
 def _note_statuses(company, notes) -> dict:
     client = inbox_client(company)
     reply_ids_read(company=company, client=client, notes=notes)
-    return ask_each([note for note in notes if note.answering], client.inbox_status, "incoming note")
+    return dispatch_api.ask_each([note for note in notes if note.answering], client.inbox_status, "incoming note")
 
 
 def _note_settled(note, answer):
@@ -69,7 +70,7 @@ def reply_ids_read(*, company, client, notes) -> int:
     found = 0
     for reply in waiting:
         try:
-            advice = read_receipt(client.reply_ubl_by_inbox(reply.note.remote_id)[0])
+            advice = dispatch_api.read_receipt(client.reply_ubl_by_inbox(reply.note.remote_id)[0])
         except RateLimited:
             raise
         except (RemoteError, ValueError) as exc:

@@ -18,27 +18,27 @@ from django.utils.dateparse import parse_datetime
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, ngettext
 
-from backoffice.core import actions, sync
+from backoffice.core import actions, domains, sync
 from backoffice.core.choices import SyncState
 from backoffice.core.jobs import job
 from backoffice.core.payloads import integer
-from backoffice.dispatch.api import (
+from backoffice.remote.errors import RemoteError
+
+from .answers import answer_refusal, check_delivery_time, check_prefix, platform_moment
+from .choices import (
+    ANSWER_ERROR_STATUSES,
+    AWAITING_ANSWER,
     Answer,
     DispatchError,
     DispatchStatus,
     ReplyStatus,
-    list_end,
-    platform_time,
-    receipt_zip_base64,
-    status_change,
+    ReplyWay,
 )
-from backoffice.remote.errors import RemoteError
-
-from .answers import answer_refusal, check_delivery_time, check_prefix, platform_moment
-from .choices import ANSWER_ERROR_STATUSES, AWAITING_ANSWER, ReplyWay
 from .mirror import inbox_client, reply_fields
 from .models import DispatchReply, IncomingNote
 from .polls import polls_soon
+
+dispatch_api = domains.api("dispatch")
 
 # The note's status while an answer of each kind is on its way, once it is through, and when it failed.
 ANSWERING = {Answer.ACCEPT: DispatchStatus.APPROVING, Answer.REJECT: DispatchStatus.REJECTING,
@@ -53,7 +53,7 @@ REJECTED_STATUSES = (DispatchStatus.REJECTED, DispatchStatus.REJECTING, Dispatch
 # --- the push (sync.record_push: claimed, reconciled before any resend) -------------------------------------------
 def _ubl_body(reply) -> str:
     with reply.ubl_file.open("rb") as handle:
-        return receipt_zip_base64(f"{reply.uuid}.xml", handle.read())
+        return dispatch_api.receipt_zip_base64(f"{reply.uuid}.xml", handle.read())
 
 
 def reply_send(reply, *, client=None) -> dict:
@@ -113,8 +113,8 @@ def reply_reconcile(reply, *, client=None) -> dict | None:
 
 def _listed_reply(client, note) -> dict | None:
     start = (note.received_at or timezone.now()) - timedelta(days=1)
-    page = client.inbox_list(1, 10, despatchNumber=note.despatch_number, startDate=platform_time(start),
-                             endDate=platform_time(list_end()))
+    page = client.inbox_list(1, 10, despatchNumber=note.despatch_number, startDate=dispatch_api.platform_time(start),
+                             endDate=dispatch_api.platform_time(dispatch_api.list_end()))
     return next((item for item in page["items"] if item["id"].lower() == note.remote_id.lower()
                  and item["receiptAdviceId"]), None)
 
@@ -170,11 +170,9 @@ def _answered(records, *, approve=True, prefix="", reason="", delivered_at=None,
             if note.replies.filter(way=ReplyWay.PLATFORM).update(**mine, updated_at=timezone.now()):
                 continue
             DispatchReply.objects.create(
-                company=note.company, note=note, way=ReplyWay.APPROVE_REJECT,
-                answer=Answer.ACCEPT if approve else Answer.REJECT, requested_status=ReplyStatus.QUEUED,
+                company=note.company, note=note, **mine, requested_status=ReplyStatus.QUEUED,
                 remote_status=ReplyStatus.QUEUED, sync_state=SyncState.SYNCED, synced_at=timezone.now(),
-                remote_id=note.receipt_id, receipt_number=note.receipt_number, prefix=prefix,
-                reason="" if approve else reason, delivered_at=moment, created_by_id=user)
+                remote_id=note.receipt_id, receipt_number=note.receipt_number)
     if records:
         polls_soon(records[0].company_id)
 
@@ -268,15 +266,17 @@ REPLY_ACTIONS = actions.ActionSet(
     status_label=lambda status: ReplyStatus(status).label,
     status_operation=lambda model: "dispatch.reply_status",
     actions=[
-        status_change("reply_send", gettext_lazy("Send the reply (draft → queued)"), gettext_lazy("Send the reply"),
-                      ReplyStatus.DRAFT, ReplyStatus.QUEUED, **REPLY_CHANGE, after=_reply_sent, icon="send",
-                      reached=tuple(status for status in ReplyStatus.values if status != ReplyStatus.DRAFT),
-                      confirm=gettext_lazy("The reply will be sent to the note's sender through the tax authority; "
-                                           "it cannot be taken back.")),
-        status_change("reply_draft", gettext_lazy("Back to draft (error → draft)"), gettext_lazy("Back to draft"),
-                      ReplyStatus.ERROR, ReplyStatus.DRAFT, **REPLY_CHANGE, style="secondary",
-                      icon="arrow-counterclockwise", after=_reply_drafted,
-                      confirm=gettext_lazy("The reply in error becomes a draft; send it again when it is right.")),
+        dispatch_api.status_change(
+            "reply_send", gettext_lazy("Send the reply (draft → queued)"), gettext_lazy("Send the reply"),
+            ReplyStatus.DRAFT, ReplyStatus.QUEUED, **REPLY_CHANGE, after=_reply_sent, icon="send",
+            reached=tuple(status for status in ReplyStatus.values if status != ReplyStatus.DRAFT),
+            confirm=gettext_lazy("The reply will be sent to the note's sender through the tax authority; "
+                                 "it cannot be taken back.")),
+        dispatch_api.status_change(
+            "reply_draft", gettext_lazy("Back to draft (error → draft)"), gettext_lazy("Back to draft"),
+            ReplyStatus.ERROR, ReplyStatus.DRAFT, **REPLY_CHANGE, style="secondary",
+            icon="arrow-counterclockwise", after=_reply_drafted,
+            confirm=gettext_lazy("The reply in error becomes a draft; send it again when it is right.")),
     ])
 
 

@@ -6,8 +6,8 @@ from django.utils.translation import ngettext
 from backoffice.core.choices import SyncState
 from backoffice.core.generic import ChoiceBadgeColumn, DateTimeColumn, LinkedColumn
 from backoffice.core.generic.tables import MoneyColumn, OrderedTable, RemoteStatusColumn
-from backoffice.dispatch.api import Answer, DispatchStatus, ReplyStatus
 
+from .choices import Answer, DispatchStatus, ReplyStatus
 from .mirror import days_left
 from .models import DispatchReply, IncomingNote
 

@@ -13,7 +13,7 @@ from django.shortcuts import get_object_or_404, redirect
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
-from backoffice.core import actions, batch
+from backoffice.core import actions, batch, domains
 from backoffice.core.choices import SyncState
 from backoffice.core.generic.documents import register_document_view
 from backoffice.core.generic.families import register_export_pages
@@ -32,15 +32,16 @@ from backoffice.core.generic.views import (
 from backoffice.core.jobs import enqueue, runs_of
 from backoffice.core.roles import EDITORS, EVERYONE, has_role
 from backoffice.core.security import parse_ids
-from backoffice.dispatch.api import DispatchError, DocumentKind
 from backoffice.remote.errors import RateLimited, RemoteError
 
 from . import answers, documents, filters, mirror, replies, tables
-from .choices import ANSWERING_STATUSES, AWAITING_ANSWER, REPLY_WORKING_STATUSES, ReplyWay
+from .choices import ANSWERING_STATUSES, AWAITING_ANSWER, REPLY_WORKING_STATUSES, DispatchError, DocumentKind, ReplyWay
 from .conf import setting
 from .families import INCOMING_EXPORTS
 from .forms import AnswerForm, PartialAcceptanceForm, ReplyUploadForm
 from .models import DispatchReply, IncomingNote
+
+dispatch_api = domains.api("dispatch")
 
 ANSWER_ACTIONS = ("approve", "reject")
 ANSWER_AT_ONCE = 500  # one call to the platform (a list's page is at most 500 too)
@@ -183,27 +184,49 @@ register_model_views(IncomingNote, prefix="incoming", list=IncomingListView, det
 
 
 class AnswerPage(SubmissionGuardMixin, BaseObjectView):
-    """A page answering one note: refused (back to the note) when the note cannot be answered now."""
+    """A page answering one note: refused (back to the note) when the note cannot be answered now. Each page gives
+    its form (form(note, data, files) -> (form, None), or (None, the response instead)), the answer it saves
+    (save(note, form), raising DispatchError when refused) and what it says once the answer went."""
 
     model = IncomingNote
     required_roles = EDITORS
+    found = None  # what the check of a ReceiptAdvice file found
 
-    def note(self, pk):
-        return get_object_or_404(self.get_queryset(), pk=pk)
+    def page(self, note, form, status=200):
+        return self.render({"object": note, "form": form, "found": self.found, "detail_url": model_url(note, "detail")},
+                           status=status)
 
-    def refused_page(self, note):
+    def get(self, request, pk):
+        note = get_object_or_404(self.get_queryset(), pk=pk)
         refusal = answers.answer_refusal(note)
         if refusal:
-            messages.warning(self.request, refusal)
+            messages.warning(request, refusal)
             return redirect(model_url(note, "detail"))
-        return None
+        form, answered = self.form(note)
+        return answered or self.page(note, form)
 
-    def guard_target(self, context):
-        return context.get("object")
+    def post(self, request, pk):
+        note = get_object_or_404(self.get_queryset(), pk=pk)
+        form, answered = self.form(note, request.POST, request.FILES)
+        if answered is not None:
+            return answered
+        reply, answered = self.guarded_submit(self.guard_for(note), form, lambda: self.save(note, form),
+                                              refused=DispatchError, invalid=lambda: self.page(note, form, status=400))
+        if answered is not None:
+            return answered
+        messages.success(request, self.done_message(reply))
+        return redirect(model_url(note, "detail"))
 
-    def lines_or_page(self, note):
+
+@register_model_view(IncomingNote, "partial", path="<id:pk>/partial/")
+class PartialAcceptanceView(AnswerPage):
+    """Per line: what was accepted, what was rejected and why; sent at once (the platform queues it)."""
+
+    action = "partial"
+
+    def form(self, note, data=None, files=None):
         try:
-            return documents.lines_load(note), None
+            return PartialAcceptanceForm(data=data, note=note, lines=documents.lines_load(note)), None
         except RateLimited as exc:
             messages.error(self.request, _("The platform allows only so many calls a minute; try again in %(seconds)s "
                                            "seconds.") % {"seconds": max(1, round(exc.wait))})
@@ -213,44 +236,13 @@ class AnswerPage(SubmissionGuardMixin, BaseObjectView):
             messages.error(self.request, str(exc))
         return None, redirect(model_url(note, "detail"))
 
+    def save(self, note, form):
+        data = form.cleaned_data
+        return answers.partial_save(note, answers=form.answers(), delivered_at=data["delivered_at"],
+                                    contact=data["delivery_contact"], prefix=data["prefix"], user=self.request.user)
 
-@register_model_view(IncomingNote, "partial", path="<id:pk>/partial/")
-class PartialAcceptanceView(AnswerPage):
-    """Per line: what was accepted, what was rejected and why; sent at once (the platform queues it)."""
-
-    action = "partial"
-
-    def page(self, note, form, status=200):
-        return self.render({"object": note, "form": form, "detail_url": model_url(note, "detail")}, status=status)
-
-    def get(self, request, pk):
-        note = self.note(pk)
-        if (answered := self.refused_page(note)) is not None:
-            return answered
-        lines, answered = self.lines_or_page(note)
-        if answered is not None:
-            return answered
-        return self.page(note, PartialAcceptanceForm(note=note, lines=lines))
-
-    def post(self, request, pk):
-        note = self.note(pk)
-        lines, answered = self.lines_or_page(note)
-        if answered is not None:
-            return answered
-        form = PartialAcceptanceForm(data=request.POST, note=note, lines=lines)
-
-        def save():
-            data = form.cleaned_data
-            return answers.partial_save(note, answers=form.answers(), delivered_at=data["delivered_at"],
-                                        contact=data["delivery_contact"], prefix=data["prefix"], user=request.user)
-
-        reply, answered = self.guarded_submit(self.guard_for(note), form, save, refused=DispatchError,
-                                              invalid=lambda: self.page(note, form, status=400))
-        if answered is not None:
-            return answered
-        messages.success(request, _("Your answer is on its way to the platform; the note shows its status in a "
-                                    "moment."))
-        return redirect(model_url(note, "detail"))
+    def done_message(self, reply):
+        return _("Your answer is on its way to the platform; the note shows its status in a moment.")
 
 
 @register_model_view(IncomingNote, "reply_upload", path="<id:pk>/reply-upload/")
@@ -259,40 +251,24 @@ class ReplyUploadView(AnswerPage):
 
     action = "reply_upload"
 
-    def page(self, note, form, found=None, status=200):
-        return self.render({"object": note, "form": form, "found": found, "detail_url": model_url(note, "detail")},
-                           status=status)
+    def form(self, note, data=None, files=None):
+        return ReplyUploadForm(data=data, files=files), None
 
-    def get(self, request, pk):
-        note = self.note(pk)
-        if (answered := self.refused_page(note)) is not None:
-            return answered
-        return self.page(note, ReplyUploadForm())
+    def save(self, note, form):
+        data, upload = form.cleaned_data, form.cleaned_data["file"]
+        try:
+            return answers.ubl_reply(note, name=upload.name, data=upload.read(),
+                                     requested_status=data["requested_status"], user=self.request.user,
+                                     manual_number=data["numbering"] == "manual", prefix=data.get("prefix") or "")
+        except answers.UblReplyRefused as exc:
+            self.found = exc.receipt
+            raise
 
-    def post(self, request, pk):
-        note = self.note(pk)
-        form = ReplyUploadForm(data=request.POST, files=request.FILES)
-        found = []
-
-        def save():
-            upload = form.cleaned_data["file"]
-            try:
-                return answers.ubl_reply(note, name=upload.name, data=upload.read(),
-                                         requested_status=form.cleaned_data["requested_status"],
-                                         manual_number=form.cleaned_data["numbering"] == "manual",
-                                         prefix=form.cleaned_data.get("prefix") or "", user=request.user)
-            except answers.UblReplyRefused as exc:
-                found.append(exc.receipt)
-                raise
-
-        reply, answered = self.guarded_submit(self.guard_for(note), form, save, refused=DispatchError,
-                                              invalid=lambda: self.page(note, form, found[0] if found else None, 400))
-        if answered is not None:
-            return answered
-        messages.success(request, _("The file passed the check; the reply is on its way to the platform.")
-                         if reply.requested_status else _("The file passed the check; the reply is saved on the "
-                                                          "platform as a draft. Send it from the note's page."))
-        return redirect(model_url(note, "detail"))
+    def done_message(self, reply):
+        if reply.requested_status:
+            return _("The file passed the check; the reply is on its way to the platform.")
+        return _("The file passed the check; the reply is saved on the platform as a draft. Send it from the note's "
+                 "page.")
 
 
 register_document_view(IncomingNote, documents.NOTE_DOCUMENTS, attachment_kinds=(DocumentKind.UBL,),
@@ -313,14 +289,13 @@ class ReplyListView(ObjectListView):
     filterset = filters.DispatchReplyFilterSet
     refresh_interval = 5
     title = gettext_lazy("Our replies")
+    working_statuses = REPLY_WORKING_STATUSES
 
     def base_queryset(self):
         return super().base_queryset().select_related("note")
 
     def needs_refresh(self, queryset):
-        return (queryset.filter(sync_state__in=[SyncState.QUEUED, SyncState.SENDING]).exists()
-                or queryset.filter(remote_status__in=REPLY_WORKING_STATUSES).exists()
-                or queryset.exclude(pending_action="").exists())
+        return super().needs_refresh(queryset) or queryset.exclude(pending_action="").exists()
 
 
 class ReplyDetailView(ObjectDetailView):

@@ -7,3 +7,4 @@ class InvoicesConfig(domains.DomainConfig):
     name = "backoffice.invoices"
     verbose_name = _("Invoices")
     declares = ('services', 'mirror', 'taxpayers', 'documents', 'copies')
+    uses = ('current_accounts', 'chart_of_accounts')

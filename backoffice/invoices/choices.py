@@ -4,8 +4,10 @@ from django.db import models
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import pgettext_lazy
 
+from backoffice.core.choices import ColoredIntegerChoices, paint
 
-class InvoiceStatus(models.IntegerChoices):
+
+class InvoiceStatus(ColoredIntegerChoices):
     """The platform's status of an invoice (facts file: the provider's client; 61 to 92 as dispatch notes)."""
 
     DRAFT = 0, _("Draft")
@@ -28,18 +30,6 @@ class InvoiceStatus(models.IntegerChoices):
     RETURN_ERROR = 92, _("Return error")
     EARCHIVE_CANCELLED = 100, _("e-Archive cancelled")
 
-    @classmethod
-    def color(cls, value):
-        if value in (cls.APPROVED, cls.AUTO_APPROVED):
-            return "success"
-        if value in (cls.ERROR, cls.APPROVAL_ERROR, cls.DECLINE_ERROR, cls.RETURN_ERROR, cls.DECLINED):
-            return "danger"
-        if value in WORKING_STATUSES:
-            return "info"
-        if value in (cls.CANCELLED, cls.EARCHIVE_CANCELLED, cls.RETURNED):
-            return "warning"
-        return "secondary"
-
 
 # The platform still works on these: polled until they settle (70: the receiver has not answered yet).
 WORKING_STATUSES = (InvoiceStatus.QUEUED, InvoiceStatus.RUNNING, InvoiceStatus.SENT, InvoiceStatus.APPROVING,
@@ -48,26 +38,38 @@ WORKING_STATUSES = (InvoiceStatus.QUEUED, InvoiceStatus.RUNNING, InvoiceStatus.S
 CANCELLED_STATUSES = (InvoiceStatus.CANCELLED, InvoiceStatus.EARCHIVE_CANCELLED)
 # An issued invoice is legally binding: we offer to change one only before it went out, or when it failed.
 EDITABLE_STATUSES = (InvoiceStatus.DRAFT, InvoiceStatus.ERROR)
+APPROVED_STATUSES = (InvoiceStatus.APPROVED, InvoiceStatus.AUTO_APPROVED)  # what a return invoice may refer to
+# What someone has to look at: the platform or the receiver refused it, or it failed.
+ATTENTION_STATUSES = (InvoiceStatus.ERROR, InvoiceStatus.APPROVAL_ERROR, InvoiceStatus.DECLINE_ERROR,
+                      InvoiceStatus.RETURN_ERROR, InvoiceStatus.DECLINED)
+paint(InvoiceStatus, success=APPROVED_STATUSES, danger=ATTENTION_STATUSES, info=WORKING_STATUSES,
+      warning=(InvoiceStatus.CANCELLED, InvoiceStatus.EARCHIVE_CANCELLED, InvoiceStatus.RETURNED))
 
 
-class RecordType(models.IntegerChoices):
+def status_label(code) -> str:
+    """An invoice status as people read it; a code we do not know shows as it is."""
+    try:
+        return str(InvoiceStatus(code).label)
+    except ValueError:
+        return str(code)
+
+
+class RecordType(ColoredIntegerChoices):
     EARCHIVE = 0, _("e-Archive invoice")
     EINVOICE = 1, _("e-Invoice")
 
-    @classmethod
-    def color(cls, value):
-        return "primary" if value == cls.EINVOICE else "info"
+
+paint(RecordType, primary=[RecordType.EINVOICE], info=[RecordType.EARCHIVE])
 
 
-class PostingStatus(models.IntegerChoices):
+class PostingStatus(ColoredIntegerChoices):
     """recordStatus: whether the invoice is posted to accounting (0 in document 3; 1 our reading)."""
 
     NOT_POSTED = 0, _("Not posted")
     POSTED = 1, _("Posted to accounting")
 
-    @classmethod
-    def color(cls, value):
-        return "success" if value == cls.POSTED else "secondary"
+
+paint(PostingStatus, success=[PostingStatus.POSTED])
 
 
 class Profile(models.TextChoices):
@@ -83,8 +85,6 @@ class Profile(models.TextChoices):
 
 PROFILE_NUMBERS = {Profile.TEMELFATURA: 0, Profile.TICARIFATURA: 1, Profile.IHRACAT: 2,
                    Profile.YOLCUBERABERFATURA: 3, Profile.EARSIVFATURA: 4, Profile.KAGIT: 5}
-# What an outgoing e-invoice may be (the form offers these; an e-archive is always EARSIVFATURA).
-EINVOICE_PROFILES = (Profile.TEMELFATURA, Profile.TICARIFATURA, Profile.IHRACAT, Profile.YOLCUBERABERFATURA)
 
 
 class InvoiceType(models.TextChoices):

@@ -24,10 +24,8 @@ from backoffice.core.roles import EDITORS
 from backoffice.core.submissions import replay_message, submitted_object
 
 from . import services
-from .choices import InvoiceStatus, InvoiceType, Profile, RecordType
+from .choices import APPROVED_STATUSES, InvoiceType, Profile, RecordType
 from .models import Invoice, InvoiceLine
-
-APPROVED_STATUSES = (InvoiceStatus.APPROVED, InvoiceStatus.AUTO_APPROVED)
 
 # What the user wrote on the original and a copy keeps; everything else is the platform's or starts anew.
 COPIED_FIELDS = (

@@ -12,26 +12,14 @@ from django.utils.translation import gettext_lazy as _
 from backoffice.core.dashboard import register_block
 from backoffice.core.generic.registry import model_url
 
-from .choices import InvoiceStatus
+from .choices import ATTENTION_STATUSES, InvoiceStatus, status_label
 from .models import Invoice
 
-# What someone has to look at: the platform or the receiver refused it, or it failed.
-ATTENTION_STATUSES = (InvoiceStatus.ERROR, InvoiceStatus.APPROVAL_ERROR, InvoiceStatus.DECLINE_ERROR,
-                      InvoiceStatus.RETURN_ERROR, InvoiceStatus.DECLINED)
 DIRECTIONS = ((True, "out", _("Outgoing")), (False, "in", _("Incoming")))
 
 
 def month_range(today):
     return today.replace(day=1), today.replace(day=calendar.monthrange(today.year, today.month)[1])
-
-
-def status_label(code) -> str:
-    if code is None:
-        return str(_("Not on the platform yet"))
-    try:
-        return str(InvoiceStatus(code).label)
-    except ValueError:
-        return str(code)
 
 
 def month_summary(company, *, today, user=None) -> dict:
@@ -56,7 +44,8 @@ def month_summary(company, *, today, user=None) -> dict:
             query = {"direction": key, **month}
             query.update({"remote_status": code} if code is not None else {"on_platform": "false"})
             statuses.append({
-                "code": code, "label": status_label(code), "color": InvoiceStatus.color(code),
+                "code": code, "color": InvoiceStatus.color(code),
+                "label": status_label(code) if code is not None else str(_("Not on the platform yet")),
                 "attention": code in ATTENTION_STATUSES, "count": group["count"],
                 "totals": sorted(group["totals"].items()), "url": f"{list_url}?{urlencode(query)}"})
         # refused and erroneous first, then in the platform's order; "not on the platform yet" last

@@ -19,12 +19,13 @@ from backoffice.core.fields import IbanField, LocalizedDecimalField, localized_f
 from backoffice.core.validators import validate_vkn_or_tckn
 from backoffice.core.generic.lines import LineFormSetBase, line_formset
 from backoffice.core.widgets import FixedChoices
-from backoffice.current_accounts.api import resolve_account
 
-from backoffice.core import codes
+from backoffice.core import codes, domains
 from . import taxpayers, totals
 from .choices import InvoiceType, Profile, RecordType
 from .models import Invoice, InvoiceLine
+
+accounts_api = domains.api("current_accounts")
 
 PREFIX = re.compile(r"^[A-Z0-9]{3}\Z")
 NUMBER = re.compile(r"^[A-Z0-9]{3}20[0-9]{2}[0-9]{9}\Z")  # facts file: 16 characters
@@ -118,15 +119,14 @@ class InvoiceForm(forms.ModelForm):
             if not self.initial.get("issue_date"):  # a new invoice's empty instance gives None
                 self.initial["issue_date"] = timezone.localdate()
             if self.instance.pk:
-                account = self.instance.current_account
-                self.initial["account"] = (f"{self.instance.target_vkn_tckn} · {self.instance.current_account_code}"
-                                           if self.instance.current_account_code else self.instance.target_vkn_tckn)
-                self.initial["kind"] = str(self.instance.record_type)
-                if account is None:
-                    self.initial["account"] = self.instance.target_vkn_tckn
+                invoice = self.instance
+                coded = invoice.current_account_code and invoice.current_account is not None
+                self.initial["account"] = (f"{invoice.target_vkn_tckn} · {invoice.current_account_code}" if coded
+                                           else invoice.target_vkn_tckn)
+                self.initial["kind"] = str(invoice.record_type)
 
     def clean_account(self):
-        return resolve_account(self.company, self.cleaned_data.get("account"))
+        return accounts_api.resolve_account(self.company, self.cleaned_data.get("account"))
 
     def clean_prefix(self):
         prefix = (self.cleaned_data.get("prefix") or "").strip().upper()

@@ -21,7 +21,7 @@ from backoffice.core.models import Company, RemoteRecord, record_indexes
 from backoffice.core.search import FoldedSearchField
 from backoffice.core.documents import KeptDocument
 
-from .choices import DocumentKind, InvoiceStatus, InvoiceType, PostingStatus, Profile, RecordType
+from .choices import DocumentKind, InvoiceStatus, InvoiceType, PostingStatus, Profile, RecordType, status_label
 
 RATE = {"max_digits": 18, "decimal_places": 6}  # exchange rates and quantities
 
@@ -132,12 +132,7 @@ class Invoice(RemoteRecord):
 
     @property
     def status_label(self) -> str:
-        if self.remote_status is None:
-            return ""
-        try:
-            return InvoiceStatus(self.remote_status).label
-        except ValueError:
-            return str(self.remote_status)
+        return "" if self.remote_status is None else status_label(self.remote_status)
 
     @property
     def status_color(self) -> str:

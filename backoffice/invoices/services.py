@@ -14,8 +14,7 @@ from django.utils.html import format_html, format_html_join
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
-from backoffice.chart_of_accounts.api import currency_ids
-from backoffice.core import actions, codes, polling, resources, sync
+from backoffice.core import actions, codes, domains, polling, resources, sync
 from backoffice.core.choices import SyncState
 from backoffice.core.conf import tunable
 from backoffice.core.jobs import job
@@ -23,7 +22,6 @@ from backoffice.core.payloads import amount, day, decimal, integer, moment, mone
 from backoffice.core.platform import client_for
 from backoffice.core.registry import registry
 from backoffice.core.resources import Resource, ResourceError
-from backoffice.current_accounts.api import invoice_accounts, mapped_account_ids
 from backoffice.remote.accounting_invoices import AccountingInvoiceClient, target
 from backoffice.remote.common import field
 from backoffice.remote.errors import PLATFORM, RemoteError
@@ -33,6 +31,9 @@ from . import totals
 from .choices import (CANCELLED_STATUSES, EDITABLE_STATUSES, PROFILE_NUMBERS, TYPE_NUMBERS, WORKING_STATUSES,
                       PostingStatus, Profile, RecordType, profile_name, type_name)
 from .models import Invoice
+
+chart_api = domains.api("chart_of_accounts")
+accounts_api = domains.api("current_accounts")
 
 DEFAULTS = {
     "INVOICE_SYNC_OVERLAP_SECONDS": 300,  # the incremental mirror asks again from a little before where it stopped
@@ -79,14 +80,10 @@ def _line_body(line) -> dict:
     body = {"inventoryServiceCode": line.inventory_service_code, "amount": line.quantity, "unitPrice": line.unit_price,
             "unitCode": line.unit_code, "vatRate": line.vat_rate, "vatAmount": line.vat_amount,
             "lineExtensionAmount": line.line_extension_amount}
-    if line.warehouse_code:
-        body["warehouseCode"] = line.warehouse_code
-    if line.discount_rate:
-        body["discountRate"] = line.discount_rate
-    if line.discount_amount:
-        body["discountAmount"] = line.discount_amount
-    if line.vat_exemption_reason_code:
-        body["vatExemptionReasonCode"] = line.vat_exemption_reason_code
+    for name, key in (("warehouse_code", "warehouseCode"), ("discount_rate", "discountRate"),
+                      ("discount_amount", "discountAmount"), ("vat_exemption_reason_code", "vatExemptionReasonCode")):
+        if getattr(line, name):  # sent only when given
+            body[key] = getattr(line, name)
     taxes = []
     if line.withholding_code:
         rate = Decimal(totals.rules()["withholdingRates"].get(line.withholding_code, 0))
@@ -141,7 +138,7 @@ def invoice_body(invoice) -> dict:
 
 # --- the platform's answers as model fields (read through core.payloads) --------------------------------------
 def _currency_code(currency_id) -> str:
-    by_id = {number: code for code, number in currency_ids().items()}
+    by_id = {number: code for code, number in chart_api.currency_ids().items()}
     return by_id.get(integer(currency_id), "")
 
 
@@ -324,13 +321,16 @@ def invoice_delete(invoice) -> bool:
 
 
 # --- pushes ------------------------------------------------------------------------------------------------
-def _create(invoice) -> dict:
-    answer = accounting(invoice.company).save(invoice_body(invoice))
+def _ours(invoice, answer) -> dict:
+    """The fields of our own invoice as the platform answers it: its ettn is ours when the answer has none."""
     fields = full_fields(answer)
-    fields.setdefault("remote_id", invoice.ettn)
-    fields["remote_id"] = fields["remote_id"] or invoice.ettn
+    fields["remote_id"] = fields.get("remote_id") or invoice.ettn
     fields["ettn"] = fields["remote_id"]
     return fields
+
+
+def _create(invoice) -> dict:
+    return _ours(invoice, accounting(invoice.company).save(invoice_body(invoice)))
 
 
 def _update(invoice) -> dict:
@@ -354,10 +354,7 @@ def _find(invoice) -> dict | None:
                             "invoice on the platform; to send this one, enter it again as a new invoice (a new "
                             "ettn).") % {"ettn": invoice.ettn, "fields": ", ".join(differ)},
                           permanent=True, source=PLATFORM)
-    fields = full_fields(found)
-    fields["remote_id"] = fields.get("remote_id") or invoice.ettn
-    fields["ettn"] = fields["remote_id"]
-    return fields
+    return _ours(invoice, found)
 
 
 def _differences(invoice, found) -> list[str]:
@@ -448,11 +445,11 @@ def _unmapped_customers(invoices) -> list:
     if not invoices:
         return []
     company = invoices[0].company
-    looked_up = invoice_accounts(company, [(invoice.target_vkn_tckn, invoice.current_account_code)
-                                           for invoice in invoices if invoice.current_account_id is None])
+    looked_up = accounts_api.invoice_accounts(company, [(invoice.target_vkn_tckn, invoice.current_account_code)
+                                                        for invoice in invoices if invoice.current_account_id is None])
     accounts = {invoice.pk: invoice.current_account if invoice.current_account_id else
                 looked_up[(invoice.target_vkn_tckn, invoice.current_account_code)] for invoice in invoices}
-    mapped = mapped_account_ids([account for account in accounts.values() if account is not None])
+    mapped = accounts_api.mapped_account_ids([account for account in accounts.values() if account is not None])
     missing = {}
     for invoice in invoices:
         account = accounts[invoice.pk]

@@ -15,10 +15,9 @@ from django.utils.http import urlencode
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
-from backoffice.core import actions
+from backoffice.core import actions, domains
 from backoffice.core.generic.directory import register_directory_pages
 from backoffice.core.generic.documents import register_document_view
-from backoffice.core.generic.lines import Lookup
 from backoffice.core.generic.reading import register_read_view
 from backoffice.core.generic.registry import model_url, register_model_view, register_model_views
 from backoffice.core.generic.views import (BaseObjectView, BulkAction, BulkActionView, ObjectDeleteView,
@@ -26,13 +25,14 @@ from backoffice.core.generic.views import (BaseObjectView, BulkAction, BulkActio
 from backoffice.core.jobs import runs_of
 from backoffice.core.resources import ResourceError
 from backoffice.core.roles import EDITORS, EVERYONE, has_role
-from backoffice.current_accounts import api
 from backoffice.remote.errors import RemoteError
 
 from . import documents, filters, mirror, services, tables, taxpayers, totals
 from .choices import WORKING_STATUSES, DocumentKind, RecordType
 from .forms import AUTOMATIC, InvoiceForm, LineFormSet
 from .models import Invoice, PdfBundle, Taxpayer
+
+accounts_api = domains.api("current_accounts")
 
 
 class InvoiceListView(ObjectListView):
@@ -75,15 +75,16 @@ def customer_details(account) -> dict:
     boxes = taxpayers.mailboxes(account.identifier) if account else []
     return {"boxes": boxes, "kind": RecordType.EINVOICE if boxes else RecordType.EARCHIVE,
             "directory_loaded": taxpayers.directory_loaded(), "automatic": AUTOMATIC,
-            "address_warning": api.address_warning(account) if account else ""}
+            "address_warning": accounts_api.address_warning(account) if account else ""}
 
 
 class InvoiceEditView(ObjectEditView):
     model = Invoice
     form = InvoiceForm
     formsets = {"lines": LineFormSet}
-    lookups = {"customer": Lookup(find=api.find_accounts, resolve=api.resolve_account, min_length=api.MIN_LENGTH,
-                                  template="invoices/includes/customer.html", details=customer_details)}
+    saves = staticmethod(services.invoice_save)
+    lookups = {"customer": accounts_api.account_lookup(template="invoices/includes/customer.html",
+                                                       details=customer_details)}
     refused = services.InvoiceError
     invalid_status = 400
     tab = "new"
@@ -100,9 +101,6 @@ class InvoiceEditView(ObjectEditView):
 
     def form_context(self, invoice, formsets):
         return {"empty_lines": [formsets["lines"].empty_form], "totals_rules": totals.rules()}
-
-    def save_form(self, form, lines):
-        return services.invoice_save(form.save(commit=False), lines.kept(), user=self.request.user)
 
     def success_message(self, invoice, is_new):
         return _("Draft saved; it is not sent. Check it, then send it to GİB from its page.")
@@ -132,7 +130,7 @@ class InvoiceDetailView(ObjectDetailView):
             "delete_url": model_url(invoice, "delete") if may_edit and invoice.is_send or (
                 may_edit and not invoice.remote_id) else None,
             "delete_refusal": services.delete_refusal(invoice),
-            "address_warning": api.address_warning(invoice.current_account) if invoice.current_account else "",
+            "address_warning": accounts_api.address_warning(invoice.current_account) if invoice.current_account else "",
             "runs": runs_of(invoice),
             "read_url": model_url(invoice, "read"),
             "documents": [(kind, label, model_url(invoice, "document", kind=kind))

@@ -7,3 +7,4 @@ class LedgerConfig(domains.DomainConfig):
     name = "backoffice.ledger"
     verbose_name = _("E-ledger")
     declares = ('checking', 'mirror', 'services')
+    uses = ('chart_of_accounts',)

@@ -23,8 +23,7 @@ from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
-from backoffice.chart_of_accounts.api import chart_codes
-from backoffice.core import jobs, schedule, sync
+from backoffice.core import domains, jobs, schedule, sync
 from backoffice.core.choices import JobStatus
 from backoffice.core.conf import tunable
 from backoffice.core.models import JobRun
@@ -36,6 +35,8 @@ from . import mirror, workbook
 from .choices import CheckState, SourceKind
 from .models import Finding, Journal, Part, Period
 from .periods import ledger_client, refused_statuses
+
+chart_api = domains.api("chart_of_accounts")
 
 logger = logging.getLogger("backoffice.ledger")
 
@@ -182,7 +183,7 @@ def _check(journal) -> str:
             "rows": ", ".join(str(row) for row in skipped)}]))
     journal.refresh_from_db()
     options = checker.Options(start=journal.start_date, end=journal.end_date, split_size_mb=journal.split_size,
-                              accounts=chart_codes(journal.company), first_entry_counter=entry,
+                              accounts=chart_api.chart_codes(journal.company), first_entry_counter=entry,
                               first_line_counter=line, derived_totals=journal.source_kind == SourceKind.XLSX)
     check = checker.JournalCheck(options)
     handle, zip_path = tempfile.mkstemp(suffix=".zip")

@@ -10,8 +10,10 @@ from django.db import models
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import pgettext_lazy
 
+from backoffice.core.choices import ColoredChoices, ColoredIntegerChoices, paint
 
-class PeriodStatus(models.IntegerChoices):
+
+class PeriodStatus(ColoredIntegerChoices):
     UPLOADED = 0, pgettext_lazy("ledger period", "Uploaded")
     CONVERTING = 20, _("Converting and checking")
     READY = 30, _("Ready for the certificates")
@@ -20,10 +22,9 @@ class PeriodStatus(models.IntegerChoices):
     APPROVED = 60, _("Approved by the tax authority")
     SUBMISSION_FAILED = 80, _("Certificate submission failed")
 
-    @classmethod
-    def color(cls, value):
-        return {cls.APPROVED: "success", cls.READY: "primary", cls.ERROR: "danger", cls.SUBMISSION_FAILED: "danger",
-                cls.SENT: "info", cls.CONVERTING: "info", cls.UPLOADED: "secondary"}.get(value, "secondary")
+
+paint(PeriodStatus, success=[PeriodStatus.APPROVED], primary=[PeriodStatus.READY],
+      danger=[PeriodStatus.ERROR, PeriodStatus.SUBMISSION_FAILED], info=[PeriodStatus.SENT, PeriodStatus.CONVERTING])
 
 
 class TaskStatus(models.IntegerChoices):
@@ -47,7 +48,7 @@ class PreviewType(models.IntegerChoices):
     APPROVED_CERTIFICATE = 4, _("Certificate approved by the tax authority")
 
 
-class CheckState(models.TextChoices):
+class CheckState(ColoredChoices):
     """Where our own check of an uploaded journal stands (before anything goes to the platform)."""
 
     WAITING = "waiting", _("Waiting to be checked")
@@ -56,10 +57,9 @@ class CheckState(models.TextChoices):
     PASSED = "passed", _("No errors")
     UNREADABLE = "unreadable", _("Could not be read")
 
-    @classmethod
-    def color(cls, value):
-        return {cls.PASSED: "success", cls.ERRORS: "danger", cls.UNREADABLE: "danger",
-                cls.CHECKING: "info"}.get(value, "secondary")
+
+paint(CheckState, success=[CheckState.PASSED], danger=[CheckState.ERRORS, CheckState.UNREADABLE],
+      info=[CheckState.CHECKING])
 
 
 class SourceKind(models.TextChoices):

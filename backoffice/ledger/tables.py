@@ -44,7 +44,6 @@ class PeriodTable(OrderedTable):
         return format_html("{}<div class=\"small text-body-secondary\">{}</div>", _progress(value, label), label)
 
 
-
 class JournalTable(OrderedTable):
     source_name = LinkedColumn(verbose_name=_("File"))
     start_date = tables.Column(verbose_name=_("Period"))
@@ -70,9 +69,8 @@ class JournalTable(OrderedTable):
     def render_start_date(self, value, record):
         return f"{record.start_date:%d.%m.%Y} – {record.end_date:%d.%m.%Y}"
 
-    def render_check_state(self, value, record):
-        badge = format_html('<span class="badge text-bg-{}">{}</span>', record.check_color,
-                            record.get_check_state_display())
+    def render_check_state(self, value, record, column, bound_column):
+        badge = column.render(value, record, bound_column)  # the state's badge (ChoiceBadgeColumn)
         if record.check_state == CheckState.CHECKING:
             return format_html("{}{}", badge, _progress(record.check_progress))
         return badge

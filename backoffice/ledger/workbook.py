@@ -21,7 +21,6 @@ from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 
 from django.utils.encoding import force_str
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
 from openpyxl.utils import get_column_letter
 
 from backoffice.core import workbooks
@@ -29,8 +28,7 @@ from backoffice.core.conf import tunable
 from backoffice.core.fields import NumberFormatError, parse_decimal
 from backoffice.core.imports import Column, Sheet, normal_header
 
-from .journal_rules import CURRENCY_FIELDS, MEASURE_FIELDS
-from .journal_rules import field_label as journal_field_label
+from .journal_rules import CURRENCY_FIELDS, FIELD_LABELS, MEASURE_FIELDS
 
 SPILL_BYTES = 4 * 1024 * 1024  # an entry's lines beyond this go to a temporary file
 
@@ -43,43 +41,44 @@ TEXT, DATE, NUMBER = "@", "yyyy-mm-dd", "0.00"
 COLUMN_FORMATS = {}  # field -> the cell format of its template column
 
 
-def _column(key, label, required=False, example="", kind=TEXT):
+def _column(key, required=False, example="", kind=TEXT):
+    """A column of the template, headed with what people call the field (journal_rules.FIELD_LABELS)."""
     COLUMN_FORMATS[key] = kind
-    return Column(key, label, required, example)
+    return Column(key, FIELD_LABELS[key], required, example)
 
 
 TEMPLATE_COLUMNS = (
-    _column("entryNumberCounter", gettext_lazy("Entry counter"), True, 1, "0"),
-    _column("enteredBy", gettext_lazy("Entered by"), True, "Ayşe Yılmaz"),
-    _column("enteredDate", gettext_lazy("Entry date"), True, date(2025, 1, 31), DATE),
-    _column("entryNumber", gettext_lazy("Entry number"), True, "YEV-2025-1"),
-    _column("entryComment", gettext_lazy("Entry comment"), False, "Satış faturası"),
-    _column("accountMainID", gettext_lazy("Main account"), True, "120"),
-    _column("accountMainDescription", gettext_lazy("Main account name"), True, "Alıcılar"),
-    _column("accountSubID", gettext_lazy("Sub-account"), False, "120.01"),
-    _column("accountSubDescription", gettext_lazy("Sub-account name"), False, "Örnek Müşteri A.Ş."),
-    _column("amount", gettext_lazy("Amount"), True, 1000, NUMBER),
-    _column("debitCreditCode", gettext_lazy("Debit or credit (D/C)"), True, "D"),
-    _column("documentType", gettext_lazy("Document type"), True, "invoice"),
-    _column("documentTypeDescription", gettext_lazy("Document type description")),
-    _column("documentNumber", gettext_lazy("Document number"), False, "GIB2025000000001"),
-    _column("documentReference", gettext_lazy("Document reference")),
-    _column("documentDate", gettext_lazy("Document date"), False, date(2025, 1, 31), DATE),
-    _column("paymentMethod", gettext_lazy("Payment method")),
-    _column("detailComment", gettext_lazy("Line comment")),
-    _column("amountCurrency", gettext_lazy("Currency")),
-    _column("amountOriginalExchangeRateDate", gettext_lazy("Exchange rate date"), kind=DATE),
-    _column("amountOriginalAmount", gettext_lazy("Original amount"), kind=NUMBER),
-    _column("amountOriginalCurrency", gettext_lazy("Original currency")),
-    _column("amountOriginalExchangeRate", gettext_lazy("Exchange rate"), kind="0.0000"),
-    _column("amountOriginalExchangeRateSource", gettext_lazy("Exchange rate source")),
-    _column("amountOriginalExchangeRateComment", gettext_lazy("Exchange rate comment")),
-    _column("measurableCode", gettext_lazy("Item code")),
-    _column("measurableCodeDescription", gettext_lazy("Item description")),
-    _column("measurableQuantity", gettext_lazy("Quantity"), kind="General"),
-    _column("measurableQualifier", gettext_lazy("Quantity qualifier")),
-    _column("measurableUnitOfMeasure", gettext_lazy("Unit of measure")),
-    _column("measurableCostPerUnit", gettext_lazy("Cost per unit"), kind="General"),
+    _column("entryNumberCounter", True, 1, "0"),
+    _column("enteredBy", True, "Ayşe Yılmaz"),
+    _column("enteredDate", True, date(2025, 1, 31), DATE),
+    _column("entryNumber", True, "YEV-2025-1"),
+    _column("entryComment", False, "Satış faturası"),
+    _column("accountMainID", True, "120"),
+    _column("accountMainDescription", True, "Alıcılar"),
+    _column("accountSubID", False, "120.01"),
+    _column("accountSubDescription", False, "Örnek Müşteri A.Ş."),
+    _column("amount", True, 1000, NUMBER),
+    _column("debitCreditCode", True, "D"),
+    _column("documentType", True, "invoice"),
+    _column("documentTypeDescription"),
+    _column("documentNumber", False, "GIB2025000000001"),
+    _column("documentReference"),
+    _column("documentDate", False, date(2025, 1, 31), DATE),
+    _column("paymentMethod"),
+    _column("detailComment"),
+    _column("amountCurrency"),
+    _column("amountOriginalExchangeRateDate", kind=DATE),
+    _column("amountOriginalAmount", kind=NUMBER),
+    _column("amountOriginalCurrency"),
+    _column("amountOriginalExchangeRate", kind="0.0000"),
+    _column("amountOriginalExchangeRateSource"),
+    _column("amountOriginalExchangeRateComment"),
+    _column("measurableCode"),
+    _column("measurableCodeDescription"),
+    _column("measurableQuantity", kind="General"),
+    _column("measurableQualifier"),
+    _column("measurableUnitOfMeasure"),
+    _column("measurableCostPerUnit", kind="General"),
 )
 # The example's second line: the credit side of the first.
 # (The document type is required on every line: the credit line is of the same invoice.)
@@ -137,14 +136,6 @@ def turkish_amount(value, *, rate=False):
     if number.as_tuple().exponent < -2 and number == number.quantize(Decimal("0.01")):
         number = number.quantize(Decimal("0.01"))  # 5,000 is five: written 5.00, not a 3-decimal 5.000
     return format(number, "f")
-
-
-def field_label(name: str) -> str:
-    """The template's header of a journal field (amount: “Tutar”), or the field's own name."""
-    for column in TEMPLATE_COLUMNS:
-        if column.key == name:
-            return force_str(column.label)
-    return journal_field_label(name)
 
 
 def max_xlsx_unpacked() -> int:

@@ -13,8 +13,8 @@ from openpyxl.utils import get_column_letter
 
 from backoffice.core.workbooks import text_cell
 
-from .journal_rules import RULES
-from .workbook import COLUMN_FORMATS, TEMPLATE_COLUMNS, example_entry, field_label
+from .journal_rules import RULES, field_label
+from .workbook import COLUMN_FORMATS, TEMPLATE_COLUMNS, example_entry
 
 EXPLANATIONS = (
     gettext_lazy("One row per entry line. The entry's fields (counter, entered by, date, number, comment) are "

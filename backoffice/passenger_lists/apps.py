@@ -7,3 +7,4 @@ class PassengerListsConfig(domains.DomainConfig):
     name = "backoffice.passenger_lists"
     verbose_name = _("Passenger lists")
     declares = ("services", "families")
+    uses = ('tickets',)

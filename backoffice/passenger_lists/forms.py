@@ -10,16 +10,18 @@ from django.core.exceptions import ValidationError
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
+from backoffice.core import domains
 from backoffice.core.fields import as_datetime_input, localized_formfield, money_field
 from backoffice.core.generic.forms import PlatformExportForm
-from backoffice.tickets.api import OPERATOR_DETAIL_FIELDS, OPERATOR_RULE_FIELDS, VehicleChecks
 
 from . import services
 from .choices import ListState
 from .models import PassengerList
 
+tickets_api = domains.api("tickets")
 
-class PassengerListForm(VehicleChecks, forms.ModelForm):
+
+class PassengerListForm(tickets_api.VehicleChecks, forms.ModelForm):
     """Document 2, section 4.3: expedition number, date and plate required; isManualPlate; the vehicle
     operator's five fields all or none (section 2.3), its VKN/TCKN with check digits."""
 
@@ -29,8 +31,8 @@ class PassengerListForm(VehicleChecks, forms.ModelForm):
     class Meta:
         model = PassengerList
         formfield_callback = localized_formfield
-        fields = ("expedition_number", "expedition_time", "vehicle_plate", "is_manual_plate", *OPERATOR_RULE_FIELDS,
-                  *OPERATOR_DETAIL_FIELDS)
+        fields = ("expedition_number", "expedition_time", "vehicle_plate", "is_manual_plate",
+                  *tickets_api.OPERATOR_RULE_FIELDS, *tickets_api.OPERATOR_DETAIL_FIELDS)
 
     def __init__(self, *args, company=None, **kwargs):
         super().__init__(*args, **kwargs)
@@ -89,8 +91,8 @@ class PassengerListForm(VehicleChecks, forms.ModelForm):
     def fieldsets(self):
         return [
             (_("Expedition"), ["expedition_number", "expedition_time", "vehicle_plate", "is_manual_plate"], False),
-            (_("Vehicle operator"), list(OPERATOR_RULE_FIELDS), False),
-            (_("Vehicle operator details"), list(OPERATOR_DETAIL_FIELDS), True),
+            (_("Vehicle operator"), list(tickets_api.OPERATOR_RULE_FIELDS), False),
+            (_("Vehicle operator details"), list(tickets_api.OPERATOR_DETAIL_FIELDS), True),
         ]
 
 

@@ -10,17 +10,19 @@ from django.db import models
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 
+from backoffice.core import domains
 from backoffice.core.exports import PlatformExport, export_rules
 from backoffice.core.fields import MONEY
 from backoffice.core.models import RemoteRecord
 from backoffice.core.reports import ReportItemBase, ReportRunBase, run_link
 from backoffice.core.search import FoldedSearchField
-from backoffice.tickets.api import PassengerTicket, VehicleOperator
 
 from .choices import CURRENT_STATES, ListState
 
+tickets_api = domains.api("tickets")
 
-class PassengerList(VehicleOperator, RemoteRecord):
+
+class PassengerList(tickets_api.VehicleOperator, RemoteRecord):
     """One expedition's list. remote_id is its ettn; the platform gives its passengerListNumber.
 
     is_new_list is what the next push asks (document 2, 4.3): True creates (isNewList true; a list of the
@@ -40,7 +42,7 @@ class PassengerList(VehicleOperator, RemoteRecord):
         help_text=_("On: the tickets are grouped by expedition number and date, and this plate is stored on the "
                     "list. Off: only the tickets of this plate are grouped."))
 
-    tickets = models.ManyToManyField(PassengerTicket, related_name="passenger_lists", blank=True,
+    tickets = models.ManyToManyField(tickets_api.PassengerTicket, related_name="passenger_lists", blank=True,
                                      verbose_name=_("tickets"))
     # Stored for the list pages; written only by services._store_tickets.
     ticket_count = models.PositiveIntegerField(_("tickets"), default=0)
@@ -77,7 +79,6 @@ class PassengerList(VehicleOperator, RemoteRecord):
     def __str__(self):
         return self.passenger_list_number or str(_("list of expedition %(number)s") % {
             "number": self.expedition_number})
-
 
     @property
     def state_color(self):

@@ -16,7 +16,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, ngettext
 
-from backoffice.core import jobs, sync
+from backoffice.core import domains, jobs, sync
 from backoffice.core.actions import ActionRefused
 from backoffice.core.choices import SyncState
 from backoffice.core.conf import tunable
@@ -26,15 +26,16 @@ from backoffice.core.models import Company
 from backoffice.core.payloads import money, num, when
 from backoffice.core.platform import client_for
 from backoffice.remote.passenger_lists import PassengerListClient
-from backoffice.tickets.api import OPERATOR_PAYLOAD, PassengerTicket, TicketStatus
 
 from .choices import CURRENT_STATES, ISSUED_STATUSES, ListState
 from .models import PassengerList
 
+tickets_api = domains.api("tickets")
+
 logger = logging.getLogger(__name__)
 
 # The operator fields a list takes over from its tickets when they all agree (the commissions are summed).
-COPIED_FROM_TICKETS = tuple(OPERATOR_PAYLOAD.values())
+COPIED_FROM_TICKETS = tuple(tickets_api.OPERATOR_PAYLOAD.values())
 
 
 class PassengerListError(ActionRefused):
@@ -61,9 +62,10 @@ def _plate_expression():
 def issued_tickets(company):
     """Passenger tickets the platform counts in a list: issued, queued (20) or approved (60), or asked to be
     sent as queued and not on the platform yet."""
-    on_their_way = Q(remote_status__isnull=True, requested_status=TicketStatus.QUEUED,
+    on_their_way = Q(remote_status__isnull=True, requested_status=tickets_api.TicketStatus.QUEUED,
                      sync_state__in=[SyncState.LOCAL, SyncState.QUEUED, SyncState.SENDING])
-    return PassengerTicket.objects.filter(company=company).filter(Q(remote_status__in=ISSUED_STATUSES) | on_their_way)
+    return tickets_api.PassengerTicket.objects.filter(company=company).filter(
+        Q(remote_status__in=ISSUED_STATUSES) | on_their_way)
 
 
 def expedition_tickets(*, company, expedition_number, expedition_time, vehicle_plate=None):
@@ -134,13 +136,15 @@ class Expedition:
     plates: list
     initial: dict
     existing: PassengerList | None
+    probe: PassengerList  # unsaved: the list they would make, for list_tickets()
 
 
 def expedition_of(*, company, pks) -> Expedition:
     """The expedition of the selected tickets (one expedition number and date; several plates mean the
     plate is given by hand), with the vehicle operator they agree on (and the sums of the expedition's
     commissions), and the current list it has if any."""
-    tickets = list(PassengerTicket.objects.filter(company=company, pk__in=pks).order_by("ticket_number", "pk"))
+    tickets = list(tickets_api.PassengerTicket.objects.filter(company=company, pk__in=pks)
+                   .order_by("ticket_number", "pk"))
     if not tickets:
         raise PassengerListError(_("Select the passenger tickets of one expedition first."))
     expeditions = {(t.expedition_number, t.expedition_time) for t in tickets}
@@ -156,20 +160,18 @@ def expedition_of(*, company, pks) -> Expedition:
         values = {getattr(t, name) for t in tickets}
         if len(values) == 1 and None not in values and "" not in values:
             initial[name] = values.pop()
+    probe = PassengerList(company=company, expedition_number=first.expedition_number,
+                          expedition_time=first.expedition_time, vehicle_plate=first.vehicle_plate,
+                          is_manual_plate=initial["is_manual_plate"])
     if initial.get("vehicle_operating_vkn_tckn"):
         # The list's commission is the expedition's: the sum over all of its tickets, not only the selected.
-        probe = PassengerList(company=company, expedition_number=first.expedition_number,
-                              expedition_time=first.expedition_time, vehicle_plate=first.vehicle_plate,
-                              is_manual_plate=initial["is_manual_plate"])
         sums = list_tickets(probe).aggregate(commission=Sum("commission_amount"),
                                              commission_tax=Sum("commission_tax_amount"))
         for name, total in (("commission_amount", sums["commission"]), ("commission_tax_amount", sums["commission_tax"])):
             initial[name] = money(total) if total is not None else None
-    existing = same_information(PassengerList(company=company, expedition_number=first.expedition_number,
-                                              expedition_time=first.expedition_time,
-                                              vehicle_plate=first.vehicle_plate)).order_by("-created_at", "-pk").first()
+    existing = same_information(probe).order_by("-created_at", "-pk").first()
     return Expedition(tickets, first.expedition_number, first.expedition_time, first.vehicle_plate, plates, initial,
-                      existing)
+                      existing, probe)
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -248,7 +250,7 @@ def passenger_list_payload(plist) -> dict:
     body = {"expeditionNumber": plist.expedition_number, "expeditionTime": when(plist.expedition_time),
             "vehiclePlate": plist.vehicle_plate, "isManualPlate": "true" if plist.is_manual_plate else "false",
             "isNewList": bool(plist.is_new_list)}
-    for key, name in OPERATOR_PAYLOAD.items():
+    for key, name in tickets_api.OPERATOR_PAYLOAD.items():
         body[key] = getattr(plist, name) or None
     body["commissionAmount"] = num(plist.commission_amount)
     body["commissionTaxAmount"] = num(plist.commission_tax_amount)

@@ -1,13 +1,15 @@
 import django_tables2 as tables
 from django.utils.translation import gettext_lazy as _
 
+from backoffice.core import domains
 from backoffice.core.choices import SyncState
 from backoffice.core.generic import BaseTable, ChoiceBadgeColumn, DateTimeColumn, LinkedColumn
 from backoffice.core.generic.tables import RIGHT, MoneyColumn, OrderedTable, model_table
-from backoffice.tickets.api import PassengerTicketTable
 
 from .choices import ListState
 from .models import PassengerList, PassengerListReportItem
+
+tickets_api = domains.api("tickets")
 
 
 class PassengerListTable(OrderedTable):
@@ -35,7 +37,7 @@ class PassengerListTable(OrderedTable):
                        "build its list.")
 
 
-class ListTicketTable(PassengerTicketTable):
+class ListTicketTable(tickets_api.PassengerTicketTable):
     """The tickets of one list, on its page."""
 
     customer = tables.Column(verbose_name=_("passenger"), accessor="customer_last_name", orderable=False,
@@ -46,7 +48,7 @@ class ListTicketTable(PassengerTicketTable):
     secondary_columns = ("seat_number", "customer", "vehicle_plate", "commission_amount")
     tertiary_columns = ("commission_tax_amount",)
 
-    class Meta(PassengerTicketTable.Meta):
+    class Meta(tickets_api.PassengerTicketTable.Meta):
         fields = ("ticket_number", "seat_number", "customer", "vehicle_plate", "payable_amount", "commission_amount",
                   "commission_tax_amount", "remote_status")
         sequence = fields

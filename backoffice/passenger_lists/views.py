@@ -15,7 +15,7 @@ from django.utils.translation import gettext_lazy, ngettext
 from django.views.decorators.http import require_POST
 from django_tables2 import RequestConfig
 
-from backoffice.core import batch
+from backoffice.core import batch, domains
 from backoffice.core.choices import SyncState
 from backoffice.core.generic.families import ReportListView, active_company, export_selected
 from backoffice.core.generic.families import register_export_pages, register_record_export, register_report_pages
@@ -28,13 +28,14 @@ from backoffice.core.jobs import runs_of
 from backoffice.core.roles import EDITORS, EVERYONE, has_role
 from backoffice.core.security import parse_ids
 from backoffice.core.submissions import SubmissionGuard
-from backoffice.tickets.api import OPERATOR_FIELDS, PassengerTicket
 
 from . import filters, services, tables
 from .choices import ListState
 from .families import LIST_EXPORTS, LIST_REPORTS
 from .forms import PassengerListForm
 from .models import PassengerList
+
+tickets_api = domains.api("tickets")
 
 DETAIL_FIELDS = ("passenger_list_number", "expedition_number", "expedition_time", "vehicle_plate", "is_manual_plate")
 
@@ -64,7 +65,7 @@ class PassengerListDetailView(ObjectDetailView):
                                  commission_tax=Sum("commission_tax_amount"))
         return {
             "fields": describe_fields(plist, DETAIL_FIELDS, user=user),
-            "operator_fields": [f for f in describe_fields(plist, OPERATOR_FIELDS, user=user)
+            "operator_fields": [f for f in describe_fields(plist, tickets_api.OPERATOR_FIELDS, user=user)
                                 if f.value not in (None, "")],
             "ticket_table": table,
             "ticket_sums": sums,
@@ -121,9 +122,7 @@ class PassengerListBuildView(ListFormView):
         if valid:
             grouped = services.list_tickets(form.instance)
         elif expedition:
-            grouped = services.list_tickets(PassengerList(company=plist.company, **{
-                k: v for k, v in expedition.initial.items()
-                if k in ("expedition_number", "expedition_time", "vehicle_plate", "is_manual_plate")}))
+            grouped = services.list_tickets(expedition.probe)
         existing = expedition.existing if expedition else (services.same_information(plist).first() if valid else None)
         table = tables.ListTicketTable(grouped) if grouped is not None else None
         sums = grouped.aggregate(payable=Sum("payable_amount"), count=Count("pk")) if grouped is not None else None
@@ -192,15 +191,12 @@ class PassengerListBulkView(BulkActionView):
                              required_roles=EDITORS),
     }
 
-    def get_template_names(self):
-        return ["generic/bulk_confirm.html"]
-
 
 register_model_views(PassengerList, prefix="lists", list=PassengerListListView, detail=PassengerListDetailView,
                      add=PassengerListBuildView, edit=PassengerListEditView, bulk=PassengerListBulkView)
 
 # The passenger-ticket list gets the action that builds the list of the selected tickets' expedition.
-register_bulk_action(PassengerTicket, "passenger_list", BulkAction(
+register_bulk_action(tickets_api.PassengerTicket, "passenger_list", BulkAction(
     gettext_lazy("Build the passenger list"), None, style="success", required_roles=EDITORS,
     url_name="passenger_lists:passengerlist_add"))
 

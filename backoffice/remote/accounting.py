@@ -8,7 +8,7 @@ an object with field Error: a 4xx becomes a RemoteError whose message is that te
 answer is raised the same way, so a refusal is never taken for success.
 """
 
-from .common import (MAX_PAGE_SIZE, FILTER_QUERY, envelope, field, filter_query, items_of, jsonable, list_params,
+from .common import (MAX_PAGE_SIZE, FILTER_QUERY, Client, envelope, field, filter_query, items_of, list_params,
                      to_int, walk_pages)
 from .errors import RemoteError
 
@@ -33,6 +33,17 @@ def raise_refusal(answer, operation: str) -> None:
         raise RemoteError(str(text), status=400, permanent=True, detail=str(text), operation=operation)
 
 
+def unless_gone(call, operation: str, **kwargs):
+    """call(operation, ...)'s answer, or None when the platform answers 404: the record is not there, or already
+    gone (a DELETE sent again after its first try applied, which is what was asked)."""
+    try:
+        return call(operation, **kwargs)
+    except RemoteError as exc:
+        if exc.status == 404:
+            return None
+        raise
+
+
 def _with_id(answer, operation: str) -> dict:
     raise_refusal(answer, operation)
     if not isinstance(answer, dict) or field(answer, "id") in (None, "", 0):
@@ -40,13 +51,7 @@ def _with_id(answer, operation: str) -> dict:
     return {**answer, "id": str(field(answer, "id"))}
 
 
-class AccountingClient:
-    def __init__(self, transport):
-        self.transport = transport
-
-    def _call(self, operation, **kwargs):
-        return self.transport.call(operation, **kwargs)
-
+class AccountingClient(Client):
     # --- current accounts -------------------------------------------------------------------------
     def current_accounts(self, page_index: int = 1, page_size: int = MAX_PAGE_SIZE, *, conditions=None,
                          sorted_column: str | None = None, is_desc: bool | None = None) -> dict:
@@ -69,10 +74,10 @@ class AccountingClient:
     def create_current_account(self, body: dict) -> dict:
         """Create (name and identifier required); the answer holds currentAccountAddress when one was sent.
         A POST: after a 5xx or a timeout, look it up with find_current_account() before sending again."""
-        return _with_id(self._call("current_account.create", json=jsonable(body)), "current_account.create")
+        return _with_id(self._call("current_account.create", json=body), "current_account.create")
 
     def update_current_account(self, body: dict) -> dict:
-        return _with_id(self._call("current_account.update", json=jsonable(body)), "current_account.update")
+        return _with_id(self._call("current_account.update", json=body), "current_account.update")
 
     def find_current_account(self, *, identifier: str, code: str = "") -> dict | None:
         """The account with this identifier and code, or None: how a create whose answer was lost is
@@ -106,25 +111,19 @@ class AccountingClient:
         return page
 
     def create_child(self, part: str, body: dict) -> dict:
-        return _with_id(self._call(f"current_account_{part}.create", json=jsonable(body)),
+        return _with_id(self._call(f"current_account_{part}.create", json=body),
                         f"current_account_{part}.create")
 
     def update_child(self, part: str, body: dict) -> dict:
-        return _with_id(self._call(f"current_account_{part}.update", json=jsonable(body)),
+        return _with_id(self._call(f"current_account_{part}.update", json=body),
                         f"current_account_{part}.update")
 
     def delete_child(self, part: str, record_id, *, branch_id=None) -> None:
         """Delete one record; a 404 means it is already gone (a retried DELETE whose first try applied),
         which is what was asked. A refusal (a default record, a mapping in use) raises with the Error text."""
         operation = f"current_account_{part}.delete"
-        try:
-            answer = self._call(operation, path_params={"id": record_id},
-                                params={"branchId": branch_id} if branch_id else None)
-        except RemoteError as exc:
-            if exc.status == 404:
-                return
-            raise
-        raise_refusal(answer, operation)
+        raise_refusal(unless_gone(self._call, operation, path_params={"id": record_id},
+                                  params={"branchId": branch_id} if branch_id else None), operation)
 
     # --- chart of accounts -------------------------------------------------------------------------
     def accounts(self, page_index: int = 1, page_size: int = MAX_PAGE_SIZE, *, conditions=None,
@@ -141,10 +140,10 @@ class AccountingClient:
         return walk_pages(lambda index: self.accounts(index, page_size, conditions=conditions), start)
 
     def create_account(self, body: dict) -> dict:
-        return _with_id(self._call("chart_of_accounts.create", json=jsonable(body)), "chart_of_accounts.create")
+        return _with_id(self._call("chart_of_accounts.create", json=body), "chart_of_accounts.create")
 
     def update_account(self, body: dict) -> dict:
-        return _with_id(self._call("chart_of_accounts.update", json=jsonable(body)), "chart_of_accounts.update")
+        return _with_id(self._call("chart_of_accounts.update", json=body), "chart_of_accounts.update")
 
     def find_account(self, *, type: int, base_code: str, code: str = "", unit_code: str = "") -> dict | None:
         """The chart account with these codes, or None (reconciling a create whose answer was lost)."""
@@ -179,4 +178,5 @@ def _id_str(item) -> dict:
     return item
 
 
-__all__ = ["AccountingClient", "OPERATORS", "PARTS", "condition", "filter_query", "filtered_or_all", "raise_refusal"]
+__all__ = ["AccountingClient", "OPERATORS", "PARTS", "condition", "filter_query", "filtered_or_all", "raise_refusal",
+           "unless_gone"]

@@ -11,9 +11,8 @@ alike; both raise RemoteError with that text.
 from datetime import datetime, timezone
 from decimal import Decimal, InvalidOperation
 
-from .accounting import condition, filtered_or_all, raise_refusal
-from .common import FILTER_QUERY, MAX_PAGE_SIZE, envelope, field, jsonable, list_params, to_int, walk_pages
-from .errors import RemoteError
+from .accounting import condition, filtered_or_all, raise_refusal, unless_gone
+from .common import FILTER_QUERY, MAX_PAGE_SIZE, Client, envelope, field, list_params, to_int, walk_pages
 
 LISTS = {True: "accounting_invoice.list_outgoing", False: "accounting_invoice.list_incoming"}
 
@@ -39,13 +38,7 @@ def target(ettn: str, is_send: bool) -> dict:
     return {"ettn": str(ettn), "isSend": bool(is_send)}
 
 
-class AccountingInvoiceClient:
-    def __init__(self, transport):
-        self.transport = transport
-
-    def _call(self, operation, **kwargs):
-        return self.transport.call(operation, **kwargs)
-
+class AccountingInvoiceClient(Client):
     def invoices(self, is_send: bool, page_index: int = 1, page_size: int = MAX_PAGE_SIZE, *, conditions=None,
                  sorted_column: str | None = None, is_desc: bool | None = None) -> dict:
         """One page of outgoing (is_send) or incoming invoices: the list items of document 3, 2.6."""
@@ -75,23 +68,18 @@ class AccountingInvoiceClient:
     def invoice(self, ettn: str, is_send: bool) -> dict | None:
         """The invoice in full (lines, taxes, totals, notes, payment means, archive info); None when the
         platform does not have it."""
-        try:
-            answer = self._call("accounting_invoice.get", path_params={"guid": ettn},
-                                params={"isSend": "true" if is_send else "false"})
-        except RemoteError as exc:
-            if exc.status == 404:
-                return None
-            raise
+        answer = unless_gone(self._call, "accounting_invoice.get", path_params={"guid": ettn},
+                             params={"isSend": "true" if is_send else "false"})
         raise_refusal(answer, "accounting_invoice.get")
         return answer if isinstance(answer, dict) else None
 
     def save(self, body: dict) -> dict:
-        answer = self._call("accounting_invoice.save", json=jsonable(body))
+        answer = self._call("accounting_invoice.save", json=body)
         raise_refusal(answer, "accounting_invoice.save")
         return answer or {}
 
     def update(self, body: dict) -> dict:
-        answer = self._call("accounting_invoice.update", json=jsonable(body))
+        answer = self._call("accounting_invoice.update", json=body)
         raise_refusal(answer, "accounting_invoice.update")
         return answer or {}
 
@@ -125,13 +113,8 @@ class AccountingInvoiceClient:
     def delete(self, ettn: str, is_send: bool) -> None:
         """Delete one invoice; a 404 means it is already gone (a DELETE sent again after it applied)."""
         operation = "accounting_invoice.delete"
-        try:
-            answer = self._call(operation, path_params={"ettn": ettn}, params={"isSend": "true" if is_send else "false"})
-        except RemoteError as exc:
-            if exc.status == 404:
-                return
-            raise
-        raise_refusal(answer, operation)
+        raise_refusal(unless_gone(self._call, operation, path_params={"ettn": ettn},
+                                  params={"isSend": "true" if is_send else "false"}), operation)
 
     def post(self, targets: list[dict]) -> None:
         """Post invoices to accounting (targets: [{ettn, isSend}])."""

@@ -6,10 +6,10 @@ document 3: PageIndex, ..., Items), and public clients disagree on more: clients
 field() and pages through envelope(), so callers see one shape.
 """
 
-import datetime
 import json
-import uuid
-from decimal import Decimal
+
+from .documents import unwrap
+from .transport import jsonable
 
 MAX_PAGE_SIZE = 500  # document 1, section 8
 ENVELOPE = ("pageIndex", "pageSize", "totalCount", "totalPages", "hasNextPage", "hasPreviousPage", "items")
@@ -18,6 +18,21 @@ EQUALS = "eşittir"
 # The list filter's query parameter: the ticket service's (public clients) and document 3's spellings.
 QUERY_FILTER = "queryFilter"
 FILTER_QUERY = "filterQuery"
+
+
+class Client:
+    """A service's client over one Transport; `prefix` goes before each operation's name (e.g. "dispatch.")."""
+
+    prefix = ""
+
+    def __init__(self, transport):
+        self.transport = transport
+
+    def _call(self, operation, **kwargs):
+        return self.transport.call(self.prefix + operation, **kwargs)
+
+    def _document(self, operation, **kwargs) -> tuple[bytes, str]:
+        return unwrap(*self._call(operation, raw=True, **kwargs))
 
 
 def field(data, *names, default=None):
@@ -34,27 +49,18 @@ def field(data, *names, default=None):
     return default
 
 
+def present(answer, names) -> dict:
+    """The fields of `names` the answer carries (not None), under these names: fields sent for some statuses
+    only."""
+    return {name: value for name in names if (value := field(answer, name)) is not None}
+
+
 def to_int(value):
     """An integer when the value reads as one (the platform sends some numbers as strings), else as given."""
     try:
         return int(value)
     except (TypeError, ValueError):
         return value
-
-
-def jsonable(value):
-    """A body with dates, Decimals and UUIDs in the JSON forms the platform takes."""
-    if isinstance(value, dict):
-        return {key: jsonable(item) for key, item in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [jsonable(item) for item in value]
-    if isinstance(value, (datetime.date, datetime.datetime, datetime.time)):
-        return value.isoformat()
-    if isinstance(value, Decimal):
-        return int(value) if value == value.to_integral_value() else float(value)
-    if isinstance(value, uuid.UUID):
-        return str(value)
-    return value
 
 
 def items_of(answer, *names) -> list:
@@ -138,3 +144,17 @@ def ids(values, what: str = "id") -> list[str]:
     if not result:
         raise ValueError(f"at least one {what} is needed")
     return result
+
+
+def queue_status(status) -> int:
+    """A status a change may ask for: 0 (back to draft, from 40 error) or 20 (queue and send)."""
+    if status not in (0, 20):
+        raise ValueError("status must be 0 (draft) or 20 (queue and send)")
+    return int(status)
+
+
+def status_change(values, status, what: str) -> dict:
+    """The body of a status change of tickets, notes or replies, all or none: spelled Ids and Status as
+    documents 2 (4.1, "Change status") and 3 (4.5) and the provider's client write them."""
+    status = queue_status(status)
+    return {"Ids": ids(values, what), "Status": status}

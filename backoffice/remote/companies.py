@@ -3,6 +3,8 @@
 Bodies and answers are dicts with the platform's own field names.
 """
 
+from .common import Client
+
 
 def _with_over_usage(body: dict, show_over_usage) -> dict:
     if show_over_usage is not None:
@@ -10,10 +12,7 @@ def _with_over_usage(body: dict, show_over_usage) -> dict:
     return body
 
 
-class CompaniesClient:
-    def __init__(self, transport):
-        self.transport = transport
-
+class CompaniesClient(Client):
     def usage_report(self):
         """The shared pool usage report (2.1) of the caller's company and its sub-companies.
 

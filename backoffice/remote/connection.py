@@ -13,6 +13,7 @@ Reads (GET, nothing changes on the platform):
 """
 
 import datetime
+import functools
 import json
 import logging
 from dataclasses import asdict, dataclass
@@ -63,16 +64,10 @@ class Check:
         return asdict(self)
 
 
-def _ticket_read(transport, today):
-    return transport.call("event_ticket.report", path_params={"reportDate": today.isoformat()},
-                          params={"pageIndex": 1, "pageSize": 1}, raw=True)
-
-
-def _crm_read(transport, today):
-    return transport.call("crm.usage_report", raw=True)
-
-
-READS = {"ticket": ("event_ticket.report", _ticket_read), "crm": ("crm.usage_report", _crm_read)}
+# The read of each service: its operation, and the call's arguments on a day.
+READS = {"ticket": ("event_ticket.report", lambda today: {"path_params": {"reportDate": today.isoformat()},
+                                                          "params": {"pageIndex": 1, "pageSize": 1}}),
+         "crm": ("crm.usage_report", lambda today: {})}
 
 
 def _platform_json(content: bytes, content_type: str) -> bool:
@@ -88,40 +83,38 @@ def _platform_json(content: bytes, content_type: str) -> bool:
 
 def outcome_of(exc: BaseException, service: str, operation: str = "") -> Check:
     """The row of a failed step."""
-    operation = getattr(exc, "operation", "") or operation
+    row = functools.partial(Check, service, operation=getattr(exc, "operation", "") or operation)
     if isinstance(exc, CredentialsUnsendable):
-        return Check(service, UNSENDABLE, field=exc.field, detail=exc.user_message(), operation=operation)
+        return row(UNSENDABLE, field=exc.field, detail=exc.user_message())
     if isinstance(exc, ApiKeyRequired):
-        return Check(service, NO_API_KEY, operation=operation)
+        return row(NO_API_KEY)
     if isinstance(exc, RateLimited):
         if exc.local:
-            return Check(service, LIMITED, wait=exc.wait, operation=operation)
-        return Check(service, LIMITED, status=exc.status, wait=exc.wait, detail=exc.user_message(),
-                     operation=operation)
+            return row(LIMITED, wait=exc.wait)
+        return row(LIMITED, status=exc.status, wait=exc.wait, detail=exc.user_message())
     if isinstance(exc, RemoteError):
         detail = exc.user_message()
         if isinstance(exc, AuthenticationFailed) or exc.source == CREDENTIALS:
-            return Check(service, REFUSED_CREDENTIALS, status=exc.status, detail=detail, operation=operation)
+            return row(REFUSED_CREDENTIALS, status=exc.status, detail=detail)
         if exc.source == PERMISSION:
-            return Check(service, NO_PERMISSION, status=exc.status, detail=detail, operation=operation)
+            return row(NO_PERMISSION, status=exc.status, detail=detail)
         if isinstance(exc, NoAnswer):
-            return Check(service, TIMED_OUT if exc.timed_out else UNREACHABLE, detail=detail, operation=operation)
+            return row(TIMED_OUT if exc.timed_out else UNREACHABLE, detail=detail)
         if exc.source == "network":
-            return Check(service, UNREACHABLE, detail=str(exc), operation=operation)
+            return row(UNREACHABLE, detail=str(exc))
         if exc.status:
-            return Check(service, REFUSED, status=exc.status, detail=detail or f"HTTP {exc.status}",
-                         operation=operation)
-        return Check(service, BLOCKED, detail=str(exc), operation=operation)
+            return row(REFUSED, status=exc.status, detail=detail or f"HTTP {exc.status}")
+        return row(BLOCKED, detail=str(exc))
     logger.exception("connection check of %s failed", service)
-    return Check(service, ERROR, detail=exc.__class__.__name__, operation=operation)
+    return row(ERROR, detail=exc.__class__.__name__)
 
 
 def check_read(transport, service: str, today: datetime.date, keep=None) -> Check:
     """One read; `keep(service, data)` receives a good answer (the usage report is rationed to one call per
     15 minutes: the caller keeps it instead of throwing the window's call away)."""
-    operation, read = READS[service]
+    operation, arguments = READS[service]
     try:
-        content, content_type = read(transport, today)
+        content, content_type = transport.call(operation, raw=True, **arguments(today))
     except Exception as exc:  # noqa: BLE001 (every failure is a row, never a 500)
         return outcome_of(exc, service, operation)
     if not _platform_json(content, content_type):

@@ -9,11 +9,10 @@ from __future__ import annotations  # DispatchClient.list would shadow list[...]
 
 from datetime import datetime
 
-from .common import check_page, envelope, field, ids, items_of, jsonable, to_int
-from .documents import unwrap
+from .common import Client, check_page, envelope, field, ids, items_of, present, status_change, to_int
+from .documents import download
 from .exports import ExportsAndReports
 
-DRAFT, QUEUED, ERROR = 0, 20, 40
 ENVELOPE_FIELDS = ("envelopeId", "envelopeStatus", "envelopeMessage")
 DATE_FORMAT = "%Y-%m-%d %H:%M:%S"  # the facts file: startDate=yyyy-MM-dd HH:mm:ss
 
@@ -42,24 +41,16 @@ def note(answer, number_field: str = "despatchAdviceNumber") -> dict:
               "status": to_int(field(answer, "status")),
               "message": field(answer, "message") or "",
               "localReferenceId": str(field(answer, "localReferenceId") or "")}
-    for name in ENVELOPE_FIELDS:
-        value = field(answer, name)
-        if value is not None:
-            result[name] = value
-    for name in ("isNew", "issueDate", "targetVknTckn", "targetTitle", "createdDate"):
-        value = field(answer, name)
-        if value is not None:
-            result[name] = value
-    return result
+    return {**result, **present(answer, (*ENVELOPE_FIELDS, "isNew", "issueDate", "targetVknTckn", "targetTitle",
+                                         "createdDate"))}
 
 
-class DispatchClient:
+class DispatchClient(Client):
+    prefix = "dispatch."
+
     def __init__(self, transport, number_field: str = "despatchAdviceNumber"):
-        self.transport = transport
+        super().__init__(transport)
         self.number_field = number_field
-
-    def _call(self, operation, **kwargs):
-        return self.transport.call(f"dispatch.{operation}", **kwargs)
 
     def _note(self, answer) -> dict:
         result = note(answer, self.number_field)
@@ -71,25 +62,23 @@ class DispatchClient:
     def create(self, body: dict) -> dict:
         """POST the JSON model (document 3, 2.9). A timeout after sending raises MaybeSent: look the note up by
         its localReferenceId (find()) before sending again."""
-        return self._note(self._call("outbox_post_json", json=jsonable(body)))
+        return self._note(self._call("outbox_post_json", json=body))
 
     def update(self, note_id, body: dict) -> dict:
-        return self._note(self._call("outbox_put_json", path_params={"id": str(note_id)}, json=jsonable(body)))
+        return self._note(self._call("outbox_put_json", path_params={"id": str(note_id)}, json=body))
 
     def create_ubl(self, body: dict) -> dict:
         """POST the UBL form: {despatchAdviceZip, localReferenceId, prefix, targetAlias,
         useManualDespatchAdviceId, checkLocalReferenceId, status}."""
-        return self._note(self._call("outbox_post_ubl", json=jsonable(body)))
+        return self._note(self._call("outbox_post_ubl", json=body))
 
     def update_ubl(self, note_id, body: dict) -> dict:
-        return self._note(self._call("outbox_put_ubl", path_params={"id": str(note_id)}, json=jsonable(body)))
+        return self._note(self._call("outbox_put_ubl", path_params={"id": str(note_id)}, json=body))
 
     def update_status(self, note_ids, status: int) -> None:
         """40 -> 0 (back to draft) or 0 -> 20 (queue and send); all or none (document 3, 3.3). Spelled Ids and
         Status as document 3 (4.5) writes them."""
-        if status not in (DRAFT, QUEUED):
-            raise ValueError("status must be 0 (draft) or 20 (queue and send)")
-        self._call("outbox_update_status", json={"Ids": ids(note_ids, "note id"), "Status": int(status)})
+        self._call("outbox_update_status", json=status_change(note_ids, status, "note id"))
 
     def status(self, note_id) -> dict:
         """{id, despatchAdviceNumber, status, message, envelope...} of one note."""
@@ -125,21 +114,10 @@ class DispatchClient:
         self._call("outbox_update_is_new", json={"ids": ids(note_ids, "note id"), "isNew": False})
 
     # --- documents -----------------------------------------------------------------------------------------
-    def _document(self, operation, **kwargs) -> tuple[bytes, str]:
-        return unwrap(*self._call(operation, raw=True, **kwargs))
-
-    def pdf(self, note_id, *, standard: bool = True) -> tuple[bytes, str]:
-        return self._document("outbox_pdf", path_params={"id": str(note_id), "isStandartXslt": bool(standard)})
-
-    def html(self, note_id, *, standard: bool = True) -> tuple[bytes, str]:
-        return self._document("outbox_html", path_params={"id": str(note_id), "isStandartXslt": bool(standard)})
-
-    def ubl(self, note_id) -> tuple[bytes, str]:
-        return self._document("outbox_ubl", path_params={"id": str(note_id)})
-
-    def zip(self, note_id, *, standard: bool = True) -> tuple[bytes, str]:
-        """Document 3, 4.5: Get ZIP takes isStandartXslt as PDF and HTML do."""
-        return self._document("outbox_zip", path_params={"id": str(note_id), "isStandartXslt": bool(standard)})
+    pdf = download("dispatch.outbox_pdf")
+    html = download("dispatch.outbox_html")
+    ubl = download("dispatch.outbox_ubl")
+    zip = download("dispatch.outbox_zip", "Document 3, 4.5: Get ZIP takes isStandartXslt as PDF and HTML do.")
 
     # --- the dispatch taxpayer list ------------------------------------------------------------------------
     def taxpayer_list(self) -> bytes:
@@ -152,9 +130,7 @@ class OutboxExportClient(ExportsAndReports):
     """Excel exports of outgoing notes: dispatch.outbox_export, _export_history, _export_download."""
 
     prefix = "dispatch.outbox"
-
-    def _call(self, operation, **kwargs):
-        return self.transport.call(f"{self.prefix}_{operation}", **kwargs)
+    separator = "_"
 
 
 __all__ = ["DispatchClient", "OutboxExportClient", "items_of", "note"]

@@ -9,10 +9,12 @@ clients use, so callers see one shape.
 
 from __future__ import annotations
 
-from .common import envelope, field, ids, jsonable, to_int
-from .dispatch import DRAFT, ENVELOPE_FIELDS, QUEUED, query_params
-from .documents import unwrap
+from .common import Client, envelope, field, ids, present, queue_status, status_change, to_int
+from .dispatch import ENVELOPE_FIELDS, query_params
+from .documents import download
 from .exports import ExportsAndReports
+from .transport import jsonable
+
 
 def _text(value) -> str:
     return "" if value is None else str(value)
@@ -41,16 +43,12 @@ def incoming(answer) -> dict:
 def reply(answer) -> dict:
     """A reply as the create, partial-accept or status answer gives it (receiptAdviceNumber on the first two,
     receiptNumber on the status: document 3, 2.9)."""
-    result = {"id": _text(field(answer, "id")),
-              "receiptAdviceNumber": _text(field(answer, "receiptAdviceNumber", "receiptNumber")),
-              "status": to_int(field(answer, "status")),
-              "message": field(answer, "message") or "",
-              "inboxDespatchNumber": _text(field(answer, "inboxDespatchNumber", "despatchNumber"))}
-    for name in ENVELOPE_FIELDS:
-        value = field(answer, name)
-        if value is not None:
-            result[name] = value
-    return result
+    return {"id": _text(field(answer, "id")),
+            "receiptAdviceNumber": _text(field(answer, "receiptAdviceNumber", "receiptNumber")),
+            "status": to_int(field(answer, "status")),
+            "message": field(answer, "message") or "",
+            "inboxDespatchNumber": _text(field(answer, "inboxDespatchNumber", "despatchNumber")),
+            **present(answer, ENVELOPE_FIELDS)}
 
 
 def receipt(answer) -> dict:
@@ -65,19 +63,8 @@ def receipt(answer) -> dict:
             "senderTitle": _text(field(answer, "senderTitle", "sourceTitle", "title"))}
 
 
-class DispatchInboxClient:
-    def __init__(self, transport):
-        self.transport = transport
-
-    def _call(self, operation, **kwargs):
-        return self.transport.call(f"dispatch.{operation}", **kwargs)
-
-    def _document(self, operation, **kwargs) -> tuple[bytes, str]:
-        return unwrap(*self._call(operation, raw=True, **kwargs))
-
-    @staticmethod
-    def _drawn(note_id, standard) -> dict:
-        return {"id": str(note_id), "isStandartXslt": bool(standard)}
+class DispatchInboxClient(Client):
+    prefix = "dispatch."
 
     # --- incoming notes ------------------------------------------------------------------------------------
     def inbox_list(self, page_index: int = 1, page_size: int = 100, **query) -> dict:
@@ -92,14 +79,9 @@ class DispatchInboxClient:
         answer["id"] = str(note_id)  # as we asked: the platform may write a GUID in another letter case
         return answer
 
-    def inbox_ubl(self, note_id) -> tuple[bytes, str]:
-        return self._document("inbox_ubl", path_params={"id": str(note_id)})
-
-    def inbox_pdf(self, note_id, *, standard: bool = True) -> tuple[bytes, str]:
-        return self._document("inbox_pdf", path_params=self._drawn(note_id, standard))
-
-    def inbox_html(self, note_id, *, standard: bool = True) -> tuple[bytes, str]:
-        return self._document("inbox_html", path_params=self._drawn(note_id, standard))
+    inbox_ubl = download("dispatch.inbox_ubl")
+    inbox_pdf = download("dispatch.inbox_pdf")
+    inbox_html = download("dispatch.inbox_html")
 
     # --- replies to incoming notes ---------------------------------------------------------------------------
     def reply_create(self, receipt_advice: str, *, prefix: str | None, manual_number: bool, status: int) -> dict:
@@ -115,10 +97,9 @@ class DispatchInboxClient:
 
     @staticmethod
     def _reply_body(receipt_advice, prefix, manual_number, status) -> dict:
-        if status not in (DRAFT, QUEUED):
-            raise ValueError("status must be 0 (draft) or 20 (queue and send)")
+        status = queue_status(status)
         return {"ReceiptAdvice": receipt_advice, "Prefix": None if manual_number else (prefix or None),
-                "UseManualReceiptAdviceId": bool(manual_number), "Status": int(status)}
+                "UseManualReceiptAdviceId": bool(manual_number), "Status": status}
 
     def _reply(self, answer) -> dict:
         result = reply(answer or {})
@@ -128,16 +109,14 @@ class DispatchInboxClient:
 
     def reply_update_status(self, reply_ids, status: int) -> None:
         """40 -> 0 or 0 -> 20, as for outgoing notes (document 3, 3.3: the same rules apply to replies)."""
-        if status not in (DRAFT, QUEUED):
-            raise ValueError("status must be 0 (draft) or 20 (queue and send)")
-        self._call("reply_update_status", json={"Ids": ids(reply_ids, "reply id"), "Status": int(status)})
+        self._call("reply_update_status", json=status_change(reply_ids, status, "reply id"))
 
     def partial_accept(self, *, despatch_id, delivered_at, contact: str, prefix: str, items: list[dict]) -> dict:
         """Partial acceptance (document 3, 2.9); items [{lineId, acceptedQuantity, rejectedQuantity,
         rejectReason}] (their shape is not shown: our default). The platform writes the reply and queues it."""
         body = {"despatchAdviceUUID": str(despatch_id), "actualDeliveryDateTime": delivered_at,
                 "deliveryContact": contact, "prefix": prefix, "items": items}
-        return self._reply(self._call("reply_partial_accept", json=jsonable(body)))
+        return self._reply(self._call("reply_partial_accept", json=body))
 
     def approve_reject(self, note_ids, *, approve: bool, prefix: str, reason: str = "", delivered_at=None) -> None:
         """Accept or reject several incoming notes at once (query parameters, document 3, 4.5); the platform
@@ -154,21 +133,11 @@ class DispatchInboxClient:
         answer["id"] = str(reply_id)  # as we asked: the platform may write a GUID in another letter case
         return answer
 
-    def reply_ubl(self, reply_id) -> tuple[bytes, str]:
-        return self._document("reply_ubl", path_params={"id": str(reply_id)})
-
-    def reply_ubl_by_inbox(self, note_id) -> tuple[bytes, str]:
-        return self._document("reply_ubl_by_inbox", path_params={"id": str(note_id)})
-
-    def reply_pdf(self, reply_id, *, standard: bool = True) -> tuple[bytes, str]:
-        return self._document("reply_pdf", path_params=self._drawn(reply_id, standard))
-
-    def reply_html(self, reply_id, *, standard: bool = True) -> tuple[bytes, str]:
-        return self._document("reply_html", path_params=self._drawn(reply_id, standard))
-
-    def reply_zip(self, reply_id, *, standard: bool = True) -> tuple[bytes, str]:
-        """Document 3, 4.5: Get ZIP takes isStandartXslt as PDF and HTML do."""
-        return self._document("reply_zip", path_params=self._drawn(reply_id, standard))
+    reply_ubl = download("dispatch.reply_ubl")
+    reply_ubl_by_inbox = download("dispatch.reply_ubl_by_inbox", "The reply to the incoming note of this id.")
+    reply_pdf = download("dispatch.reply_pdf")
+    reply_html = download("dispatch.reply_html")
+    reply_zip = download("dispatch.reply_zip", "Document 3, 4.5: Get ZIP takes isStandartXslt as PDF and HTML do.")
 
     # --- replies received to our outgoing notes ----------------------------------------------------------------
     def receipt_list(self, page_index: int = 1, page_size: int = 100, **query) -> dict:
@@ -178,18 +147,14 @@ class DispatchInboxClient:
         page["items"] = [receipt(item) for item in page["items"]]
         return page
 
-    def receipt_ubl(self, note_id) -> tuple[bytes, str]:
-        """The reply received to our outgoing note `note_id`."""
-        return self._document("receipt_ubl", path_params={"id": str(note_id)})
+    receipt_ubl = download("dispatch.receipt_ubl", "The reply received to our outgoing note of this id.")
 
 
 class InboxExportClient(ExportsAndReports):
     """Excel exports of incoming notes: dispatch.inbox_export, _export_history, _export_download."""
 
     prefix = "dispatch.inbox"
-
-    def _call(self, operation, **kwargs):
-        return self.transport.call(f"{self.prefix}_{operation}", **kwargs)
+    separator = "_"
 
 
 __all__ = ["DispatchInboxClient", "InboxExportClient", "incoming", "receipt", "reply"]

@@ -38,3 +38,16 @@ def unwrap(content: bytes, content_type: str = "") -> tuple[bytes, str]:
             return decoded, sniff(decoded)
         return content, content_type
     return content, content_type or sniff(content)
+
+
+def download(operation: str, doc: str = ""):
+    """A client method that downloads one document of `operation` (remote/endpoints.py): its id, and the layout
+    (isStandartXslt: standard, or the company's own) where the operation's path takes one."""
+
+    def method(self, document_id, *, standard: bool = True) -> tuple[bytes, str]:
+        # fill_path() takes from path_params only the names the operation's path has.
+        path_params = {"id": str(document_id), "isStandartXslt": bool(standard)}
+        return unwrap(*self.transport.call(operation, raw=True, path_params=path_params))
+
+    method.__doc__ = doc or None
+    return method

@@ -241,8 +241,3 @@ def fill_path(path: str, params: dict | None = None) -> str:
         return quote(str(raw), safe="")
 
     return _PARAM.sub(value, path)
-
-
-def defaults_to_confirm() -> list[Endpoint]:
-    """Operations whose method and path are our own choice: to be confirmed with the provider."""
-    return [endpoint for endpoint in ENDPOINTS.values() if endpoint.source == "default"]

@@ -6,34 +6,35 @@ A family's client subclasses ExportsAndReports and names its endpoint-table pref
 
 import datetime
 
-from .common import MAX_PAGE_SIZE, check_page, envelope, field, items_of, jsonable, walk_pages
-from .documents import unwrap
+from .common import MAX_PAGE_SIZE, Client, check_page, envelope, field, items_of, walk_pages
 
 
-class ExportsAndReports:
+class ExportsAndReports(Client):
     """Export, export history, download and by-date report of one document family.
 
     prefix is the endpoint-table prefix (event_ticket, passenger_ticket, passenger_list): a class
-    attribute of a family's client, or given when built.
+    attribute of a family's client, or given when built; separator goes between it and the operation
+    (the dispatch service's exports are dispatch.outbox_export, ...).
     """
 
     prefix = ""
+    separator = "."
 
     def __init__(self, transport, prefix: str | None = None):
-        self.transport = transport
+        super().__init__(transport)
         self.prefix = prefix or self.prefix
         if not self.prefix:
             raise ValueError("an endpoint-table prefix is needed")
 
     def _call(self, operation, **kwargs):
-        return self.transport.call(f"{self.prefix}.{operation}", **kwargs)
+        return self.transport.call(f"{self.prefix}{self.separator}{operation}", **kwargs)
 
     def export(self, filters: dict) -> str:
         """Start an Excel export (filters of 4.1 / 4.2 / 4.3, platform names); returns its exportId.
 
         The ZIP appears in export_history() once ready and can be downloaded for 24 hours.
         """
-        answer = self._call("export", json=jsonable(filters or {}))
+        answer = self._call("export", json=filters or {})
         export_id = answer if not isinstance(answer, dict) else field(answer, "exportId", "id")
         if not export_id:
             raise ValueError(f"{self.prefix}.export: the platform's answer has no exportId: {answer!r}")
@@ -49,8 +50,7 @@ class ExportsAndReports:
         """The export's ZIP (the platform refuses once its 24 hours are over: RemoteError, status 410/404). An
         Error in a 200 answer where the ZIP was expected is a refusal too (the transport raises it, with the
         platform's text), never kept as the file."""
-        content, _content_type = unwrap(*self._call("export_download", path_params={"exportId": str(export_id)},
-                                                    raw=True))
+        content, _content_type = self._document("export_download", path_params={"exportId": str(export_id)})
         return content
 
     def report(self, report_date: datetime.date, page_index: int, page_size: int = MAX_PAGE_SIZE) -> dict:

@@ -13,7 +13,7 @@ import json
 import os
 import uuid
 
-from .common import MAX_PAGE_SIZE, envelope, field, items_of, list_params, to_int, walk_pages
+from .common import MAX_PAGE_SIZE, Client, envelope, field, items_of, list_params, to_int, walk_pages
 from .errors import RemoteError
 
 UPLOAD_PART = "Files"  # document 3; one public client sends "ZipFile" (a setting of the caller)
@@ -86,13 +86,7 @@ class MultipartStream(io.RawIOBase):
         return bytes(out)
 
 
-class LedgerClient:
-    def __init__(self, transport):
-        self.transport = transport
-
-    def _call(self, operation, **kwargs):
-        return self.transport.call(operation, **kwargs)
-
+class LedgerClient(Client):
     # --- lists ---------------------------------------------------------------------------------------
     def periods(self, page_index: int = 1, page_size: int = MAX_PAGE_SIZE, *, sorted_column: str | None = None,
                 is_desc: bool | None = True) -> dict:

@@ -9,7 +9,7 @@ defaults of the endpoint table, to be confirmed with the provider.
 
 import datetime
 
-from .common import MAX_PAGE_SIZE, envelope, field, jsonable, list_params, walk_pages
+from .common import MAX_PAGE_SIZE, envelope, field, list_params, walk_pages
 from .exports import ExportsAndReports
 
 
@@ -23,7 +23,7 @@ class PassengerListClient(ExportsAndReports):
         create again. A refusal (no matching ticket, a list already reported, ...) is a RemoteError with
         the platform's title and detail.
         """
-        answer = self._call("save", json=jsonable(payload))
+        answer = self._call("save", json=payload)
         ettn, number = field(answer, "ettn", "id"), field(answer, "passengerListNumber")
         if not ettn:
             raise ValueError(f"passenger_list.save: the platform's answer has no ettn: {answer!r}")

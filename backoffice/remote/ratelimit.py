@@ -72,16 +72,9 @@ def rule_for(method: str, path: str) -> Rule | None:
     return None
 
 
-def limits_by_tier() -> dict[int, list[dict]]:
-    """{tier: [{rule, label, requests, minutes}]}: what the UI shows for a company's tier."""
-    return {
-        tier: [{"rule": r.name, "label": r.label, "requests": r.limit(tier)[0], "minutes": r.limit(tier)[1]}
-               for r in RULES]
-        for tier in TIERS
-    }
-
-
-LIMITS_BY_TIER = limits_by_tier()
+# {tier: [{rule, label, requests, minutes}]}: what the UI shows for a company's tier.
+LIMITS_BY_TIER = {tier: [{"rule": r.name, "label": r.label, "requests": r.limit(tier)[0], "minutes": r.limit(tier)[1]}
+                         for r in RULES] for tier in TIERS}
 
 
 def safety_margin(window: float) -> float:
@@ -157,8 +150,7 @@ class RateLimiter:
             return 0.0
         window_ms = max(1, round(self.window(rule, tier) * 1000))
         limit = rule.limit(tier)[0]
-        now_s, now_us = self.redis.time()
-        now_ms = now_s * 1000 + now_us // 1000
+        now_ms = self._now_ms()
         # Live entries are those acquire() would keep: score > now - window.
         live = self.redis.zrangebyscore(self.key(company_key, rule), f"({now_ms - window_ms}", "+inf",
                                         withscores=True)
@@ -169,10 +161,10 @@ class RateLimiter:
 
     def used(self, company_key: str, tier: int, rule: Rule) -> int:
         """Calls granted in the current window (for the UI; not atomic with acquire)."""
-        key = self.key(company_key, rule)
-        now_s, now_us = self.redis.time()
-        now_ms = now_s * 1000 + now_us // 1000
-        return self.redis.zcount(key, now_ms - round(self.window(rule, tier) * 1000) + 1, "+inf")
+        start = self._now_ms() - round(self.window(rule, tier) * 1000) + 1
+        return self.redis.zcount(self.key(company_key, rule), start, "+inf")
 
-    def reset(self, company_key: str) -> None:
-        self.redis.delete(*(self.key(company_key, rule) for rule in RULES))
+    def _now_ms(self) -> int:
+        """The Redis server's clock in ms, the one acquire() records with."""
+        now_s, now_us = self.redis.time()
+        return now_s * 1000 + now_us // 1000

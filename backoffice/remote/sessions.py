@@ -22,7 +22,12 @@ import requests
 
 from .netguard import guard_session
 
-_pools = weakref.WeakSet()
+_resettable = weakref.WeakSet()  # what starts afresh in a forked child: token locks, transport pools
+
+
+def reset_in_child(thing) -> None:
+    """Call thing.reset() in every child this process forks from now on (while thing lives)."""
+    _resettable.add(thing)
 
 
 def new_session(guarded_urls=(), allowed_hosts=()) -> requests.Session:
@@ -38,7 +43,7 @@ class TransportPool:
 
     def __init__(self):
         self.reset()
-        _pools.add(self)
+        reset_in_child(self)
 
     def reset(self) -> None:
         """Forget everything (a forked child starts here)."""
@@ -60,13 +65,9 @@ class TransportPool:
                 return cached[1]
             session = self._session(pid, company_key, tuple(config.guarded_urls), tuple(config.allowed_hosts))
             transport = build(session)
-            self._transports[key] = ((_copy(config), extra), transport)
+            # A snapshot of the config as built, not shared with the live one (its dicts could change in place).
+            self._transports[key] = ((copy.deepcopy(config), extra), transport)
             return transport
-
-    def session(self, company_key: str) -> requests.Session | None:
-        """The company's Session in this process, if one was made."""
-        cached = self._sessions.get((os.getpid(), company_key))
-        return cached[1] if cached else None
 
     def _session(self, pid, company_key, guarded_urls, allowed_hosts) -> requests.Session:
         guards = (guarded_urls, allowed_hosts)
@@ -80,16 +81,11 @@ class TransportPool:
         return session
 
 
-def _copy(config):
-    """A snapshot of the config as built, not shared with the live one (its dicts could change in place)."""
-    return copy.deepcopy(config)
-
-
 def _after_fork_in_child() -> None:
-    # The parent's entries (keyed with its pid) are never used here; a lock another thread of the parent
-    # held at fork time would never be released here: start afresh.
-    for pool in list(_pools):
-        pool.reset()
+    # A pool's entries of the parent (keyed with its pid) are never used here; a lock another thread of the
+    # parent held at fork time would never be released here: start afresh.
+    for thing in list(_resettable):
+        thing.reset()
 
 
 os.register_at_fork(after_in_child=_after_fork_in_child)

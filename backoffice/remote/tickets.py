@@ -10,14 +10,12 @@ title and detail are the platform's Error.
 
 from __future__ import annotations  # TicketClient.list would shadow list[...] in annotations
 
-from .common import MAX_PAGE_SIZE, envelope, equals, field, ids, items_of, jsonable, list_params, to_int
-from .documents import unwrap
+from .common import MAX_PAGE_SIZE, Client, envelope, equals, field, ids, items_of, list_params, status_change, to_int
 from .exports import ExportsAndReports
 
 KINDS = ("event_ticket", "passenger_ticket")
 # Ticket status codes (document 2, section 3; 10 deleted is seen in public clients).
 DRAFT, DELETED, QUEUED, ERROR, APPROVED, CANCELLED = 0, 10, 20, 40, 60, 100
-SETTLED = (ERROR, APPROVED, CANCELLED)
 
 
 class TicketClient(ExportsAndReports):
@@ -52,11 +50,11 @@ class TicketClient(ExportsAndReports):
         A POST: a timeout after sending raises MaybeSent; look the ticket up with find_by_number()
         before sending again.
         """
-        return self._created(self._call("create", json=jsonable(payload)))
+        return self._created(self._call("create", json=payload))
 
     def update(self, ettn, payload: dict) -> dict:
         """Update a ticket in status 0 or 40 (ettn goes into the body too): {"ettn", "ticketNumber"}."""
-        body = jsonable({**payload, "ettn": str(ettn)})
+        body = {**payload, "ettn": str(ettn)}
         return self._created(self._call("update", path_params={"id": str(ettn)}, json=body))
 
     def get(self, ettn) -> dict:
@@ -86,10 +84,7 @@ class TicketClient(ExportsAndReports):
 
     def update_status(self, ettns, status: int) -> None:
         """40 -> 0 (back to draft) or 0 -> 20 (queue and send); all or none."""
-        if status not in (DRAFT, QUEUED):
-            raise ValueError("status must be 0 (draft) or 20 (queue and send)")
-        # Spelled as document 2 (4.1, "Change status") and the provider's client write it.
-        self._call("update_status", json={"Ids": ids(ettns, "ettn"), "Status": int(status)})
+        self._call("update_status", json=status_change(ettns, status, "ettn"))
 
     def statuses(self, ettns) -> list[dict]:
         """[{"id", "status", "message"}] of the tickets the platform knows among these."""
@@ -99,8 +94,7 @@ class TicketClient(ExportsAndReports):
 
     def html(self, ettn, *, standard: bool = True) -> str:
         """The ticket as HTML: standard layout, or (standard=False) the company's default own layout."""
-        content, _content_type = unwrap(*self._call(
-            "html", path_params={"id": str(ettn), "isStandartXslt": bool(standard)}, raw=True))
+        content, _content_type = self._document("html", path_params={"id": str(ettn), "isStandartXslt": bool(standard)})
         return content.decode("utf-8", errors="replace")
 
 
@@ -112,13 +106,10 @@ class PassengerTicketClient(TicketClient):
     prefix = "passenger_ticket"
 
 
-class CitiesClient:
-    def __init__(self, transport):
-        self.transport = transport
-
+class CitiesClient(Client):
     def list(self) -> list[dict]:
         """The 81 provinces: [{"id": plate code, "name": Turkish name}], by plate code."""
-        items = items_of(self.transport.call("city.list"), "items", "data")
+        items = items_of(self._call("city.list"), "items", "data")
         cities = [{"id": to_int(field(item, "id", "cityId", "plateCode", "code")),
                    "name": field(item, "name", "cityName") or ""} for item in items]
         return sorted(cities, key=lambda city: city["id"] if isinstance(city["id"], int) else 0)

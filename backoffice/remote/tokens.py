@@ -16,17 +16,17 @@ import contextlib
 import hashlib
 import hmac
 import logging
-import os
 import threading
 import time
 import weakref
 
 from redis.exceptions import LockError, RedisError
 
+from .sessions import reset_in_child
+
 logger = logging.getLogger(__name__)
 
 _stores = weakref.WeakSet()  # every store made in this process, for forget_all()
-_key_locks = weakref.WeakSet()  # every _KeyLocks, made anew in a forked child
 
 
 def token_key(token_url: str, username: str, password: str) -> tuple[str, str, str]:
@@ -56,7 +56,7 @@ class _KeyLocks:
 
     def __init__(self):
         self.reset()
-        _key_locks.add(self)
+        reset_in_child(self)
 
     def reset(self):
         self._mutex = threading.Lock()
@@ -65,14 +65,6 @@ class _KeyLocks:
     def get(self, key) -> threading.Lock:
         with self._mutex:
             return self._locks.setdefault(key, threading.Lock())
-
-
-def _after_fork_in_child() -> None:
-    for locks in list(_key_locks):
-        locks.reset()
-
-
-os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
 class LocalTokenStore:

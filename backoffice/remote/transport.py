@@ -6,10 +6,13 @@ A Transport is shared by the threads of a process: nothing of one call is kept o
 """
 
 import collections
+import datetime
 import json as jsonlib
 import logging
 import time
+import uuid
 from dataclasses import dataclass, field
+from decimal import Decimal
 from email.utils import parsedate_to_datetime
 from urllib.parse import urlencode
 
@@ -32,7 +35,7 @@ from .errors import (
 )
 from .netguard import guard_session
 from .redaction import excerpt, redact
-from .refusals import filled, refusal_in
+from .refusals import parse_error, refusal_in
 from .sessions import new_session
 
 logger = logging.getLogger(__name__)
@@ -100,60 +103,19 @@ def _retry_after(value) -> float:
         return DEFAULT_RETRY_AFTER
 
 
-def parse_error(body: bytes | str | None) -> tuple[str, str, object]:
-    """(title, detail, parsed body) from the platform's error body, whichever of its styles it uses.
-
-    ticket service {"title", "detail"} (flat or under Error); accounting {"Error": "text"} or a bare
-    string; 422 {field: [messages]}; dispatch Error object of unknown fields (shown as it is).
-    """
-    if body is None or body == b"" or body == "":
-        return "", "", None
-    text = (body.decode("utf-8", errors="replace") if isinstance(body, bytes) else str(body)).lstrip("\ufeff")
-    try:
-        data = jsonlib.loads(text)
-    except ValueError:
-        return "", _plain_text(text), None
-    return (*_error_parts(data), data)
-
-
-def _error_parts(data) -> tuple[str, str]:
-    if data is None:
-        return "", ""
-    if isinstance(data, str):
-        return "", data
-    if isinstance(data, list):
-        return "", "; ".join(_error_parts(item)[1] or str(item) for item in data)
-    if not isinstance(data, dict):
-        return "", str(data)
-    lowered = {str(k).lower(): v for k, v in data.items()}
-    # Problem details when one of its members says something; an empty title or detail beside a filled Error
-    # ({"Error": "text", "title": null}) is the Error's text.
-    problem = any(filled(lowered.get(key)) for key in ("title", "detail", "errors"))
-    if problem or ("title" in lowered or "detail" in lowered) and not filled(lowered.get("error")):
-        title, detail = str(lowered.get("title") or ""), str(lowered.get("detail") or "")
-        errors = lowered.get("errors")
-        if isinstance(errors, dict) and errors:  # problem details with validation errors
-            detail = "; ".join(filter(None, [detail, _field_messages(errors)]))
-        return title, detail
-    if "error" in lowered:
-        inner = lowered["error"]
-        if isinstance(inner, dict):
-            inner_lower = {str(k).lower(): v for k, v in inner.items()}
-            if "title" in inner_lower or "detail" in inner_lower:
-                return str(inner_lower.get("title") or ""), str(inner_lower.get("detail") or "")
-            return "", _members(inner)
-        return "", "" if inner is None else str(inner)
-    if "message" in lowered:
-        return "", str(lowered["message"])
-    if data and all(isinstance(v, (list, str)) for v in data.values()):
-        return "", _field_messages(data)
-    return "", str(data)
-
-
-def _members(error: dict) -> str:
-    """An Error object of fields the documents do not give (the dispatch service's), as people can read it: its
-    filled members, "name: value"."""
-    return "; ".join(f"{name}: {value}" for name, value in error.items() if filled(value)) or str(error)
+def jsonable(value):
+    """A body with dates, Decimals and UUIDs in the JSON forms the platform takes (Transport.call's `json`)."""
+    if isinstance(value, dict):
+        return {key: jsonable(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [jsonable(item) for item in value]
+    if isinstance(value, (datetime.date, datetime.datetime, datetime.time)):
+        return value.isoformat()
+    if isinstance(value, Decimal):
+        return int(value) if value == value.to_integral_value() else float(value)
+    if isinstance(value, uuid.UUID):
+        return str(value)
+    return value
 
 
 def _is_json(content: bytes) -> bool:
@@ -162,23 +124,6 @@ def _is_json(content: bytes) -> bool:
     except ValueError:
         return False
     return True
-
-
-def _plain_text(text: str) -> str:
-    """A non-JSON error body as a message: plain text only; markup (an HTML error or login page of a
-    proxy) is not the platform's word and is never shown or kept."""
-    text = text.strip()
-    if not text or text.startswith("<") or "<html" in text[:500].lower():
-        return ""
-    return text[:1000]
-
-
-def _field_messages(errors: dict) -> str:
-    parts = []
-    for name, messages in errors.items():
-        for message in messages if isinstance(messages, list) else [messages]:
-            parts.append(f"{name}: {message}")
-    return "; ".join(parts)
 
 
 def _never_sent(exc: requests.RequestException) -> bool:
@@ -226,6 +171,7 @@ class Transport:
         downloads included; transient for 5xx and network trouble).
         """
         endpoint = endpoint_table.resolve(operation, self.config.endpoints)
+        json = jsonable(json)
         path = endpoint_table.fill_path(endpoint.path, path_params)
         url = self._base_url(endpoint.service) + path
         bearer = self.config.auth_method == SERVICE_USER and endpoint.service not in endpoint_table.API_KEY_ONLY
@@ -298,13 +244,8 @@ class Transport:
         is not trusted); an API key has nothing to ask for and is checked by the platform at the next call.
         Raises CredentialsUnsendable, AuthenticationFailed or RemoteError."""
         self.check_credentials("auth.token" if self.config.auth_method == SERVICE_USER else "")
-        if self.config.auth_method != SERVICE_USER:
-            return
-        key = self._token_key()
-        with self.token_store.lock(key, self._token_wait()):
-            token, lifetime = self._fetch_token()
-            self.token_store.put(key, token, lifetime)
-        self._remember(token)
+        if self.config.auth_method == SERVICE_USER:
+            self._bearer_token(fresh=True)
 
     def _auth_headers(self, bearer: bool) -> tuple[dict, str]:
         """The credential headers of one call, and the bearer token they carry ("" with an API key)."""
@@ -329,13 +270,14 @@ class Transport:
         """How long a caller waits for another's token fetch: that fetch's own time limit, and a little."""
         return sum(self.config.timeout) + 5
 
-    def _bearer_token(self) -> str:
+    def _bearer_token(self, *, fresh: bool = False) -> str:
+        """The stored token, or a new one when none is stored or when fresh (the stored one is not trusted)."""
         key = self._token_key()
-        token = self.token_store.get(key)
+        token = None if fresh else self.token_store.get(key)
         if not token:
             # One fetch per key at a time: whoever waited for it reuses the token it brought.
             with self.token_store.lock(key, self._token_wait()):
-                token = self.token_store.get(key)
+                token = None if fresh else self.token_store.get(key)
                 if not token:
                     token, lifetime = self._fetch_token()
                     self.token_store.put(key, token, lifetime)

@@ -6,7 +6,6 @@ A handler takes a Call and returns something JSON-serialisable (or an HttpRespon
 """
 
 import json
-import math
 import time
 import uuid
 from dataclasses import dataclass, field
@@ -177,23 +176,19 @@ def page_params(call: Call, index_name="pageIndex", size_name="pageSize"):
     return tuple(values)
 
 
+def envelope(items: list, total: int, page_index: int, page_size: int, capitalised=False) -> dict:
+    """The paged envelope of document 2, 2.5, over one page already cut: camelCase (most services) or capitalised
+    (the ledger service)."""
+    pages = -(-total // page_size) if total else 0
+    body = {"pageIndex": page_index, "pageSize": page_size, "totalCount": total, "totalPages": pages,
+            "hasNextPage": page_index < pages, "hasPreviousPage": page_index > 1, "items": items}
+    return {name[0].upper() + name[1:]: value for name, value in body.items()} if capitalised else body
+
+
 def paged(items: list, page_index: int, page_size: int, capitalised=False) -> dict:
-    """The paged envelope: camelCase (most services) or capitalised (the ledger service)."""
-    total = len(items)
-    pages = math.ceil(total / page_size) if total else 0
+    """The envelope of one page of a list built in memory."""
     start = (page_index - 1) * page_size
-    envelope = {
-        "pageIndex": page_index,
-        "pageSize": page_size,
-        "totalCount": total,
-        "totalPages": pages,
-        "hasNextPage": page_index < pages,
-        "hasPreviousPage": page_index > 1,
-        "items": items[start:start + page_size],
-    }
-    if capitalised:
-        return {name[0].upper() + name[1:]: value for name, value in envelope.items()}
-    return envelope
+    return envelope(items[start:start + page_size], len(items), page_index, page_size, capitalised)
 
 
 # --- authentication ---------------------------------------------------------------------------------

@@ -76,15 +76,9 @@ def customer_create(body):
                 raise BadRequest("password is required with username")
             ServiceUser.objects.update_or_create(username=body["username"],
                                                  defaults={"customer": customer, "password": body["password"]})
-    return {
-        "id": customer.pk,
-        "customer_unique_id": str(customer.customer_unique_id),
-        "name": customer.name,
-        "credits": customer.credits,
-        "tier": customer.tier,
-        "api_key": body.get("api_key"),
-        "username": body.get("username"),
-    }
+    return {"id": customer.pk, "customer_unique_id": str(customer.customer_unique_id), "name": customer.name,
+            "credits": customer.credits, "tier": customer.tier, "api_key": body.get("api_key"),
+            "username": body.get("username")}
 
 
 def fault_create(body):

@@ -1,6 +1,5 @@
 """Deterministic fake data: the same customer and id always give the same answer."""
 
-import base64
 import hashlib
 import uuid
 from xml.sax.saxutils import escape
@@ -33,14 +32,25 @@ def moment(customer, *parts, base=datetime(2025, 1, 1, tzinfo=timezone.utc), day
     return base + timedelta(seconds=seed(customer, *parts) % (days * 86400))
 
 
-def b64(data: bytes) -> str:
-    return base64.b64encode(data).decode("ascii")
-
-
 def pdf_bytes(text: str) -> bytes:
     """A small valid one-page PDF showing `text` (ASCII)."""
     text = text.replace("\\", "\\\\").replace("(", "\\(").replace(")", "\\)")
     return pdf_page(f"BT /F1 12 Tf 72 720 Td ({text}) Tj ET".encode("ascii", "replace"))
+
+
+TURKISH_ONLY = str.maketrans("şŞğĞıİ", "sSgGiI")  # letters Helvetica's WinAnsiEncoding lacks
+PDF_LINES = 40
+
+
+def text_pdf(head: list[str], rows: list[str], tail: list[str] = ()) -> bytes:
+    """A one-page PDF 1.4 of lines of text in Helvetica: the head, the first PDF_LINES rows (and how many more),
+    the tail. Turkish letters outside WinAnsiEncoding are written without their marks."""
+    texts = head + rows[:PDF_LINES] + ([f"... {len(rows) - PDF_LINES} satir daha"] if len(rows) > PDF_LINES else [])
+    shown = []
+    for text in texts + list(tail):
+        encoded = text.translate(TURKISH_ONLY).encode("cp1252", "replace")
+        shown.append(b"(%s) Tj T*" % encoded.replace(b"\\", b"\\\\").replace(b"(", b"\\(").replace(b")", b"\\)"))
+    return pdf_page(b"BT /F1 10 Tf 14 TL 50 800 Td " + b" ".join(shown) + b" ET", b" /Encoding /WinAnsiEncoding")
 
 
 def pdf_page(stream: bytes, font_encoding: bytes = b"") -> bytes:

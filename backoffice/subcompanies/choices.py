@@ -3,7 +3,7 @@
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
-from backoffice.core.choices import ColoredChoices
+from backoffice.core.choices import ColoredChoices, paint
 
 
 class ProductType(models.IntegerChoices):
@@ -30,12 +30,8 @@ class SubCompanyState(ColoredChoices):
     REFUSED = "refused", _("Refused by the platform")
 
 
-SubCompanyState.COLORS = {
-    SubCompanyState.SENDING: "info",
-    SubCompanyState.WAITING: "warning",
-    SubCompanyState.ACTIVE: "success",
-    SubCompanyState.REFUSED: "danger",
-}
+paint(SubCompanyState, info=[SubCompanyState.SENDING], warning=[SubCompanyState.WAITING],
+      success=[SubCompanyState.ACTIVE], danger=[SubCompanyState.REFUSED])
 
 
 class Origin(models.TextChoices):

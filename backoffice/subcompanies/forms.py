@@ -54,12 +54,6 @@ class SubCompanyForm(forms.ModelForm):
         for name in ("name", "contact_full_name"):
             self.fields[name].required = True
 
-    def clean_identifier(self):
-        return self.cleaned_data["identifier"].strip()
-
-    def clean_contact_phone(self):
-        return self.cleaned_data["contact_phone"].strip()
-
 
 class CreditForm(forms.Form):
     """Document 1, 2.3 (one company or a batch)."""

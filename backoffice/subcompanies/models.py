@@ -160,10 +160,6 @@ class SubCompany(RemoteRecord):
         return self.name or self.identifier or self.remote_id or f"#{self.pk}"
 
     @property
-    def customer_unique_id(self) -> str:
-        return self.remote_id
-
-    @property
     def state(self) -> str:
         if self.remote_id:
             return SubCompanyState.ACTIVE
@@ -210,10 +206,6 @@ class SubCompanyOperation(RemoteRecord):
 
     def __str__(self):
         return f"{self.get_kind_display()} #{self.pk}"
-
-    @property
-    def is_batch(self) -> bool:
-        return self.kind in (OperationKind.ADD_CREDIT_BATCH, OperationKind.ADD_PRODUCTS_BATCH)
 
     def product_labels(self) -> list[str]:
         labels = dict(ProductType.choices)

@@ -26,10 +26,6 @@ from .models import ReportCredit, SubCompany, SubCompanyOperation, UsageSnapshot
 from .services import CREDIT_ADDS, report_wait_seconds, usage_report_refresh
 
 
-def _settle_seconds() -> float:
-    return tunable("CRM_SETTLE_SECONDS", 900)
-
-
 def _ambiguous(exc: RemoteError) -> bool:
     """Whether the platform may have applied a call that failed this way."""
     return isinstance(exc, (MaybeSent, NoAnswer)) or (not exc.permanent and (exc.status or 0) >= 500)
@@ -48,7 +44,7 @@ def _guarded(record, call):
 def _report_after(record):
     """The first usage report fetched long enough after the request that may have arrived; until there is
     one, the refresh is asked for and the push waits (TryLater: no attempt counted)."""
-    after = record.maybe_sent_at + timedelta(seconds=_settle_seconds())
+    after = record.maybe_sent_at + timedelta(seconds=tunable("CRM_SETTLE_SECONDS", 900))
     snapshot = UsageSnapshot.objects.filter(company=record.company, fetched_at__gte=after).order_by("fetched_at").first()
     if snapshot is not None:
         return snapshot

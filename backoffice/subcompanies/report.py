@@ -66,11 +66,7 @@ class ParsedCustomer:
 
 
 def _number(value):
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, (int, float)):
-        return value
-    return None
+    return value if isinstance(value, (int, float)) and not isinstance(value, bool) else None
 
 
 def total(elements) -> int | None:
@@ -226,14 +222,12 @@ def forecast(customer_unique_id, label, history, min_span=None) -> Forecast:
     """
     min_span = forecast_min_span() if min_span is None else min_span
     points = sorted((at, offered, used) for at, offered, used in history if used is not None)
-    latest_offered = points[-1][1] if points else None
-    latest_used = points[-1][2] if points else None
+    _at, latest_offered, latest_used = points[-1] if points else (None, None, None)
     result = Forecast(customer_unique_id, label, latest_offered, latest_used, points=len(points))
-    if latest_offered is not None and latest_used is not None:
-        result.remaining = latest_offered - latest_used
     if latest_offered is None or latest_used is None:
         result.reason = str(_("The report does not give the credit offered and used for this company."))
         return result
+    result.remaining = latest_offered - latest_used
     if result.remaining <= 0:
         result.exhausted = True
         result.runs_out_at = points[-1][0]

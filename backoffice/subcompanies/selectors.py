@@ -11,6 +11,8 @@ from .choices import OperationKind
 from .models import ReportCustomer, SubCompany, UsageSnapshot
 
 TREND_SNAPSHOTS = 60
+# The three figures of a report as the charts name them: {series name: ReportCustomer field}.
+FIGURES = {"offered": "credit_offered", "used": "credit_used", "over_used": "credit_over_used"}
 
 
 def latest_snapshot(company) -> UsageSnapshot | None:
@@ -22,41 +24,25 @@ def labels_for(company, rows) -> dict[str, str]:
     what the report carries (its name if any, else the id)."""
     names = dict(SubCompany.objects.filter(company=company).exclude(remote_id="").exclude(name="")
                  .values_list("remote_id", "name"))
-    labels = {}
-    for row in rows:
-        if row.depth == 0:
-            labels[row.customer_unique_id] = company.name
-        else:
-            labels[row.customer_unique_id] = names.get(row.customer_unique_id) or row.label
-    return labels
+    return {row.customer_unique_id: company.name if row.depth == 0 else (names.get(row.customer_unique_id) or row.label)
+            for row in rows}
 
 
 def company_series(snapshot, labels) -> dict:
     """Bars per company of the latest report: offered, used, over-used (None: not in the report)."""
     rows = list(snapshot.customers.order_by("position"))
-    return {
-        "labels": [labels.get(row.customer_unique_id, row.label) for row in rows],
-        "offered": [row.credit_offered for row in rows],
-        "used": [row.credit_used for row in rows],
-        "over_used": [row.credit_over_used for row in rows],
-    }
+    return {"labels": [labels.get(row.customer_unique_id, row.label) for row in rows],
+            **{name: [getattr(row, figure) for row in rows] for name, figure in FIGURES.items()}}
 
 
 def trend_series(company, limit=TREND_SNAPSHOTS) -> dict:
     """Totals of the company and all its sub-companies per snapshot, oldest first."""
     snapshots = list(UsageSnapshot.objects.filter(company=company).order_by("-fetched_at", "-pk")[:limit])
-    totals = {
-        row["snapshot"]: row for row in ReportCustomer.objects.filter(snapshot__in=snapshots).order_by()
-        .values("snapshot").annotate(offered=Sum("credit_offered"), used=Sum("credit_used"),
-                                     over_used=Sum("credit_over_used"))
-    }
+    totals = {row["snapshot"]: row for row in ReportCustomer.objects.filter(snapshot__in=snapshots).order_by()
+              .values("snapshot").annotate(**_sums())}
     snapshots.reverse()
-    return {
-        "times": [s.fetched_at for s in snapshots],
-        "offered": [totals.get(s.pk, {}).get("offered") for s in snapshots],
-        "used": [totals.get(s.pk, {}).get("used") for s in snapshots],
-        "over_used": [totals.get(s.pk, {}).get("over_used") for s in snapshots],
-    }
+    return {"times": [s.fetched_at for s in snapshots],
+            **{name: [totals.get(s.pk, {}).get(name) for s in snapshots] for name in FIGURES}}
 
 
 def forecasts(company, snapshot, labels) -> list[report.Forecast]:
@@ -68,16 +54,16 @@ def forecasts(company, snapshot, labels) -> list[report.Forecast]:
                                           snapshot__fetched_at__lte=snapshot.fetched_at)
             .values_list("customer_unique_id", "snapshot__fetched_at", "credit_offered", "credit_used")):
         history[uid].append((fetched_at, offered, used))
-    result = []
-    for row in snapshot.customers.order_by("position"):
-        uid = row.customer_unique_id
-        result.append(report.forecast(uid, labels.get(uid, row.label), history.get(uid, [])))
-    return result
+    return [report.forecast(row.customer_unique_id, labels.get(row.customer_unique_id, row.label),
+                            history.get(row.customer_unique_id, [])) for row in snapshot.customers.order_by("position")]
+
+
+def _sums() -> dict:
+    return {name: Sum(figure) for name, figure in FIGURES.items()}
 
 
 def totals(snapshot) -> dict:
-    return snapshot.customers.aggregate(offered=Sum("credit_offered"), used=Sum("credit_used"),
-                                        over_used=Sum("credit_over_used"))
+    return snapshot.customers.aggregate(**_sums())
 
 
 # --- what background work has done since the latest report ------------------------------------------

@@ -68,10 +68,6 @@ def _require_api_key(company):
         raise Refused(missing)
 
 
-def _names(subcompanies) -> str:
-    return ", ".join(str(s) for s in subcompanies)
-
-
 def _own(company, subcompanies):
     subcompanies = list(subcompanies)
     if not subcompanies:
@@ -87,7 +83,7 @@ def _require_on_platform(subcompanies):
         raise Refused(ngettext(
             "%(names)s is not on the platform yet: no usage report has shown its customerUniqueId.",
             "%(names)s are not on the platform yet: no usage report has shown their customerUniqueId.",
-            len(waiting)) % {"names": _names(waiting)})
+            len(waiting)) % {"names": ", ".join(str(s) for s in waiting)})
 
 
 # --- reading the state the local rules need -------------------------------------------------------
@@ -168,23 +164,18 @@ def _operation(company, kind, subcompanies, user, **fields) -> SubCompanyOperati
 
 def credit_add(*, company, subcompany, quantity, show_over_usage=False, user=None) -> SubCompanyOperation:
     """Add a credit offer to one company (document 1, 2.3)."""
-    _require_api_key(company)
-    [subcompany] = _own(company, [subcompany])
-    _require_on_platform([subcompany])
-    return _operation(company, OperationKind.ADD_CREDIT, [subcompany], user, quantity=quantity,
-                      show_over_usage=bool(show_over_usage))
+    return credit_add_batch(company=company, subcompanies=[subcompany], quantity=quantity,
+                            show_over_usage=show_over_usage, user=user)
 
 
 def credit_add_batch(*, company, subcompanies, quantity, show_over_usage=False, user=None) -> SubCompanyOperation:
-    """Add the same credit offer to several companies in one call (document 1, 2.3, batch body)."""
+    """Add the same credit offer to several companies in one call (document 1, 2.3, batch body); one company
+    gets the single call."""
     _require_api_key(company)
     subcompanies = _own(company, subcompanies)
-    if len(subcompanies) == 1:
-        return credit_add(company=company, subcompany=subcompanies[0], quantity=quantity,
-                          show_over_usage=show_over_usage, user=user)
     _require_on_platform(subcompanies)
-    return _operation(company, OperationKind.ADD_CREDIT_BATCH, subcompanies, user, quantity=quantity,
-                      show_over_usage=bool(show_over_usage))
+    kind = OperationKind.ADD_CREDIT if len(subcompanies) == 1 else OperationKind.ADD_CREDIT_BATCH
+    return _operation(company, kind, subcompanies, user, quantity=quantity, show_over_usage=bool(show_over_usage))
 
 
 def cancel_refusal(subcompany, application_credit_id) -> str:
@@ -226,22 +217,17 @@ def _check_rule_4(subcompanies):
 
 def products_add(*, company, subcompany, product_types, user=None) -> SubCompanyOperation:
     """Add products (ProductType values of 2.4) to one company; rule 4 is checked first."""
-    _require_api_key(company)
-    [subcompany] = _own(company, [subcompany])
-    _check_rule_4([subcompany])
-    return _operation(company, OperationKind.ADD_PRODUCTS, [subcompany], user,
-                      product_types=sorted({int(p) for p in product_types}))
+    return products_add_batch(company=company, subcompanies=[subcompany], product_types=product_types, user=user)
 
 
 def products_add_batch(*, company, subcompanies, product_types, user=None) -> SubCompanyOperation:
-    """Add products to several companies in one call; refused as a whole if one of them fails rule 4."""
+    """Add products to several companies in one call (one company: the single call); refused as a whole if one
+    of them fails rule 4."""
     _require_api_key(company)
     subcompanies = _own(company, subcompanies)
-    if len(subcompanies) == 1:
-        return products_add(company=company, subcompany=subcompanies[0], product_types=product_types, user=user)
     _check_rule_4(subcompanies)
-    return _operation(company, OperationKind.ADD_PRODUCTS_BATCH, subcompanies, user,
-                      product_types=sorted({int(p) for p in product_types}))
+    kind = OperationKind.ADD_PRODUCTS if len(subcompanies) == 1 else OperationKind.ADD_PRODUCTS_BATCH
+    return _operation(company, kind, subcompanies, user, product_types=sorted({int(p) for p in product_types}))
 
 
 def record_resend(record):
@@ -359,6 +345,11 @@ def snapshot_save(*, company, body, fetched_at=None) -> UsageSnapshot:
     return snapshot
 
 
+# What a report row keeps of its company as parsed (report.ParsedCustomer), besides the id and the tree.
+ROW_FIELDS = ("depth", "application_id", "application_source", "application_status", "application_create_date",
+              "distributors", "usages", "over_usages", "extra", "credit_offered", "credit_used", "credit_over_used")
+
+
 def _save_rows(company, snapshot, root) -> dict:
     """ReportCustomer rows level by level (bulk inserts; a level needs its parents' ids)."""
     rows = {}
@@ -367,15 +358,9 @@ def _save_rows(company, snapshot, root) -> dict:
     while level:
         built = []
         for node, parent in level:
-            built.append(ReportCustomer(
-                snapshot=snapshot, company=company, parent=parent, depth=node.depth, position=position,
-                customer_unique_id=node.customer_unique_id[:64], application_id=node.application_id,
-                application_source=node.application_source, application_status=node.application_status,
-                application_create_date=node.application_create_date, distributors=node.distributors,
-                usages=node.usages, over_usages=node.over_usages, extra=node.extra,
-                credit_offered=node.credit_offered, credit_used=node.credit_used,
-                credit_over_used=node.credit_over_used,
-            ))
+            built.append(ReportCustomer(snapshot=snapshot, company=company, parent=parent, position=position,
+                                        customer_unique_id=node.customer_unique_id[:64],
+                                        **{name: getattr(node, name) for name in ROW_FIELDS}))
             position += 1
         saved = ReportCustomer.objects.bulk_create(built)
         if any(row.pk is None for row in saved):  # a database that returns no ids: save one by one

@@ -6,18 +6,17 @@ from django.utils.translation import gettext_lazy as _
 from backoffice.core.choices import SyncState
 from backoffice.core.generic import BaseTable, ChoiceBadgeColumn, DateTimeColumn, LinkedColumn
 from backoffice.core.generic.registry import model_url
+from backoffice.core.generic.tables import RIGHT
 
 from .choices import SubCompanyState
 from .models import SubCompany, SubCompanyOperation, UsageSnapshot
-
-NUMBER = {"td": {"class": "text-end text-nowrap"}, "th": {"class": "text-end"}}
 
 
 class NumberColumn(tables.Column):
     """A figure of the report; "—" when the report did not give it."""
 
     def __init__(self, *args, **kwargs):
-        kwargs.setdefault("attrs", NUMBER)
+        kwargs.setdefault("attrs", RIGHT)
         super().__init__(*args, **kwargs)
 
     def render(self, value):
@@ -46,10 +45,6 @@ class SubCompanyTable(BaseTable):
                   "last_seen_at", "origin")
         empty_text = _("No sub-company yet. Create one, or refresh the usage report to list those the platform "
                        "already knows.")
-
-    def render_name(self, record):
-        url = model_url(record, "detail")
-        return format_html('<a href="{}">{}</a>', url, record) if url else str(record)
 
     def value_name(self, record):
         return str(record)
@@ -92,7 +87,7 @@ class SubCompanyOperationTable(BaseTable):
     def value_targets(self, record):
         return ", ".join(str(s) for s in record.subcompanies.all())
 
-    def _details(self, record):
+    def value_details(self, record):
         if record.quantity:
             return str(record.quantity) + (f" ({_('over-usage deducted')})" if record.show_over_usage else "")
         if record.product_types:
@@ -102,15 +97,12 @@ class SubCompanyOperationTable(BaseTable):
         return ""
 
     def render_details(self, record):
-        return self._details(record) or "—"
-
-    def value_details(self, record):
-        return self._details(record)
+        return self.value_details(record) or "—"
 
 
 class UsageSnapshotTable(BaseTable):
     fetched_at = DateTimeColumn(linkify=lambda record: model_url(record, "detail"))
-    customer_count = tables.Column(verbose_name=_("companies"), attrs=NUMBER)
+    customer_count = tables.Column(verbose_name=_("companies"), attrs=RIGHT)
     credit_offered = NumberColumn(verbose_name=_("credit offered"))
     credit_used = NumberColumn(verbose_name=_("credit used"))
     credit_over_used = NumberColumn(verbose_name=_("credit over-used"))

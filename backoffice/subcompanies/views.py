@@ -9,7 +9,6 @@ from datetime import timedelta
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied
 from django.db.models import Count, Sum
-from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect
 from django.template.response import TemplateResponse
 from django.urls import reverse
@@ -137,27 +136,23 @@ class SubCompanyDetailView(SectionMixin, ObjectDetailView):
 class SubCompanyCreateView(SectionMixin, ObjectEditView):
     required_roles = ADMINISTRATORS
     form = SubCompanyForm
+    refused = services.Refused
 
-    def post(self, request, *args, **kwargs):
-        obj = self.get_object()
-        form = self.form(data=request.POST, instance=obj)
-        record, answered = self.guarded_submit(
-            self.guard_for(obj), form, lambda: services.create_subcompany(
-                company=request.company, user=request.user, **form.cleaned_data),
-            refused=services.Refused, invalid=lambda: self.render_form(obj, form))
-        if answered is not None:
-            return answered
-        when = next_report_text(request.company)
+    def save_form(self, form):
+        return services.create_subcompany(company=self.request.company, user=self.request.user, **form.cleaned_data)
+
+    def success_message(self, record, is_new):
+        when = next_report_text(self.request.company)
         if when:
-            message = _("Sent “%(name)s” to the platform. The platform creates companies in the background: "
-                        "it appears here with a usage report, the next one %(when)s (reports are fetched "
-                        "every 15 minutes).") % {"name": record, "when": when}
-        else:
-            message = _("Sent “%(name)s” to the platform. The platform creates companies in the background: "
-                        "it appears here once a usage report shows it (reports are fetched every 15 "
-                        "minutes).") % {"name": record}
-        messages.success(request, message)
-        return redirect(model_url(record, "detail"))
+            return _("Sent “%(name)s” to the platform. The platform creates companies in the background: "
+                     "it appears here with a usage report, the next one %(when)s (reports are fetched "
+                     "every 15 minutes).") % {"name": record, "when": when}
+        return _("Sent “%(name)s” to the platform. The platform creates companies in the background: "
+                 "it appears here once a usage report shows it (reports are fetched every 15 "
+                 "minutes).") % {"name": record}
+
+    def return_url(self, record):
+        return model_url(record, "detail")
 
 
 class SubCompanyBulkView(SubmissionGuardMixin, BulkActionView):
@@ -175,17 +170,12 @@ class SubCompanyBulkView(SubmissionGuardMixin, BulkActionView):
     }
     forms = {"add_credit": CreditForm, "add_products": ProductsForm}
 
-    def get_template_names(self):
-        return ["subcompanies/subcompany_bulk.html"]
-
     def guard_target(self, context):
         return context.get("objects") or None  # the confirmation form hands out credit or products: keyed
 
     def post(self, request, *args, **kwargs):
         name = kwargs["action"]
-        bulk_action = self.actions.get(name)
-        if bulk_action is None:
-            raise Http404
+        bulk_action = self.bulk_action(name)
         list_url = model_url(SubCompany, "list") or "/"
         return_url = safe_return_url(request, request.POST.get("return_url"), list_url)
         pks = parse_ids(request.POST.getlist("pk"))
@@ -233,13 +223,9 @@ class SubCompanyFormView(SectionMixin, SubmissionGuardMixin, BaseObjectView):
     required_roles = ADMINISTRATORS
     form_class = None
     title = ""
-    template = "subcompanies/subcompany_action.html"
 
     def get_template_names(self):
-        return [self.template]
-
-    def get_object(self):
-        return get_object_or_404(self.get_queryset(), pk=self.kwargs["pk"])
+        return ["subcompanies/subcompany_action.html"]
 
     def context(self, obj, form, **extra):
         return {"object": obj, "form": form, "title": self.title, "detail_url": model_url(obj, "detail"), **extra}
@@ -291,7 +277,7 @@ class CreditCancelView(SectionMixin, BaseObjectView):
         return ["subcompanies/credit_cancel.html"]
 
     def get(self, request, *args, **kwargs):
-        obj = get_object_or_404(self.get_queryset(), pk=kwargs["pk"])
+        obj = self.get_object()
         credit_id = kwargs["credit_id"]
         credit = next((c for c in services.report_credits(obj) if c.application_credit_id == credit_id), None)
         return self.render({
@@ -301,7 +287,7 @@ class CreditCancelView(SectionMixin, BaseObjectView):
         })
 
     def post(self, request, *args, **kwargs):
-        obj = get_object_or_404(self.get_queryset(), pk=kwargs["pk"])
+        obj = self.get_object()
         try:
             operation = services.credit_cancel(company=request.company, subcompany=obj,
                                                application_credit_id=kwargs["credit_id"], user=request.user)
@@ -352,11 +338,10 @@ class SubCompanyOperationDetailView(SectionMixin, ObjectDetailView):
 
     def get_extra_context(self, obj):
         fields = describe_fields(obj, self.fields, user=self.request.user)
-        for name, field in zip(self.fields, fields):
-            if name == "application_credit_id":
-                # An id, not an amount: no thousands separator, and a label instead of the API's field name.
-                field.label = _("Number of the cancelled offer")
-                field.value = str(field.value) if field.value is not None else None
+        # An id, not an amount: no thousands separator, and a label instead of the API's field name.
+        field = fields[self.fields.index("application_credit_id")]
+        field.label = _("Number of the cancelled offer")
+        field.value = str(field.value) if field.value is not None else None
         return {"targets": obj.subcompanies.order_by("name", "pk"), "products": obj.product_labels(),
                 "fields": fields,
                 "response_pairs": report.flatten(obj.response) if obj.response else [],
@@ -389,9 +374,8 @@ class UsageSnapshotDetailView(SectionMixin, ObjectDetailView):
         return {
             "rows": [{"row": row, "label": labels.get(row.customer_unique_id, row.label),
                       "extra": report.flatten(row.extra),
-                      "distributors": [report.flatten(e) for e in row.distributors],
-                      "usages": [report.flatten(e) for e in row.usages],
-                      "over_usages": [report.flatten(e) for e in row.over_usages],
+                      **{name: [report.flatten(e) for e in getattr(row, name)]
+                         for name in ("distributors", "usages", "over_usages")},
                       "credits": [(c, report.flatten({k: v for k, v in c.data.items() if k != "id"}))
                                   for c in row.credits.all()]}
                      for row in rows],

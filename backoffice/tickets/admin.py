@@ -12,14 +12,6 @@ class LineInline(admin.TabularInline):
               "vat_rate", "vat_amount")
 
 
-class EventLineInline(LineInline):
-    fk_name = "event_ticket"
-
-
-class PassengerLineInline(LineInline):
-    fk_name = "passenger_ticket"
-
-
 class TicketAdmin(RemoteRecordAdmin):
     list_display = ("ticket_number", "company", "remote_status", "sync_state", "payable_amount", "created_at")
     list_filter = ("remote_status", "sync_state", "company")
@@ -29,14 +21,10 @@ class TicketAdmin(RemoteRecordAdmin):
     raw_id_fields = ("created_by",)
 
 
-@admin.register(EventTicket)
-class EventTicketAdmin(TicketAdmin):
-    inlines = [EventLineInline]
-
-
-@admin.register(PassengerTicket)
-class PassengerTicketAdmin(TicketAdmin):
-    inlines = [PassengerLineInline]
+# Each kind with its lines (a line points to its ticket by the kind's own key).
+for _model, _key in ((EventTicket, "event_ticket"), (PassengerTicket, "passenger_ticket")):
+    admin.site.register(_model, TicketAdmin, inlines=[type(f"{_model.__name__}LineInline", (LineInline,),
+                                                          {"fk_name": _key})])
 
 
 @admin.register(TicketLineTax)

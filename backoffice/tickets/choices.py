@@ -1,15 +1,13 @@
-"""Choices of the ticket service (document 2) with labels and badge colours, and the 81 provinces."""
+"""Choices of the ticket service (document 2) with labels and badge colours."""
 
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import pgettext_lazy
 
-# Shared with every family that has exports and by-date reports.
-from backoffice.core.exports import EXPORT_PENDING, ExportState  # noqa: F401
-from backoffice.core.reports import ReportState  # noqa: F401
+from backoffice.core.choices import ColoredIntegerChoices, paint
 
 
-class TicketStatus(models.IntegerChoices):
+class TicketStatus(ColoredIntegerChoices):
     """Platform status of a ticket (document 2, section 3; 10 from the public clients)."""
 
     DRAFT = 0, _("Draft")
@@ -19,37 +17,20 @@ class TicketStatus(models.IntegerChoices):
     APPROVED = 60, _("Approved")
     CANCELLED = 100, _("Cancelled")
 
-    @classmethod
-    def color(cls, value):
-        return STATUS_COLORS.get(value, "secondary")
 
-
-STATUS_COLORS = {
-    TicketStatus.DRAFT: "secondary",
-    TicketStatus.DELETED: "dark",
-    TicketStatus.QUEUED: "info",
-    TicketStatus.ERROR: "danger",
-    TicketStatus.APPROVED: "success",
-    TicketStatus.CANCELLED: "warning",
-}
+paint(TicketStatus, dark=[TicketStatus.DELETED], info=[TicketStatus.QUEUED], danger=[TicketStatus.ERROR],
+      success=[TicketStatus.APPROVED], warning=[TicketStatus.CANCELLED])
 # Create and update bodies accept only these (document 2, section 3).
 SENDABLE_STATUSES = (TicketStatus.DRAFT, TicketStatus.QUEUED)
 # Update is allowed only in these (document 2, section 3).
 EDITABLE_STATUSES = (TicketStatus.DRAFT, TicketStatus.ERROR)
 # The platform still works on these: polled until they settle.
 WORKING_STATUSES = (TicketStatus.QUEUED,)
-# The status-change operation: from -> to (document 2, section 3).
-STATUS_CHANGES = {TicketStatus.ERROR: TicketStatus.DRAFT, TicketStatus.DRAFT: TicketStatus.QUEUED}
 
 
 class DocumentType(models.IntegerChoices):
     SATIS = 0, _("Sale")
     IADE = 1, _("Refund")
-
-
-class TicketType(models.TextChoices):
-    YOLCU = "YOLCU", _("Passenger ticket")
-    ETKINLIK = "ETKINLIK", _("Event ticket")
 
 
 class PaymentType(models.TextChoices):

@@ -27,6 +27,7 @@ from .vehicle import OPERATOR_DETAIL_FIELDS, OPERATOR_RULE_FIELDS, VehicleChecks
 
 PREFIX_RE = re.compile(r"^[A-Z0-9]{3}$")
 CURRENCY_RE = re.compile(r"^[A-Z]{3}$")
+COUNTRY_RE = re.compile(r"^[A-Z]{2}$")
 PASSPORT_RE = re.compile(r"^[A-Z0-9]{5,20}$")
 MAX_LINES = 100
 MAX_TAXES = 10  # other taxes of one line
@@ -99,19 +100,20 @@ class TicketForm(forms.ModelForm):
         return series.prefix if series else ""
 
     # --- one field at a time ------------------------------------------------------------------------
-    def clean_prefix(self):
-        value = (self.cleaned_data.get("prefix") or "").strip().upper()
-        if not PREFIX_RE.match(value):
-            raise ValidationError(_("The prefix is three capital letters or digits, e.g. ETK."), code="prefix")
+    def _code(self, name, pattern, message, code):
+        """A code typed in any case, kept in capitals; refused when it has another shape (an empty one is the
+        field's to refuse: prefix and currency are required)."""
+        value = (self.cleaned_data.get(name) or "").strip().upper()
+        if value and not pattern.match(value):
+            raise ValidationError(message, code=code)
         return value
 
+    def clean_prefix(self):
+        return self._code("prefix", PREFIX_RE, _("The prefix is three capital letters or digits, e.g. ETK."), "prefix")
+
     def clean_currency_code(self):
-        value = (self.cleaned_data.get("currency_code") or "").strip().upper()
-        if not value:
-            raise ValidationError(CURRENCY_REQUIRED, code="currency_required")
-        if not CURRENCY_RE.match(value):
-            raise ValidationError(_("Enter a three-letter currency code such as TRY, EUR or USD."), code="currency")
-        return value
+        return self._code("currency_code", CURRENCY_RE,
+                          _("Enter a three-letter currency code such as TRY, EUR or USD."), "currency")
 
     def clean_exchange_rate(self):
         value = self.cleaned_data.get("exchange_rate")
@@ -120,10 +122,7 @@ class TicketForm(forms.ModelForm):
         return value
 
     def clean_customer_country(self):
-        value = (self.cleaned_data.get("customer_country") or "").strip().upper()
-        if value and not re.match(r"^[A-Z]{2}$", value):
-            raise ValidationError(_("Enter the two-letter country code, e.g. TR."), code="country")
-        return value
+        return self._code("customer_country", COUNTRY_RE, _("Enter the two-letter country code, e.g. TR."), "country")
 
     def clean_record_expenses_vkn_tckn(self):
         return clean_vkn_or_tckn(self.cleaned_data.get("record_expenses_vkn_tckn"))

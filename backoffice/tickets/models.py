@@ -95,10 +95,6 @@ class Ticket(RemoteRecord):
         return TicketStatus.color(self.remote_status)
 
     @property
-    def is_on_platform(self) -> bool:
-        return bool(self.remote_id)
-
-    @property
     def is_editable(self) -> bool:
         """Document 2, section 3: update only in status 0 or 40 (or while the platform has nothing)."""
         return not self.is_busy and (not self.remote_id or self.remote_status in EDITABLE_STATUSES)
@@ -276,7 +272,6 @@ class TicketExport(PlatformExport):
         constraints, indexes = export_rules("tickets_export_unique_id", "tickets_export_co_new", "kind")
         verbose_name = _("ticket export")
         verbose_name_plural = _("ticket exports")
-
 
 
 class ReportRun(ReportRunBase):

@@ -26,7 +26,7 @@ from backoffice.remote.errors import PLATFORM, RemoteError
 from backoffice.remote.tickets import EventTicketClient, PassengerTicketClient
 
 from . import conf
-from .choices import WORKING_STATUSES, TicketKind, TicketStatus
+from .choices import SENDABLE_STATUSES, WORKING_STATUSES, TicketKind, TicketStatus
 from .models import TICKET_MODELS, EventTicket, PassengerTicket, TicketLine, TicketLineTax, TicketNote
 from .payload import IDENTITY, ticket_differences, ticket_payload
 
@@ -72,18 +72,19 @@ def line_amounts(*, amount, discount_rate=0, vat_rate=0, tax_rates=()) -> LineAm
     return LineAmounts(amount, discount, net, vat, taxes, net + vat + sum(taxes, Decimal(0)))
 
 
+# A ticket's stored totals, in the order totals() sums them.
+TOTALS = ("total_amount", "total_discount", "total_vat", "total_taxes", "payable_amount")
+
+
 def totals(lines) -> dict:
     """Ticket totals from line inputs (dicts with amount, discount_rate, vat_rate, taxes)."""
-    result = {"total_amount": Decimal(0), "total_discount": Decimal(0), "total_vat": Decimal(0),
-              "total_taxes": Decimal(0), "payable_amount": Decimal(0)}
+    result = dict.fromkeys(TOTALS, Decimal(0))
     for line in lines:
         a = line_amounts(amount=line.get("amount"), discount_rate=line.get("discount_rate"),
                          vat_rate=line.get("vat_rate"), tax_rates=[t.get("taxt_rate") for t in line.get("taxes", ())])
-        result["total_amount"] += a.amount
-        result["total_discount"] += a.discount_amount
-        result["total_vat"] += a.vat_amount
-        result["total_taxes"] += sum(a.tax_amounts, Decimal(0))
-        result["payable_amount"] += a.payable
+        for name, value in zip(TOTALS, (a.amount, a.discount_amount, a.vat_amount, sum(a.tax_amounts, Decimal(0)),
+                                        a.payable)):
+            result[name] += value
     return result
 
 
@@ -91,13 +92,9 @@ def totals(lines) -> dict:
 # Create and update
 
 
-def _ticket_fk(ticket) -> dict:
-    return {"event_ticket": ticket} if isinstance(ticket, EventTicket) else {"passenger_ticket": ticket}
-
-
 def _store_children(ticket, lines, notes):
     """Replace the ticket's lines, taxes and notes, and write its totals (the one place they change)."""
-    fk = _ticket_fk(ticket)
+    fk = {"event_ticket": ticket} if isinstance(ticket, EventTicket) else {"passenger_ticket": ticket}
     TicketLine.objects.filter(**fk).delete()
     TicketNote.objects.filter(**fk).delete()
     for position, line in enumerate(lines, start=1):
@@ -118,7 +115,7 @@ def _store_children(ticket, lines, notes):
     TicketNote.objects.bulk_create([TicketNote(**fk, position=i, note=note) for i, note in enumerate(notes, 1)])
     for name, value in totals(lines).items():
         setattr(ticket, name, value)
-    ticket.save(update_fields=list(totals([]).keys()))
+    ticket.save(update_fields=list(TOTALS))
 
 
 def ticket_create(*, ticket, lines, notes=(), requested_status=TicketStatus.DRAFT, user=None):
@@ -128,7 +125,7 @@ def ticket_create(*, ticket, lines, notes=(), requested_status=TicketStatus.DRAF
     consecutive from 1) in the transaction that saves the ticket, so a rollback gives the number back.
     The create body's status is 0 (draft) or 20 (queued); the push runs after commit.
     """
-    if requested_status not in (TicketStatus.DRAFT, TicketStatus.QUEUED):
+    if requested_status not in SENDABLE_STATUSES:
         raise TicketError(_("A ticket is created as a draft or sent to be queued."))
     with transaction.atomic():
         year = timezone.localtime(ticket.ticket_date).year if ticket.ticket_date else timezone.localdate().year
@@ -147,7 +144,7 @@ def ticket_create(*, ticket, lines, notes=(), requested_status=TicketStatus.DRAF
 def ticket_update(*, ticket, lines, notes=(), requested_status=TicketStatus.DRAFT):
     """Save the changes of a ticket and send them (document 2, section 3: update only in status 0 or 40;
     a ticket the platform does not have yet is sent as a create)."""
-    if requested_status not in (TicketStatus.DRAFT, TicketStatus.QUEUED):
+    if requested_status not in SENDABLE_STATUSES:
         raise TicketError(_("A ticket is saved as a draft or sent to be queued."))
     model = type(ticket)
     with transaction.atomic():
@@ -325,10 +322,6 @@ def poll_follow(company_id) -> None:
     jobs.flag_set(_follow_key(company_id), conf.get("TICKET_POLL_FOLLOW_SECONDS"))
 
 
-def poll_following(company_id) -> bool:
-    return jobs.flag_is_set(_follow_key(company_id))
-
-
 def ticket_statuses_poll(*, company, model, batch_size=100) -> int:
     """Ask the statuses of one batch of tickets in status 20 and keep what the platform says (status and
     message). Returns how many changed."""
@@ -364,7 +357,8 @@ def tickets_poll(company_id, follow=True):
     just before the poll ran would otherwise wait for the cron's minute."""
     company = Company.objects.get(pk=company_id)
     changed = sum(ticket_statuses_poll(company=company, model=model) for model in TICKET_MODELS.values())
-    if follow and jobs.current_run() is not None and poll_following(company.pk) and tickets_waiting(company=company):
+    following = follow and jobs.current_run() is not None and jobs.flag_is_set(_follow_key(company.pk))
+    if following and tickets_waiting(company=company):
         raise jobs.TryLater(conf.get("TICKET_POLL_DELAY_SECONDS"),
                             _("Tickets still queued on the platform; asking again shortly."))
     return ngettext("%(count)s ticket changed.", "%(count)s tickets changed.", changed) % {"count": changed}
@@ -372,11 +366,8 @@ def tickets_poll(company_id, follow=True):
 
 def tickets_poll_all():
     """Cron: one poll job per company that has tickets the platform still works on."""
-    count = 0
-    for company in Company.objects.filter(is_active=True):
-        if tickets_waiting(company=company):
-            count += poll_soon(company_id=company.pk, delay=0, follow=False).is_new
-    return count
+    waiting = [company for company in Company.objects.filter(is_active=True) if tickets_waiting(company=company)]
+    return sum(poll_soon(company_id=company.pk, delay=0, follow=False).is_new for company in waiting)
 
 
 # ---------------------------------------------------------------------------------------------------

@@ -20,8 +20,7 @@ class TicketTable(OrderedTable):
     created_at = DateTimeColumn()
 
     def render_customer(self, record):
-        name = f"{record.customer_first_name} {record.customer_last_name}".strip()
-        return name or record.identifier or "—"
+        return self.value_customer(record) or "—"
 
     def value_customer(self, record):
         return f"{record.customer_first_name} {record.customer_last_name}".strip() or record.identifier

@@ -19,7 +19,6 @@ from backoffice.core import actions, batch
 from backoffice.core.choices import SyncState
 from backoffice.core.generic.families import ReportListView, register_export_pages, register_report_pages
 from backoffice.core.generic.registry import model_url, register_model_view, register_model_views
-from backoffice.core.generic.text import capfirst
 from backoffice.core.generic.views import BaseObjectView, BulkAction, BulkActionView, ObjectDetailView, ObjectEditView
 from backoffice.core.generic.views import ObjectListView, describe_fields
 from backoffice.core.jobs import runs_of
@@ -51,11 +50,7 @@ class TicketTemplates:
 
 class TicketListView(TicketTemplates, ObjectListView):
     refresh_interval = 5
-
-    def needs_refresh(self, queryset):
-        # Two indexed look-ups rather than one OR over the whole list.
-        return (queryset.filter(sync_state__in=[SyncState.QUEUED, SyncState.SENDING]).exists()
-                or queryset.filter(remote_status__in=[TicketStatus.QUEUED]).exists())
+    working_statuses = (TicketStatus.QUEUED,)
 
     def render(self, context, status=200):
         context["export_url"] = model_url(TICKET_EXPORTS.model, "start", kind=self.get_model().kind)
@@ -73,6 +68,11 @@ class TicketDetailView(TicketTemplates, ObjectDetailView):
         may_edit = has_role(user, *EDITORS)
         on_platform = bool(ticket.remote_id)
         buttons = actions.buttons(ticket, user)
+        kind_fields = describe_fields(ticket, KIND_DETAIL_FIELDS[model.kind], user=user)
+        code = getattr(ticket, "event_city_id", None)
+        if code:  # the province by its name, as the form offers it, not its plate code
+            at = KIND_DETAIL_FIELDS[model.kind].index("event_city_id")
+            kind_fields[at].value = f"{PROVINCES.get(code, code)} ({code:02d})"
         if may_edit and ticket.sync_state == SyncState.FAILED and not ticket.pending_action:
             buttons.append(("resend", model_url(model, "bulk", action="resend"), _("Send again"), "primary",
                             "arrow-repeat"))
@@ -80,8 +80,7 @@ class TicketDetailView(TicketTemplates, ObjectDetailView):
             "ticket_fields": describe_fields(ticket, ("ticket_number", "prefix", "document_type", "ticket_date",
                                                      "payment_type", "payment_description", "currency_code",
                                                      "exchange_rate", "reference_number", "xslt_code"), user=user),
-            "kind_fields": _with_province_names(describe_fields(ticket, KIND_DETAIL_FIELDS[model.kind], user=user),
-                                                ticket),
+            "kind_fields": kind_fields,
             "customer_fields": describe_fields(ticket, CUSTOMER_DETAIL_FIELDS, user=user),
             "lines": lines,
             "notes": list(ticket.notes.all()),
@@ -93,16 +92,6 @@ class TicketDetailView(TicketTemplates, ObjectDetailView):
             "needs_refresh": bool(ticket.pending_action) or ticket.sync_state in (SyncState.QUEUED, SyncState.SENDING)
             or ticket.remote_status == TicketStatus.QUEUED,
         }
-
-
-def _with_province_names(fields, ticket):
-    """The province by its name, as the form offers it, not its plate code."""
-    code = getattr(ticket, "event_city_id", None)
-    for field in fields:
-        if code and field.value == code and field.label == capfirst(EventTicket._meta.get_field("event_city_id")
-                                                                    .verbose_name):
-            field.value = f"{PROVINCES.get(code, code)} ({code:02d})"
-    return fields
 
 
 CUSTOMER_DETAIL_FIELDS = (
@@ -126,8 +115,8 @@ class SeatTaken(Exception):
 class TicketEditView(TicketTemplates, ObjectEditView):
     """Create (allocates the number) and update (only in status 0 or 40), lines in a formset."""
 
-    def get_form_class(self):
-        return FORMS[self.get_model().kind]
+    def get_form_kwargs(self):
+        return {"company": self.request.company}
 
     def _formset(self, obj, data=None):
         initial = line_initial(obj) if obj.pk else None
@@ -142,20 +131,16 @@ class TicketEditView(TicketTemplates, ObjectEditView):
         formset = formset if formset is not None else self._formset(obj)
         lines = formset.lines() if formset.is_bound and formset.is_valid() else None
         preview = services.totals(lines) if lines is not None else (
-            {name: getattr(obj, name) for name in services.totals([])} if obj.pk else services.totals([]))
+            {name: getattr(obj, name) for name in services.TOTALS} if obj.pk else services.totals([]))
         return self.render({"object": obj, "form": form, "formset": formset, "is_new": obj.pk is None,
                             "totals": preview, "cancel_url": self.cancel_url(obj)}, status=status)
-
-    def get(self, request, *args, **kwargs):
-        obj = self.get_object()
-        return self.locked(obj) or self.render_form(obj, self.get_form_class()(instance=obj, company=request.company))
 
     def post(self, request, *args, **kwargs):
         obj = self.get_object()
         if (locked := self.locked(obj)) is not None:
             return locked
         is_new = obj.pk is None
-        form = self.get_form_class()(data=request.POST, instance=obj, company=request.company)
+        form = self.form(data=request.POST, instance=obj, **self.get_form_kwargs())
         formset = self._formset(obj, data=request.POST)
 
         def save():
@@ -177,19 +162,15 @@ class TicketEditView(TicketTemplates, ObjectEditView):
             invalid=lambda: self.render_form(obj, form, formset=formset))
         if answered is not None:
             return answered
-        if ticket.requested_status == TicketStatus.QUEUED:
-            message = _("Ticket %(number)s saved; it is being sent to the platform.")
-        else:
-            message = _("Ticket %(number)s saved; it is being sent to the platform as a draft.")
+        message = (_("Ticket %(number)s saved; it is being sent to the platform.")
+                   if ticket.requested_status == TicketStatus.QUEUED
+                   else _("Ticket %(number)s saved; it is being sent to the platform as a draft."))
         messages.success(request, message % {"number": ticket.ticket_number})
         return redirect(self.return_url(ticket))
 
 
 class TicketBulkView(BulkActionView):
     required_roles = EDITORS
-
-    def get_template_names(self):
-        return ["generic/bulk_confirm.html"]
 
 
 def bulk_actions_of(model) -> dict:
@@ -242,7 +223,7 @@ for _model, _prefix in ((EventTicket, "event"), (PassengerTicket, "passenger")):
             "model": _model, "table": getattr(tables, f"{_name}Table"),
             "filterset": getattr(filters, f"{_name}FilterSet")}),
         detail=type(f"{_name}DetailView", (TicketDetailView,), {"model": _model}),
-        edit=type(f"{_name}EditView", (TicketEditView,), {"model": _model}),
+        edit=type(f"{_name}EditView", (TicketEditView,), {"model": _model, "form": FORMS[_model.kind]}),
         bulk=type(f"{_name}BulkView", (TicketBulkView,), {"model": _model, "actions": bulk_actions_of(_model)}),
     )
     register_model_view(_model, "html", path="<id:pk>/html/")(

@@ -61,3 +61,10 @@ def test_clock_flag_text():
     assert not payloads.flag(False) and not payloads.flag("false") and not payloads.flag(None)
     assert not payloads.flag(0) and not payloads.flag("yes")
     assert payloads.text(None) == "" and payloads.text("  Acme ") == "Acme" and payloads.text(12) == "12"
+
+
+def test_a_push_answer_reads_back_its_id_and_only_the_flags_it_carries():
+    answer = {"Id": 42, "HasChild": "true"}
+    assert payloads.pushed(answer, has_child="hasChild") == {"remote_id": "42", "has_child": True}
+    assert payloads.pushed({"id": "7"}, is_used="isUsed") == {"remote_id": "7"}  # left out: not changed
+    assert payloads.pushed({"id": 7, "isUsed": False}, is_used="isUsed") == {"remote_id": "7", "is_used": False}

@@ -134,7 +134,7 @@ def test_every_template_shipping_an_example_recognises_it():
     """Each sheet's example, as the reader reads it back, is known as the example; one cell off is not."""
     from backoffice.core.imports import is_example
 
-    for sheet in (imports.ACCOUNT_SHEET, imports.CHART_SHEET):
+    for sheet in (imports.ACCOUNT_SHEET, imports.SHEETS["chart"]):
         example = sheet.example()
         assert any(example.values()) and is_example(dict(example), example)
         for key, value in example.items():

@@ -6,7 +6,8 @@ import json
 import pytest
 
 from backoffice.remote.documents import unwrap
-from backoffice.remote.transport import _retry_after, _token_lifetime, parse_error
+from backoffice.remote.refusals import parse_error
+from backoffice.remote.transport import _retry_after, _token_lifetime
 
 
 @pytest.mark.parametrize("body,title,detail", [

@@ -4,8 +4,9 @@ text on its row, instead of being kept as a broken ZIP."""
 import pytest
 from django.utils import translation
 
+from backoffice.core.exports import ExportState
 from backoffice.remote.errors import RemoteError
-from backoffice.tickets.choices import ExportState, TicketKind
+from backoffice.tickets.choices import TicketKind
 from backoffice.tickets.families import TICKET_EXPORTS
 
 from .test_services import fast, run_export  # noqa: F401 (fast is a fixture)

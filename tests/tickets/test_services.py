@@ -13,15 +13,16 @@ from django.utils import timezone, translation
 
 from backoffice.core import actions
 from backoffice.core.choices import SyncState
-from backoffice.core.exports import ExportError
+from backoffice.core.exports import ExportError, ExportState
 from backoffice.core.families import daily_slot, export_job, report_job, reports_daily_job
 from backoffice.core.models import RemoteCall
 from backoffice.core.platform import client_for
 from backoffice.core.provinces import PROVINCES
+from backoffice.core.reports import ReportState
 from backoffice.remote.errors import RemoteError
 from backoffice.remote.tickets import CitiesClient, EventTicketClient
 from backoffice.tickets import services
-from backoffice.tickets.choices import ExportState, ReportState, TicketKind, TicketStatus
+from backoffice.tickets.choices import TicketKind, TicketStatus
 from backoffice.tickets.families import TICKET_EXPORTS, TICKET_REPORTS
 from backoffice.tickets.models import (
     EventTicket,

@@ -8,9 +8,10 @@ import pytest
 from django.utils import timezone
 
 from backoffice.core.choices import JobStatus, SyncState
+from backoffice.core.exports import ExportState
 from backoffice.core.models import JobRun
 from backoffice.tickets import services
-from backoffice.tickets.choices import ExportState, TicketKind, TicketStatus
+from backoffice.tickets.choices import TicketKind, TicketStatus
 from backoffice.tickets.families import TICKET_EXPORTS
 from backoffice.tickets.models import EventTicket, TicketExport
 from tests.testapp.testing import finished_run, output, wait_for

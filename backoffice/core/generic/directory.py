@@ -6,7 +6,7 @@ from django.contrib import messages
 from django.shortcuts import redirect
 
 from ..roles import ADMINISTRATORS, EVERYONE, has_role
-from .registry import model_url, register_model_view, register_model_views
+from .registry import model_url, register_model_views, register_view_of
 from .views import BaseObjectView, ObjectListView
 
 
@@ -36,13 +36,13 @@ class DirectoryRefreshView(BaseObjectView):
         return redirect(model_url(self.model, "list"))
 
 
-def register_directory_pages(model, *, prefix, section, tab, title, table, filterset, request_refresh, started,
-                             running, note="", note_context=dict):
-    """The list (under `prefix`) and its refresh button of one directory model."""
-    name = model.__name__
+def register_directory_pages(model, *, prefix, title, table, filterset, request_refresh, started, running, note="",
+                             note_context=dict, section="", tab=""):
+    """The list (under `prefix`) and its refresh button of one directory model; the section and tab are those of
+    its list (core.generic.sections) unless given."""
     common = {"model": model, "section": section, "tab": tab}
-    register_model_views(model, prefix=prefix, list=type(f"{name}ListView", (DirectoryListView,), {
+    register_model_views(model, prefix=prefix, list=type(f"{model.__name__}ListView", (DirectoryListView,), {
         **common, "title": title, "table": table, "filterset": filterset, "note": note,
         "note_context": staticmethod(note_context)}))
-    register_model_view(model, "refresh", path="refresh/")(type(f"{name}RefreshView", (DirectoryRefreshView,), {
-        **common, "request_refresh": staticmethod(request_refresh), "started": started, "running": running}))
+    register_view_of(model, "refresh", DirectoryRefreshView, path="refresh/", section=section, tab=tab,
+                     request_refresh=staticmethod(request_refresh), started=started, running=running)

@@ -12,7 +12,6 @@ the model's: <app>:<model>_list, _detail, _start, _history, _download, _fetch.
 from datetime import timedelta
 
 from django.contrib import messages
-from django.core.exceptions import PermissionDenied
 from django.http import FileResponse, Http404
 from django.shortcuts import get_object_or_404, redirect
 from django.urls import reverse
@@ -28,92 +27,18 @@ from ..reports import REPORT_ACTIVE
 from ..roles import EVERYONE
 from .filters import export_filterset
 from .forms import ReportDateForm
-from .registry import model_url, register_model_view, register_model_views
+from .reading import ReadView
+from .registry import model_url, register_model_views, register_view_of
 from .tables import export_table
-from .views import BaseObjectView, ObjectDetailView, ObjectListView
+from .views import BaseObjectView, ObjectDetailView, ObjectListView, active_company  # noqa: F401 (the apps' import)
 
 EXPORT_STARTED = gettext_lazy("The export was started; the file appears here when the platform has prepared it.")
 EXPORT_FIELDS = ("state", "export_id", "file_name", "filters", "created_at", "platform_created", "fetched_at", "size",
                  "requested_by", "message")
 
 
-def active_company(request):
-    if request.company is None:
-        raise PermissionDenied(_("Choose a company first."))
-    return request.company
-
-
 # ---------------------------------------------------------------------------------------------------
-# A family's platform exports (core/exports.py): the detail page's context, the download and the fetch
-
-
-def export_detail_context(export) -> dict:
-    """The export detail page's context: its job, whether it still works, its window, its two actions
-    (URL names <app>:<model>_download / _fetch)."""
-    meta = export._meta
-    run = JobRun.objects.filter(company=export.company_id, target=f"{meta.label_lower}:{export.pk}").first()
-    return {
-        "run": run,
-        "pending": export.state in EXPORT_PENDING,
-        "expires_at": export_expires_at(export),
-        "download_url": reverse(f"{meta.app_label}:{meta.model_name}_download", args=[export.pk])
-        if export.state == ExportState.READY and export.file else None,
-        "fetch_url": reverse(f"{meta.app_label}:{meta.model_name}_fetch", args=[export.pk])
-        if export.state == ExportState.AVAILABLE and not export_expired(export) else None,
-    }
-
-
-class ExportDownloadMixin:
-    """GET: the kept ZIP of a ready export of the view's queryset."""
-
-    def get(self, request, pk):
-        export = get_object_or_404(self.get_queryset(), pk=pk)
-        if export.state != ExportState.READY or not export.file:
-            raise Http404
-        return FileResponse(export.file.open("rb"), as_attachment=True, filename=export.download_name(),
-                            content_type="application/zip")
-
-
-# ---------------------------------------------------------------------------------------------------
-# A family's by-date report pages (core/reports.py)
-
-
-class ReportPageMixin:
-    """The report list page: the picked date (yesterday unless given), refreshing while a fetch of that
-    day runs, and the Excel's name. Subclasses give date_form_class, report_name and report_runs(day)."""
-
-    date_form_class = None  # a form with a `date` field
-    report_name = ""  # the Excel file is <report_name>-report-<date>.xlsx
-
-    def report_runs(self, day):
-        """This company's runs of the report of `day`, newest first."""
-        raise NotImplementedError
-
-    def report_date(self):
-        form = self.date_form_class(self.request.GET or None)
-        if form.is_bound and form.is_valid():
-            return form.cleaned_data["date"], form
-        day = timezone.localdate() - timedelta(days=1)
-        return day, self.date_form_class(initial={"date": day})
-
-    def needs_refresh(self, queryset):
-        day, _form = self.report_date()
-        return self.report_runs(day).filter(state__in=REPORT_ACTIVE).exists()
-
-    def export_filename(self):
-        day, _form = self.report_date()
-        return f"{self.report_name}-report-{day:%Y-%m-%d}.xlsx"
-
-
-def report_fetch(request, *, form, list_url, request_report):
-    """The report page's fetch button: request_report(day) for a valid date, back to that day's page."""
-    if not form.is_valid():
-        messages.error(request, "; ".join(str(e) for errors in form.errors.values() for e in errors))
-        return redirect(list_url)
-    day = form.cleaned_data["date"]
-    request_report(day)
-    messages.info(request, _("Fetching the report of %(date)s from the platform.") % {"date": day.strftime("%d.%m.%Y")})
-    return redirect(f"{list_url}?date={day:%Y-%m-%d}")
+# A family's platform exports (core/exports.py): list, detail, start form, download, fetch, history
 
 
 class FamilyPage(BaseObjectView):
@@ -123,7 +48,6 @@ class FamilyPage(BaseObjectView):
 
 class ExportListView(ObjectListView):
     family = None
-    required_roles = EVERYONE
     refresh_interval = 3
     start_links = ()  # ((kind or None, button label), ...)
 
@@ -143,7 +67,6 @@ class ExportListView(ObjectListView):
 
 class ExportDetailView(ObjectDetailView):
     family = None
-    required_roles = EVERYONE
 
     def base_queryset(self):
         return super().base_queryset().select_related("requested_by")
@@ -152,7 +75,17 @@ class ExportDetailView(ObjectDetailView):
         return ["generic/exports/export_detail.html"]
 
     def get_extra_context(self, export):
-        return export_detail_context(export)
+        """Its job, whether it still works, its window, its two actions (URL names <app>:<model>_download / _fetch)."""
+        meta = export._meta
+        return {
+            "run": JobRun.objects.filter(company=export.company_id, target=f"{meta.label_lower}:{export.pk}").first(),
+            "pending": export.state in EXPORT_PENDING,
+            "expires_at": export_expires_at(export),
+            "download_url": reverse(f"{meta.app_label}:{meta.model_name}_download", args=[export.pk])
+            if export.state == ExportState.READY and export.file else None,
+            "fetch_url": reverse(f"{meta.app_label}:{meta.model_name}_fetch", args=[export.pk])
+            if export.state == ExportState.AVAILABLE and not export_expired(export) else None,
+        }
 
 
 class ExportStartView(FamilyPage):
@@ -197,8 +130,15 @@ class ExportStartView(FamilyPage):
         return redirect(model_url(export, "detail"))
 
 
-class ExportDownloadView(ExportDownloadMixin, FamilyPage):
-    pass
+class ExportDownloadView(FamilyPage):
+    """GET: the kept ZIP of a ready export of the view's queryset."""
+
+    def get(self, request, pk):
+        export = get_object_or_404(self.get_queryset(), pk=pk)
+        if export.state != ExportState.READY or not export.file:
+            raise Http404
+        return FileResponse(export.file.open("rb"), as_attachment=True, filename=export.download_name(),
+                            content_type="application/zip")
 
 
 @method_decorator(require_POST, name="dispatch")
@@ -224,9 +164,10 @@ class ExportHistoryView(FamilyPage):
         return redirect(model_url(self.get_model(), "list"))
 
 
-def register_export_pages(family, *, prefix, section, tab, title, start_links, heading, home, subtitle="",
-                          empty_text=None):
-    """Register the pages of an export family under `prefix` of its app's URLs."""
+def register_export_pages(family, *, prefix, title, start_links, heading, home, subtitle="", empty_text=None,
+                          section="", tab=""):
+    """Register the pages of an export family under `prefix` of its app's URLs; the section and tab are those of
+    the family's list (core.generic.sections) unless given."""
     table, filterset = export_table(family, empty_text), export_filterset(family)
     detail_fields = ("kind", *EXPORT_FIELDS) if family.kinds else EXPORT_FIELDS
     common = {"family": family, "model": family.model, "section": section, "tab": tab}
@@ -243,27 +184,15 @@ def register_export_pages(family, *, prefix, section, tab, title, start_links, h
              "download": ("<id:pk>/download/", ExportDownloadView, {}),
              "fetch": ("<id:pk>/fetch/", ExportFetchView, {})}
     for action, (path, base, extra) in pages.items():
-        view = type(f"{name}{action.title()}View", (base,), {**common, **extra})
-        register_model_view(family.model, action, path=path)(view)
+        register_view_of(family.model, action, base, path=path, family=family, section=section, tab=tab, **extra)
 
 
-@method_decorator(require_POST, name="dispatch")
-class ButtonView(FamilyPage):
-    """A list page's button that starts background work: run(request), a message, back to the list."""
-
-    run = None
-    message = ""
-
-    def post(self, request):
-        self.run(request)
-        messages.info(request, self.message)
-        return redirect(model_url(self.get_model(), "list"))
-
-
-def button_view(model, run, *, roles, section, tab, message):
-    return type(f"{model.__name__}ButtonView", (ButtonView,), {
-        "model": model, "run": staticmethod(run), "required_roles": roles, "section": section, "tab": tab,
-        "message": message})
+def button_view(model, run, *, roles, message, section="", tab=""):
+    """A list page's POST button that starts background work: run(request), the message, back to the list (the
+    whole-list read of core.generic.reading, started from the request)."""
+    return type(f"{model.__name__}ButtonView", (ReadView,), {
+        "model": model, "start": lambda self, request: run(request), "required_roles": roles, "section": section,
+        "tab": tab, "message": message})
 
 
 # --- exports of chosen records (filters: the platform's ids) -------------------------------------------------
@@ -295,29 +224,44 @@ class RecordExportView(FamilyPage):
         return redirect(model_url(export, "detail"))
 
 
-def register_record_export(model, family, *, section, tab):
+def register_record_export(model, family, *, section="", tab=""):
     """The named view "export" of a model's records (<app>:<model>_export)."""
-    view = type(f"{model.__name__}ExportView", (RecordExportView,), {"model": model, "family": family,
-                                                                     "section": section, "tab": tab})
-    register_model_view(model, "export", path="<id:pk>/export/")(view)
+    register_view_of(model, "export", RecordExportView, path="<id:pk>/export/", family=family, section=section,
+                     tab=tab)
 
 
 # --- reports ---------------------------------------------------------------------------------------------
 
-class ReportListView(ReportPageMixin, ObjectListView):
-    """A report page of one kind: a date picker, the stored items of the current run, totals and Excel.
-    Subclasses give totals(queryset) and a template with the totals block."""
+class ReportListView(ObjectListView):
+    """A report page of one kind: a date picker (yesterday unless given), the stored items of the current run,
+    totals and Excel (<report_name>-report-<date>.xlsx), refreshing while a fetch of that day runs. Subclasses give
+    totals(queryset) and a template with the totals block."""
 
     family = None
     kind = None
-    required_roles = EVERYONE
     refresh_interval = 3
-
-    date_form_class = ReportDateForm
+    date_form_class = ReportDateForm  # a form with a `date` field
+    report_name = ""
 
     def report_runs(self, day):
+        """This company's runs of the report of `day`, newest first."""
         return self.family.run_model.objects.filter(company=self.request.company, report_date=day,
                                                     **self.family.identity(self.kind))
+
+    def report_date(self):
+        form = self.date_form_class(self.request.GET or None)
+        if form.is_bound and form.is_valid():
+            return form.cleaned_data["date"], form
+        day = timezone.localdate() - timedelta(days=1)
+        return day, self.date_form_class(initial={"date": day})
+
+    def needs_refresh(self, queryset):
+        day, _form = self.report_date()
+        return self.report_runs(day).filter(state__in=REPORT_ACTIVE).exists()
+
+    def export_filename(self):
+        day, _form = self.report_date()
+        return f"{self.report_name}-report-{day:%Y-%m-%d}.xlsx"
 
     def base_queryset(self):
         day, _form = self.report_date()
@@ -338,13 +282,21 @@ class ReportListView(ReportPageMixin, ObjectListView):
 
 @method_decorator(require_POST, name="dispatch")
 class ReportFetchView(FamilyPage):
+    """The report page's fetch button: the report of a valid date requested, back to that day's page."""
+
     kind = None
 
     def post(self, request):
-        company = active_company(request)
-        return report_fetch(request, form=ReportDateForm(request.POST), list_url=model_url(self.get_model(), "list"),
-                            request_report=lambda day: self.family.request(company=company, report_date=day,
-                                                                          kind=self.kind))
+        company, form = active_company(request), ReportDateForm(request.POST)
+        list_url = model_url(self.get_model(), "list")
+        if not form.is_valid():
+            messages.error(request, "; ".join(str(e) for errors in form.errors.values() for e in errors))
+            return redirect(list_url)
+        day = form.cleaned_data["date"]
+        self.family.request(company=company, report_date=day, kind=self.kind)
+        messages.info(request, _("Fetching the report of %(date)s from the platform.")
+                      % {"date": day.strftime("%d.%m.%Y")})
+        return redirect(f"{list_url}?date={day:%Y-%m-%d}")
 
 
 def register_report_pages(family, *, kind=None, view, prefix):
@@ -352,6 +304,5 @@ def register_report_pages(family, *, kind=None, view, prefix):
     model = family.item_models[kind]
     view.family, view.kind, view.model = family, kind, model
     register_model_views(model, prefix=prefix, list=view)
-    fetch = type(f"{model.__name__}FetchView", (ReportFetchView,), {"family": family, "kind": kind, "model": model,
-                                                                   "section": view.section, "tab": view.tab})
-    register_model_view(model, "fetch", path="fetch/")(fetch)
+    register_view_of(model, "fetch", ReportFetchView, path="fetch/", family=family, kind=kind, section=view.section,
+                     tab=view.tab)

@@ -18,9 +18,8 @@ from django.utils.decorators import method_decorator
 from django.views.decorators.http import require_POST
 
 from ..roles import EVERYONE
-from .families import active_company
-from .registry import model_url, register_model_view
-from .views import BaseObjectView
+from .registry import model_url, register_view_of
+from .views import BaseObjectView, active_company
 
 
 @method_decorator(require_POST, name="dispatch")
@@ -34,9 +33,13 @@ class ReadView(BaseObjectView):
     def said(self, run) -> str:
         return self.running if self.running and not getattr(run, "is_new", True) else self.message
 
+    def start(self, request):
+        """The whole list's read (core.generic.families.button_view starts other work from the request)."""
+        return self.read(active_company(request))
+
     def post(self, request, pk=None):
         if pk is None:
-            run, back = self.read(active_company(request)), model_url(self.get_model(), "list")
+            run, back = self.start(request), model_url(self.get_model(), "list")
         else:
             record = get_object_or_404(self.get_queryset().exclude(remote_id=""), pk=pk)
             run, back = self.read(record), model_url(record, "detail")
@@ -48,8 +51,6 @@ def register_read_view(model, request, *, message, running="", roles=EVERYONE, n
                        section="", tab=""):
     """Register the named view `name` of the model: POST-only, `roles` may use it; the section and tab are
     the model's (core.generic.sections) unless given."""
-    view = type(f"{model.__name__}{name.title()}View", (ReadView,), {
-        "model": model, "read": staticmethod(request), "message": message, "running": running,
-        "required_roles": roles, "section": section, "tab": tab})
-    register_model_view(model, name, path=f"{name}/" if whole else f"<id:pk>/{name}/")(view)
-    return view
+    return register_view_of(model, name, ReadView, path=f"{name}/" if whole else f"<id:pk>/{name}/",
+                            read=staticmethod(request), message=message, running=running, required_roles=roles,
+                            section=section, tab=tab)

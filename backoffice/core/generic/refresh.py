@@ -8,9 +8,8 @@ from django.views.decorators.http import require_POST
 
 from .. import refresh
 from ..roles import EVERYONE
-from .families import active_company
-from .registry import model_url, register_model_view
-from .views import BaseObjectView
+from .registry import model_url, register_view_of
+from .views import BaseObjectView, active_company
 
 
 @method_decorator(require_POST, name="dispatch")
@@ -24,5 +23,4 @@ class RefreshView(BaseObjectView):
 
 
 def register_refresh_view(model) -> None:
-    register_model_view(model, "refresh", path="refresh/")(
-        type(f"{model.__name__}RefreshView", (RefreshView,), {"model": model}))
+    register_view_of(model, "refresh", RefreshView, path="refresh/")

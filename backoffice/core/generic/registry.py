@@ -53,6 +53,13 @@ def register_model_view(model, action, *, prefix=None, path=None):
     return decorator
 
 
+def register_view_of(model, action, base, *, path, **attrs):
+    """Build the model's view class of a named action (`<Model><Action>View`, from `base` with `attrs`) and register
+    it under `path`; returns the class."""
+    view = type(f"{model.__name__}{action.title()}View", (base,), {"model": model, **attrs})
+    return register_model_view(model, action, path=path)(view)
+
+
 def _route(key, action):
     """(route below the prefix, whether it takes a pk) of a registered action."""
     if action in ROUTES:

@@ -43,6 +43,17 @@ PER_PAGE_CHOICES = (25, 50, 100, 250)
 DEFAULT_PER_PAGE = 50
 
 
+def active_company(request):
+    if request.company is None:
+        raise PermissionDenied(_("Choose a company first."))
+    return request.company
+
+
+def record_home(obj):
+    """Where a page about a record goes back to: its detail page, else its model's list, else the start page."""
+    return model_url(obj, "detail") or model_url(type(obj), "list") or "/"
+
+
 def safe_return_url(request, url, fallback):
     if url and url_has_allowed_host_and_scheme(url, allowed_hosts={request.get_host()},
                                                require_https=request.is_secure()):
@@ -99,6 +110,10 @@ class BaseObjectView(RoleRequiredMixin, CompanyScopedMixin, SectionMixin, _Model
         """Every record this view may show before company scoping; subclasses restrict it here."""
         return (self.queryset if self.queryset is not None else self.get_model()._default_manager).all()
 
+    def get_object(self):
+        """The record of the pk in the URL, among those this view may show (any other is a 404)."""
+        return get_object_or_404(self.get_queryset(), pk=self.kwargs["pk"])
+
     def get_template_names(self):
         meta = self.get_model()._meta
         return [f"{meta.app_label}/{meta.model_name}_{self.action}.html", f"generic/object_{self.action}.html"]
@@ -121,11 +136,15 @@ class ObjectListView(BaseObjectView):
     htmx_target = "object-list"
     title = None  # the page's heading; None: the model's verbose_name_plural
 
+    working_statuses: tuple = ()  # the platform's statuses of a record it still works on
+
     def needs_refresh(self, queryset) -> bool:
-        """Mirrored records refresh while some are on their way to the platform (with a refresh_interval)."""
+        """Mirrored records refresh while some are on their way to the platform, or in one of the platform's
+        working_statuses (with a refresh_interval). One indexed look-up each: an OR of the two reads every record."""
         if self.refresh_interval is None or not hasattr(self.get_model(), "sync_state"):
             return False
-        return queryset.filter(sync_state__in=["queued", "sending"]).exists()
+        return (queryset.filter(sync_state__in=["queued", "sending"]).exists()
+                or bool(self.working_statuses) and queryset.filter(remote_status__in=self.working_statuses).exists())
 
     def get_table_kwargs(self):
         return {}
@@ -249,9 +268,6 @@ class ObjectDetailView(BaseObjectView):
     required_roles = EVERYONE
     fields = None  # names to show, in order; None: every concrete field but the id
 
-    def get_object(self):
-        return get_object_or_404(self.get_queryset(), pk=self.kwargs["pk"])
-
     def get_extra_context(self, obj):
         return {}
 
@@ -280,6 +296,7 @@ class ObjectEditView(SubmissionGuardMixin, BaseObjectView):
     form = None
     formsets: dict = {}
     lookups: dict = {}
+    saves = None  # staticmethod(the domain's save service): see save_form
     # None: guard the creation of company-scoped records; True / False to decide otherwise.
     submission_guard = None
     # Errors of the save (a service's refusal) shown on the form, their `field` when they have one.
@@ -297,12 +314,10 @@ class ObjectEditView(SubmissionGuardMixin, BaseObjectView):
 
     def get_object(self):
         if "pk" in self.kwargs:
-            return get_object_or_404(self.get_queryset(), pk=self.kwargs["pk"])
+            return super().get_object()
         obj = self.get_model()()
         if self.is_company_scoped:
-            if self.request.company is None:
-                raise PermissionDenied(_("Choose a company first."))
-            obj.company = self.request.company
+            obj.company = active_company(self.request)
         return obj
 
     def get_form_kwargs(self):
@@ -313,16 +328,19 @@ class ObjectEditView(SubmissionGuardMixin, BaseObjectView):
         return {name: formset(data=data, instance=obj, prefix=name) for name, formset in self.formsets.items()}
 
     def save_form(self, form, **formsets):
-        """Save and return the record (with its lines); override to do more in the same transaction."""
+        """Save and return the record (with its lines): through the domain's service when the view names one
+        (`saves`: service(record, *each formset's kept lines, user=)), else as the form saves it."""
+        if self.saves is not None:
+            kept = (formset.kept() for formset in formsets.values())
+            return self.saves(form.save(commit=False), *kept, user=self.request.user)
         obj = form.save()
         for formset in formsets.values():  # built on the same instance: it has its pk now
             formset.save()
         return obj
 
     def return_url(self, obj):
-        fallback = model_url(obj, "detail") or model_url(type(obj), "list") or "/"
         return safe_return_url(self.request, self.request.POST.get("return_url") or
-                               self.request.GET.get("return_url"), fallback)
+                               self.request.GET.get("return_url"), record_home(obj))
 
     def cancel_url(self, obj):
         fallback = (model_url(obj, "detail") if obj.pk else None) or model_url(type(obj), "list") or "/"
@@ -345,7 +363,7 @@ class ObjectEditView(SubmissionGuardMixin, BaseObjectView):
         message = self.locked_message(obj) if obj.pk else ""
         if message:
             messages.warning(self.request, message)
-            return redirect(model_url(obj, "detail") or model_url(type(obj), "list") or "/")
+            return redirect(record_home(obj))
         return None
 
     def success_message(self, obj, is_new) -> str:
@@ -379,9 +397,6 @@ class ObjectDeleteView(BaseObjectView):
     action = "delete"
     required_roles = EDITORS
 
-    def get_object(self):
-        return get_object_or_404(self.get_queryset(), pk=self.kwargs["pk"])
-
     def get(self, request, *args, **kwargs):
         obj = self.get_object()
         return self.render({"object": obj, "cancel_url": model_url(obj, "detail") or model_url(type(obj), "list")})
@@ -393,7 +408,7 @@ class ObjectDeleteView(BaseObjectView):
             obj.delete()
         except ProtectedError:
             messages.error(request, _("“%(object)s” cannot be deleted: other records refer to it.") % {"object": name})
-            return redirect(model_url(obj, "detail") or model_url(type(obj), "list") or "/")
+            return redirect(record_home(obj))
         messages.success(request, _("Deleted %(name)s “%(object)s”.") % {"name": obj._meta.verbose_name,
                                                                           "object": name})
         return redirect(model_url(type(obj), "list") or "/")

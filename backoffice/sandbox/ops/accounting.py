@@ -58,12 +58,11 @@ Choices where document 3 says "not shown" (the back office relies on them):
 
 import json
 
-from django.db import transaction
 
 from ..api import ApiError, Call
 from ..control import BadRequest, control_action
 from ..models import Document
-from .common import (BOOLEAN, INTEGER, STRING, Checks, check_model, control_customer, failure, lock, page,
+from .common import (BOOLEAN, INTEGER, STRING, Checks, check_model, control_customer, failure, locked, page,
                      paged_query, read_body, refused)
 from .list_filters import filtered, sorted_rows
 
@@ -129,8 +128,12 @@ def find_record(customer, kind: str, record_id) -> Document | None:
     return Document.objects.filter(customer=customer, kind=kind, key=str(int(text))).first()
 
 
-def not_found(what: str, record_id, where: str = "") -> ApiError:
-    return refused("Not Found", f"{where + ': ' if where else ''}No {what} with id {record_id}.", 404)
+def existing(customer, kind: str, record_id, what: str, where: str = "") -> Document:
+    """The record of the id; 404 naming it (and the field it came in) when there is none."""
+    doc = find_record(customer, kind, record_id)
+    if doc is None:
+        raise refused("Not Found", f"{where + ': ' if where else ''}No {what} with id {record_id}.", 404)
+    return doc
 
 
 def model_body(call: Call, model: dict, not_here: dict | None = None) -> dict:
@@ -224,9 +227,7 @@ def records(customer, kind: str, account_id: int):
 
 def account_queried(call: Call, account_id: int) -> Document:
     """The current account a list's query names (404 when there is none), the query's branchId checked (400)."""
-    account = find_record(call.customer, ACCOUNT, account_id)
-    if account is None:
-        raise not_found("current account", account_id, "currentAccountId")
+    account = existing(call.customer, ACCOUNT, account_id, "current account", "currentAccountId")
     problem = branch_problem(account, query_int(call, "branchId"))
     if problem:
         raise refused("Bad Request", f"branchId: {problem}")
@@ -237,9 +238,7 @@ def account_of(call: Call, body: dict, checks: Checks) -> Document | None:
     """The current account the body names (404 when there is none), its branchId checked."""
     if not checks.required("currentAccountId"):
         return None
-    account = find_record(call.customer, ACCOUNT, body["currentAccountId"])
-    if account is None:
-        raise not_found("current account", body["currentAccountId"], "currentAccountId")
+    account = existing(call.customer, ACCOUNT, body["currentAccountId"], "current account", "currentAccountId")
     problem = branch_problem(account, body.get("branchId"))
     if problem:
         checks.add("branchId", problem)
@@ -275,8 +274,7 @@ def control_use(body):
     kind = USED_KINDS.get(body.get("kind"))
     if kind is None:
         raise BadRequest(f"kind must be one of {', '.join(USED_KINDS)}")
-    with transaction.atomic():
-        lock(customer)
+    with locked(customer):
         doc = find_record(customer, kind, body.get("id"))
         if doc is None:
             raise BadRequest(f"no {body['kind']} with id {body.get('id')}")

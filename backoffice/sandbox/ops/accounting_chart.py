@@ -2,13 +2,12 @@
 The choices are listed in accounting.py.
 """
 
-from django.db import transaction
 
 from ..api import Call, operation
 from ..models import Document
-from .accounting import (CHART, CHART_BASE, CHART_MODEL, GROUP, MAIN, MAPPING, SUB, TYPE_NAMES, find_record,
-                         full_code, id_of, listed, model_body, new_record, no_id, not_found)
-from .common import Checks, blank, lock, refused
+from .accounting import (CHART, CHART_BASE, CHART_MODEL, GROUP, MAIN, MAPPING, SUB, TYPE_NAMES, existing, find_record,
+                         full_code, id_of, listed, model_body, new_record, no_id)
+from .common import Checks, blank, locked, refused
 from .list_filters import Column, searchable
 
 CHART_SEARCH = ("name", "code", "baseCode")
@@ -113,8 +112,7 @@ def list_chart(call: Call):
 @operation("accounting", "POST", CHART_BASE)
 def create_chart_account(call: Call):
     body = model_body(call, CHART_MODEL)
-    with transaction.atomic():
-        lock(call.customer)
+    with locked(call.customer):
         _chart_checks(call.customer, body).raise_any()
         doc = new_record(call.customer, CHART, _chart_data(body), status=body["type"])
     return chart_item(doc, False)
@@ -123,15 +121,11 @@ def create_chart_account(call: Call):
 @operation("accounting", "PUT", CHART_BASE)
 def update_chart_account(call: Call):
     body = model_body(call, CHART_MODEL)
-    with transaction.atomic():
-        lock(call.customer)
-        doc = None
-        if body.get("id") is not None:
-            doc = find_record(call.customer, CHART, body["id"])
-            if doc is None:
-                raise not_found("chart-of-accounts account", body["id"], "id")
-            if doc.data.get("used"):
-                raise refused("Update refused", "This account is used and cannot be changed.")
+    with locked(call.customer):
+        doc = None if body.get("id") is None else existing(call.customer, CHART, body["id"],
+                                                           "chart-of-accounts account", "id")
+        if doc is not None and doc.data.get("used"):
+            raise refused("Update refused", "This account is used and cannot be changed.")
         checks = _chart_checks(call.customer, body, doc)
         checks.required("id")
         checks.raise_any()

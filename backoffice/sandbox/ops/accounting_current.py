@@ -7,7 +7,6 @@ from dataclasses import dataclass
 
 from django.core.exceptions import ValidationError
 from django.core.validators import URLValidator, validate_email
-from django.db import transaction
 from stdnum import iban
 from stdnum.tr import vkn
 
@@ -16,10 +15,10 @@ from ..control import BadRequest, control_action
 from ..models import Document
 from .accounting import (ACCOUNT, ACCOUNT_LIMITS, ACCOUNT_MODEL, ACTIVE, ADDRESS, ADDRESS_LIMITS, ADDRESS_MODEL, BANK,
                          BANK_LIMITS, BANK_MODEL, BASE, CONTACT, CONTACT_LIMITS, CONTACT_MODEL, CREATE_MODEL,
-                         NOT_ON_UPDATE, account_of, account_queried, branch_problem, delete_branch, find_record,
-                         given, id_of, listed, model_body, new_ids, new_record, no_id, not_found, query_int, records,
+                         NOT_ON_UPDATE, account_of, account_queried, branch_problem, delete_branch, existing,
+                         find_record, given, id_of, listed, model_body, new_ids, new_record, no_id, query_int, records,
                          text_problems)
-from .common import Checks, blank, control_customer, failure, lock, now, vkn_tckn_problem
+from .common import Checks, blank, control_customer, create_in_batches, failure, locked, now, vkn_tckn_problem
 from .list_filters import Column, searchable
 
 ACCOUNT_FILTERS = (Column("Id", "ident", True), Column("Name", "data__name"), Column("Identifier", "number"),
@@ -133,18 +132,14 @@ def list_accounts(call: Call):
 
 @operation("accounting", "GET", BASE + "/{id}")
 def get_account(call: Call, id):
-    doc = find_record(call.customer, ACCOUNT, id)
-    if doc is None:
-        raise not_found("current account", id)
-    return account_view(doc)
+    return account_view(existing(call.customer, ACCOUNT, id, "current account"))
 
 
 @operation("accounting", "POST", BASE)
 def create_account(call: Call):
     body = model_body(call, CREATE_MODEL)
     address = body.get("currentAccountAddress")
-    with transaction.atomic():
-        lock(call.customer)
+    with locked(call.customer):
         checks = _account_checks(call.customer, body)
         if address is not None:
             inner = Checks(address)
@@ -162,11 +157,8 @@ def create_account(call: Call):
 @operation("accounting", "PUT", BASE)
 def update_account(call: Call):
     body = model_body(call, ACCOUNT_MODEL, NOT_ON_UPDATE)
-    with transaction.atomic():
-        lock(call.customer)
-        doc = find_record(call.customer, ACCOUNT, body["id"]) if body.get("id") is not None else None
-        if body.get("id") is not None and doc is None:
-            raise not_found("current account", body["id"], "id")
+    with locked(call.customer):
+        doc = None if body.get("id") is None else existing(call.customer, ACCOUNT, body["id"], "current account", "id")
         checks = _account_checks(call.customer, body, doc)
         checks.required("id")
         checks.raise_any()
@@ -258,8 +250,7 @@ def list_records(call: Call, part: Part):
 
 def create_record(call: Call, part: Part):
     body = model_body(call, part.model)
-    with transaction.atomic():
-        lock(call.customer)
+    with locked(call.customer):
         checks = Checks(body)
         no_id(checks)
         account = account_of(call, body, checks)
@@ -271,14 +262,11 @@ def create_record(call: Call, part: Part):
 
 def update_record(call: Call, part: Part):
     body = model_body(call, part.model)
-    with transaction.atomic():
-        lock(call.customer)
+    with locked(call.customer):
         checks = Checks(body)
         doc = None
         if checks.required("id"):
-            doc = find_record(call.customer, part.kind, body["id"])
-            if doc is None:
-                raise not_found(part.noun, body["id"], "id")
+            doc = existing(call.customer, part.kind, body["id"], part.noun, "id")
             account = find_record(call.customer, ACCOUNT, doc.data["currentAccountId"])
             if given(body.get("currentAccountId")) and body["currentAccountId"] != id_of(account):
                 checks.add("currentAccountId", f"The {part.noun} {body['id']} belongs to current account "
@@ -300,8 +288,7 @@ def update_record(call: Call, part: Part):
 
 
 def delete_record(call: Call, id, part: Part):
-    with transaction.atomic():
-        lock(call.customer)
+    with locked(call.customer):
         doc = find_record(call.customer, part.kind, id)
         if doc is None:
             raise failure(f"No {part.noun} with id {id}.", 404)
@@ -336,23 +323,16 @@ def control_seed(body):
     if not 1 <= count <= 2_000_000:
         raise BadRequest("count must be between 1 and 2000000")
     branch = body.get("branch_id")
-    with transaction.atomic():
-        lock(customer)
+    with locked(customer):
         taken = set(Document.objects.filter(customer=customer, kind=ACCOUNT).values_list("number", flat=True))
         first = new_ids(customer, ACCOUNT, count)
         numbers = _fresh_vkns(taken, first)
         moment = now()
-        chunk = []
-        for account_id in range(first, first + count):
-            identifier = next(numbers)
-            data = _account_data({"name": f"Örnek Cari Hesap {account_id}", "identifier": identifier,
-                                  "branchId": branch})
-            chunk.append(Document(customer=customer, kind=ACCOUNT, key=str(account_id), number=identifier,
-                                  status=ACTIVE, created=moment, data=data))
-            if len(chunk) == 5000:
-                Document.objects.bulk_create(chunk)
-                chunk = []
-        Document.objects.bulk_create(chunk)
+        create_in_batches((Document(customer=customer, kind=ACCOUNT, key=str(account_id), number=identifier,
+                                    status=ACTIVE, created=moment, data=_account_data(
+                                        {"name": f"Örnek Cari Hesap {account_id}", "identifier": identifier,
+                                         "branchId": branch}))
+                           for account_id, identifier in zip(range(first, first + count), numbers)), 5000)
     return {"created": count, "first_id": first, "last_id": first + count - 1}
 
 

@@ -3,14 +3,13 @@ sub-account of the chart of accounts, and whether an invoice's current account i
 are listed in accounting.py.
 """
 
-from django.db import transaction
 
 from ..api import Call, operation
 from ..models import Document
 from .accounting import (ACCOUNT, ACTIVE, BASE, CHART, MAPPING, MAPPING_LIMITS, MAPPING_MODEL, SUB, TYPE_NAMES,
-                         account_of, account_queried, delete_branch, find_record, full_code, id_of, model_body,
-                         new_record, no_id, not_found, query_int, records, text_problems)
-from .common import Checks, envelope, failure, iso, lock, now, page
+                         account_of, account_queried, delete_branch, existing, find_record, full_code, id_of,
+                         model_body, new_record, no_id, query_int, records, text_problems)
+from .common import Checks, failure, iso, locked, now, page, paged_query
 
 
 def _mapping_account(call: Call, body: dict, checks: Checks, doc: Document | None = None) -> Document | None:
@@ -100,21 +99,17 @@ def list_mappings(call: Call):
     account_id = query_int(call, "currentAccountId", required=True)
     page_index, page_size = page(call)
     account_queried(call, account_id)
-    mappings = records(call.customer, MAPPING, account_id)
-    total = mappings.count()
-    start = (page_index - 1) * page_size
-    chosen = list(mappings[start:start + page_size])
+    result = paged_query(records(call.customer, MAPPING, account_id), page_index, page_size)
     accounts = {doc.key: doc for doc in Document.objects.filter(
-        customer=call.customer, kind=CHART, key__in=[str(doc.data["accountId"]) for doc in chosen])}
-    items = [_mapping_item(doc, accounts.get(str(doc.data["accountId"]))) for doc in chosen]
-    return envelope(items, total, page_index, page_size)
+        customer=call.customer, kind=CHART, key__in=[str(doc.data["accountId"]) for doc in result["items"]])}
+    result["items"] = [_mapping_item(doc, accounts.get(str(doc.data["accountId"]))) for doc in result["items"]]
+    return result
 
 
 @operation("accounting", "POST", BASE + "/mapping")
 def create_mapping(call: Call):
     body = model_body(call, MAPPING_MODEL)
-    with transaction.atomic():
-        lock(call.customer)
+    with locked(call.customer):
         checks = Checks(body)
         no_id(checks)
         current, account = _mapping_parts(call, body, checks)
@@ -128,14 +123,9 @@ def create_mapping(call: Call):
 @operation("accounting", "PUT", BASE + "/mapping")
 def update_mapping(call: Call):
     body = model_body(call, MAPPING_MODEL)
-    with transaction.atomic():
-        lock(call.customer)
+    with locked(call.customer):
         checks = Checks(body)
-        doc = None
-        if body.get("id") is not None:
-            doc = find_record(call.customer, MAPPING, body["id"])
-            if doc is None:
-                raise not_found("mapping", body["id"], "id")
+        doc = None if body.get("id") is None else existing(call.customer, MAPPING, body["id"], "mapping", "id")
         checks.required("id")
         current, account = _mapping_parts(call, body, checks, doc)
         doc.data = {**doc.data, "currentAccountId": id_of(current), "accountId": id_of(account),
@@ -146,8 +136,7 @@ def update_mapping(call: Call):
 
 @operation("accounting", "DELETE", BASE + "/mapping/{id}")
 def delete_mapping(call: Call, id):
-    with transaction.atomic():
-        lock(call.customer)
+    with locked(call.customer):
         doc = find_record(call.customer, MAPPING, id)
         if doc is None:
             raise failure(f"No mapping with id {id}.", 404)

@@ -11,21 +11,25 @@ at. Refusals by the rules answer 400 {"title", "detail"}; the details name the f
 ("<field>: <message>").
 """
 
+import base64
+import itertools
 import json
 import math
 import re
 import uuid
+from contextlib import contextmanager
 from datetime import datetime, time, timedelta
 from decimal import Decimal, InvalidOperation
 
+from django.db import transaction
 from django.utils import timezone
 from lxml import etree
 from django.utils.dateparse import parse_date, parse_datetime
 from stdnum.tr import tckimlik, vkn
 
-from ..api import ApiError, Call, binding_failed, page_params, paged, problem
+from ..api import ApiError, Call, binding_failed, envelope, page_params, problem
 from ..control import BadRequest
-from ..models import ApiKey, Customer, SandboxSetting
+from ..models import ApiKey, Customer, Document, SandboxSetting
 
 # --- clock and refusals ------------------------------------------------------------------------------
 
@@ -40,6 +44,14 @@ def refused(title: str, detail: str, status: int = 400) -> ApiError:
     return problem(status, title, detail)
 
 
+def found(rows, detail: str):
+    """The first of the rows, or 404 {"title": "Not Found", "detail"}."""
+    doc = rows.first()
+    if doc is None:
+        raise refused("Not Found", detail, 404)
+    return doc
+
+
 def failure(text: str, status: int = 400) -> ApiError:
     """A failure of a delete, a post or a reverse of the accounting service (document 3, section 4): an object with
     field Error."""
@@ -49,6 +61,7 @@ def failure(text: str, status: int = 400) -> ApiError:
 # --- the body's model: JSON types and member names ----------------------------------------------------------
 
 STRING, INTEGER, NUMBER, BOOLEAN, FLAG = "string", "integer", "number", "boolean", "flag"  # FLAG: a boolean or ""
+CODE = "code"  # a number or a name (the dispatch notes' despatchProfileType and despatchType)
 
 
 def array(item):
@@ -87,37 +100,71 @@ def bind(body, model: dict, where: str = "", errors: dict | None = None, not_her
     """{field: [messages]} of every member of the body that the model has not (not_here: {name: message} for
     the ones with a reason of their own) or whose JSON type differs; null is left to the rules (required)."""
     errors = {} if errors is None else errors
-    if not isinstance(body, dict):
-        errors[where or "body"] = [f"{where or 'The request body'} must be a JSON object (got {json_type(body)})."]
-        return errors
-    lowered = {name.lower(): name for name in model}
-    for name, value in body.items():
-        place = f"{where}.{name}" if where else name
-        if name not in model:
-            spelled = lowered.get(str(name).lower())
-            errors[place] = [(not_here or {}).get(name) or (
-                f"Unknown field '{name}': this body spells it {spelled} (names are case-sensitive)." if spelled else
-                f"Unknown field '{name}': it is not a member of this operation's body.")]
-        elif value is not None:
-            _bind_value(value, model[name], place, errors)
+    _members(body, model, where, errors, not_here=not_here or {})
     return errors
 
 
-def _bind_value(value, kind, place: str, errors: dict) -> None:
+def bound(body, model: dict, spellings: dict | None = None) -> dict:
+    """The body with its members as the model spells them; 422 when it does not fit the model (the dispatch
+    service's binding: unknown members inside the objects are kept as given, a null array item is refused).
+    spellings: a second spelling document 3 gives a top-level name -> the model's name (accepted exactly, like
+    the model's own)."""
+    errors = {}
+    result = _members(body, model, "", errors, spellings=spellings or {}, inner=False)
+    if errors:
+        raise binding_failed(errors)
+    return result
+
+
+def _members(body, model: dict, where: str, errors: dict, not_here: dict | None = None,
+             spellings: dict | None = None, inner: bool = True, strict: bool = True):
+    """The object's members bound (see bind and bound). strict: an unknown member is refused, not kept; inner: the
+    objects inside it bound by bind's rules (strict, a null object in an array left to the rules), else bound's."""
+    if not isinstance(body, dict):
+        errors[where or "body"] = [f"{where or 'The request body'} must be a JSON object (got {json_type(body)})."]
+        return body
+    spellings, not_here = spellings or {}, not_here or {}
+    lowered = {name.lower(): name for name in (*model, *spellings)}
+    result = {}
+    for name, value in body.items():
+        canonical = name if name in model else spellings.get(name)
+        place = f"{where}.{canonical or name}" if where else canonical or name
+        if canonical is None:
+            spelled = lowered.get(str(name).lower())
+            message = not_here.get(name) or (
+                f"Unknown field '{name}': this body spells it {spelled} (names are case-sensitive)." if spelled else
+                f"Unknown field '{name}': it is not a member of this operation's body." if strict else None)
+            if message:
+                errors[place] = [message]
+            else:
+                result[name] = value
+        elif canonical in result:
+            errors[place] = [f"{canonical} is given twice."]
+        else:
+            result[canonical] = None if value is None else _value(value, model[canonical], place, errors, inner)
+    return result
+
+
+def _value(value, kind, place: str, errors: dict, inner: bool):
     if isinstance(kind, dict):
-        bind(value, kind, place, errors)
-    elif isinstance(kind, tuple):
+        return _members(value, kind, place, errors, inner=inner, strict=inner)
+    if isinstance(kind, tuple):  # array(item)
         if not isinstance(value, list):
             errors[place] = [f"{place} must be a JSON array (got {json_type(value)})."]
-            return
+            return value
+        items = []
         for index, item in enumerate(value):
-            if item is None and not isinstance(kind[1], dict):
+            if item is None and not (inner and isinstance(kind[1], dict)):
                 errors[f"{place}[{index}]"] = [f"{place}[{index}] must not be null."]
-            elif item is not None:
-                _bind_value(item, kind[1], f"{place}[{index}]", errors)
-    elif not fits(value, kind):
-        wanted = "boolean (or empty)" if kind == FLAG else kind
+            items.append(item if item is None else _value(item, kind[1], f"{place}[{index}]", errors, inner))
+        return items
+    if kind == CODE:
+        wanted, ok = "integer or string", fits(value, INTEGER) or isinstance(value, str)
+    else:
+        wanted, ok = "boolean (or empty)" if kind == FLAG else kind, fits(value, kind)
+    if not ok:
         errors[place] = [f"{place} must be a JSON {wanted}, not a {json_type(value)} ({json.dumps(value)[:40]})."]
+    return value
 
 
 def check_model(body, model: dict, not_here: dict | None = None) -> None:
@@ -154,13 +201,6 @@ class Checks(Problems):
     def required(self, name: str, label: str | None = None) -> bool:
         if blank(self.body.get(name)):
             self.add(name, f"The {label or name} field is required.")
-            return False
-        return True
-
-    def text(self, name: str) -> bool:
-        value = self.body.get(name)
-        if value is not None and not isinstance(value, str):
-            self.add(name, f"{name} must be a string.")
             return False
         return True
 
@@ -299,6 +339,11 @@ def is_guid(value) -> bool:
     return True
 
 
+def wrapped(content: bytes) -> dict:
+    """A document as the document services answer it: {"Response": base64 of the file}."""
+    return {"Response": base64.b64encode(content).decode("ascii")}
+
+
 def iso(moment) -> str | None:
     return timezone.localtime(moment).isoformat() if moment else None
 
@@ -324,27 +369,13 @@ def page(call: Call) -> tuple[int, int]:
         raise refused("Bad Request", f"{field_name}: {messages[0]}") from None
 
 
-def envelope(items: list, total: int, page_index: int, page_size: int) -> dict:
-    """The paged envelope of document 2, 2.5, over one page already cut by the database."""
-    pages = -(-total // page_size) if total else 0
-    return {"pageIndex": page_index, "pageSize": page_size, "totalCount": total, "totalPages": pages,
-            "hasNextPage": page_index < pages, "hasPreviousPage": page_index > 1, "items": items}
-
-
-def paged_query(rows, page_index: int, page_size: int, item=None) -> dict:
+def paged_query(rows, page_index: int, page_size: int, item=None, capitalised=False) -> dict:
     """The envelope of one page of a query, counted and cut by the database; item(row) shapes each row."""
     total = rows.count()
     start = (page_index - 1) * page_size
     chosen = rows[start:start + page_size]
-    return envelope([item(row) for row in chosen] if item else list(chosen), total, page_index, page_size)
-
-
-def listed(call: Call, items: list, capitalised: bool = False) -> dict:
-    """One page of a list built in memory (422 on bad paging), reversed when isDesc is true."""
-    page_index, page_size = page_params(call)
-    if call.query.get("isDesc", "").lower() == "true":
-        items.reverse()
-    return paged(items, page_index, page_size, capitalised=capitalised)
+    return envelope([item(row) for row in chosen] if item else list(chosen), total, page_index, page_size,
+                    capitalised)
 
 
 # --- UBL documents -----------------------------------------------------------------------------------------------
@@ -364,11 +395,39 @@ def element_maker(namespaces: dict):
     return add
 
 
+def document_root(tag: str, nsmap: dict, profile: str, number: str, key: str, issue_date: str, issue_time: str):
+    """The root of a UBL-TR 1.2.1 document the platform writes, with its header up to the issue time (an unsigned
+    draft: ext:ExtensionContent empty, the integrator's seal goes there)."""
+    add = element_maker(nsmap)
+    root = etree.Element(tag, nsmap=nsmap)
+    add(add(add(root, "ext:UBLExtensions"), "ext:UBLExtension"), "ext:ExtensionContent")
+    for name, value in (("UBLVersionID", "2.1"), ("CustomizationID", "TR1.2.1"), ("ProfileID", profile),
+                        ("ID", number), ("CopyIndicator", "false"), ("UUID", key), ("IssueDate", issue_date),
+                        ("IssueTime", issue_time)):
+        add(root, f"cbc:{name}", value)
+    return root
+
+
 # --- writes and control ----------------------------------------------------------------------------------
+
+def create_in_batches(docs, size: int, **options) -> None:
+    """Document.objects.bulk_create of the documents, `size` at a time, never holding more (seeds of millions)."""
+    docs = iter(docs)
+    while batch := list(itertools.islice(docs, size)):
+        Document.objects.bulk_create(batch, **options)
+
 
 def lock(customer) -> None:
     """Serialise a customer's writes that read first (SQLite's IMMEDIATE transactions already do)."""
     Customer.objects.select_for_update().filter(pk=customer.pk).first()
+
+
+@contextmanager
+def locked(customer):
+    """A transaction holding the customer's lock (lock)."""
+    with transaction.atomic():
+        lock(customer)
+        yield
 
 
 def control_customer(body: dict) -> Customer:

@@ -31,7 +31,7 @@ from django.db import transaction
 from django.http import JsonResponse
 
 from .. import control, fakes
-from ..api import ApiError, Call, binding_failed, operation, problem
+from ..api import Call, binding_failed, operation, problem
 from ..models import Customer, Document
 from .common import BOOLEAN, INTEGER, STRING, array, bind, now, vkn_tckn_problem
 
@@ -52,18 +52,14 @@ PRODUCTS_MODEL = {"productTypes": array(INTEGER)}
 PRODUCTS_BATCH_MODEL = {"customerUniqueIds": array(STRING), **PRODUCTS_MODEL}
 
 
-def _validation(errors: dict) -> ApiError:
-    return binding_failed(errors)
-
-
 def _body(call: Call, model: dict) -> dict:
     """The JSON object body, refused (422) when a member is unknown or of another JSON type than the model's."""
     body = call.json()
     if not isinstance(body, dict):
-        raise _validation({"body": ["The request body must be a JSON object."]})
+        raise binding_failed({"body": ["The request body must be a JSON object."]})
     errors = bind(body, model)
     if errors:
-        raise _validation(errors)
+        raise binding_failed(errors)
     return body
 
 
@@ -72,13 +68,6 @@ def _positive_int(body, name, errors):
     if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
         errors[name] = [f"The {name} field must be a positive integer."]
     return value
-
-
-def _optional_bool(body, name, errors):
-    value = body.get(name)
-    if value is not None and not isinstance(value, bool):
-        errors[name] = [f"The {name} field must be true or false."]
-    return bool(value)
 
 
 def _uuid_list(body, name, errors):
@@ -199,45 +188,32 @@ def _sub_node(owner: Customer, sub: Document) -> dict:
     products = _products(owner, uid)
     pool = bool(sub.data.get("poolProduct"))  # no pool product: no pool application to report
     return {
-        "customerUniqueId": uid,
-        "applicationId": sub.data.get("applicationId") if pool else None,
-        "applicationSource": 2 if pool else None,
-        "applicationStatus": 1 if pool else None,
+        "customerUniqueId": uid, "applicationId": sub.data.get("applicationId") if pool else None,
+        "applicationSource": 2 if pool else None, "applicationStatus": 1 if pool else None,
         "applicationCreateDate": (sub.due_at or sub.created).isoformat() if pool else None,
         "distributors": [{"customerUniqueId": str(owner.customer_unique_id), "name": owner.name}],
         "credits": [{k: v for k, v in d.data.items() if k != "customerUniqueId"} for d in _credits(owner, uid)],
         "usages": _usage_items(products, figures["used"]),
-        "overUsages": [{"quantity": figures["over"]}] if figures["over"] else [],
-        "subCustomers": [],
-        "identifier": sub.data.get("identifier"),
-        "name": sub.data.get("name"),
-        "products": products,
+        "overUsages": [{"quantity": figures["over"]}] if figures["over"] else [], "subCustomers": [],
+        "identifier": sub.data.get("identifier"), "name": sub.data.get("name"), "products": products,
     }
 
 
 def usage_report(customer) -> dict:
     """The report of section 2.1: the customer, and its sub-companies once their creation is processed."""
-    created = customer.created
-    credits = customer.credits
-    consumed = _consumed(customer, "root", created, credits, head_start=fakes.seed(customer, "used") % (credits // 2 + 1))
+    created, credits = customer.created, customer.credits
+    consumed = _consumed(customer, "root", created, credits,
+                         head_start=fakes.seed(customer, "used") % (credits // 2 + 1))
     used, over = min(consumed, credits), max(0, consumed - credits)
     return {
-        "customerUniqueId": str(customer.customer_unique_id),
-        "applicationId": 100000 + customer.pk,
-        "applicationSource": 1,
-        "applicationStatus": 1,
-        "applicationCreateDate": created.isoformat(),
+        "customerUniqueId": str(customer.customer_unique_id), "applicationId": 100000 + customer.pk,
+        "applicationSource": 1, "applicationStatus": 1, "applicationCreateDate": created.isoformat(),
         "distributors": [],
-        "credits": [{
-            "id": 500000 + customer.pk,
-            "quantity": credits,
-            "isActive": True,
-            "createDate": created.isoformat(),
-        }],
+        "credits": [{"id": 500000 + customer.pk, "quantity": credits, "isActive": True,
+                     "createDate": created.isoformat()}],
         "usages": [{"productType": 2, "quantity": used}] if used else [],
         "overUsages": [{"quantity": over}] if over else [],
-        "subCustomers": [_sub_node(customer, sub) for sub in _visible_subs(customer)],
-        "name": customer.name,
+        "subCustomers": [_sub_node(customer, sub) for sub in _visible_subs(customer)], "name": customer.name,
     }
 
 
@@ -266,7 +242,7 @@ def create_customer(call: Call):
     if not PHONE_RE.match(str(body.get("contactPersonPhoneNumber") or "")):
         errors["contactPersonPhoneNumber"] = ["The contactPersonPhoneNumber field must match ^5[0-9]{9}$."]
     if errors:
-        raise _validation(errors)
+        raise binding_failed(errors)
 
     with transaction.atomic():
         existing = list(Document.objects.filter(kind=SUB_CUSTOMER, key=identifier).select_related("customer"))
@@ -301,9 +277,9 @@ def add_credit(call: Call, customerUniqueId):
     body = _body(call, CREDIT_MODEL)
     errors = {}
     quantity = _positive_int(body, "quantity", errors)
-    show_over_usage = _optional_bool(body, "showOverUsage", errors)
+    show_over_usage = body.get("showOverUsage") is True  # the model binds it a boolean
     if errors:
-        raise _validation(errors)
+        raise binding_failed(errors)
     sub = _sub_customer(call, customerUniqueId)
     with transaction.atomic():
         credit = _add_credit(call.customer, sub, quantity, show_over_usage)
@@ -317,9 +293,9 @@ def add_credit_batch(call: Call):
     errors = {}
     uids = _uuid_list(body, "customerUniqueIds", errors)
     quantity = _positive_int(body, "quantity", errors)
-    show_over_usage = _optional_bool(body, "showOverUsage", errors)
+    show_over_usage = body.get("showOverUsage") is True  # the model binds it a boolean
     if errors:
-        raise _validation(errors)
+        raise binding_failed(errors)
     subs = [_sub_customer(call, uid) for uid in dict.fromkeys(uids)]  # all known, or nothing is done
     with transaction.atomic():
         credits = [_add_credit(call.customer, sub, quantity, show_over_usage) for sub in subs]
@@ -338,11 +314,11 @@ def _add_products(call: Call, subs, product_types):
         for sub in subs:
             uid = sub.data["customerUniqueId"]
             for product_type in product_types:
-                Document.objects.get_or_create(customer=call.customer, kind=PRODUCT, key=f"{uid}:{product_type}",
-                                               defaults={"data": {"customerUniqueId": uid, "productType": product_type}})
-    return [{"customerUniqueId": sub.data["customerUniqueId"], "productTypes": _products(call.customer,
-                                                                                           sub.data["customerUniqueId"])}
-            for sub in subs]
+                Document.objects.get_or_create(
+                    customer=call.customer, kind=PRODUCT, key=f"{uid}:{product_type}",
+                    defaults={"data": {"customerUniqueId": uid, "productType": product_type}})
+    return [{"customerUniqueId": sub.data["customerUniqueId"],
+             "productTypes": _products(call.customer, sub.data["customerUniqueId"])} for sub in subs]
 
 
 @operation("crm", "POST", "/v1/crm/customers/{customerUniqueId}/products")
@@ -350,7 +326,7 @@ def add_products(call: Call, customerUniqueId):
     errors = {}
     product_types = _product_types(_body(call, PRODUCTS_MODEL), errors)
     if errors:
-        raise _validation(errors)
+        raise binding_failed(errors)
     return _add_products(call, [_sub_customer(call, customerUniqueId)], product_types)[0]
 
 
@@ -361,7 +337,7 @@ def add_products_batch(call: Call):
     uids = _uuid_list(body, "customerUniqueIds", errors)
     product_types = _product_types(body, errors)
     if errors:
-        raise _validation(errors)
+        raise binding_failed(errors)
     return _add_products(call, [_sub_customer(call, uid) for uid in dict.fromkeys(uids)], product_types)
 
 

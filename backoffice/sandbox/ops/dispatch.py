@@ -48,7 +48,7 @@ notes and replies follow the wire contract of issue 16):
   dispatch.receipt_*, dispatch.taxpayer_list), with the PDF and HTML also without the {isStandartXslt} segment (the
   facts file: public clients differ), which is the company's layout as isStandartXslt=false is.
 - Refusals answer 400 {"title", "detail"} ("<field>: <message>; ..." for validation failures, every problem at
-  once); an id the customer does not have 404; a body that does not fit the model 422 (dispatch_rules.bound).
+  once); an id the customer does not have 404; a body that does not fit the model 422 (common.bound).
   Query and body names are read only as document 3 spells them (issue 28); a known name in another letter case
   is refused (400 for a query, 422 for a body), other unknown query names are ignored.
 - Numbers: the sender's (useManualDespatchAdviceId true: pattern, the issue date's year, used once by the
@@ -83,18 +83,16 @@ notes and replies follow the wire contract of issue 16):
   any of the status list, isArchived true matches nothing (the sandbox archives nothing).
 """
 
-import base64
 import hashlib
 import uuid
 from datetime import timedelta, timezone as dt_timezone
-from types import SimpleNamespace
 
 from django.utils import timezone
 
 from ..api import Call
 from ..models import Customer, Document
 from . import dispatch_ubl as ubl
-from .common import Problems, blank, iso, moment, now, page, paged_query, refused
+from .common import Problems, blank, found, iso, moment, now, page, paged_query, refused
 from .dispatch_directory import TITLES
 from .dispatch_rules import APPROVED, DELIVERED, DRAFT, ERROR, QUEUED, STATUS_NAMES
 
@@ -143,10 +141,8 @@ def note_key(value: str) -> str:
 
 def document_of(call: Call, kind: str, doc_id: str, what: str) -> Document:
     """The customer's note (or reply) of this id; 404 naming what it is looked for as."""
-    doc = Document.objects.filter(customer=call.customer, kind=kind, key=note_key(doc_id)).first()
-    if doc is None:
-        raise refused("Not Found", f"No {what} with id {doc_id}.", 404)
-    return doc
+    return found(Document.objects.filter(customer=call.customer, kind=kind, key=note_key(doc_id)),
+                 f"No {what} with id {doc_id}.")
 
 
 def documents_of(call: Call, kind: str, ids: list[str], what: str) -> list[Document]:
@@ -179,11 +175,6 @@ def today(call: Call):
     return timezone.localtime(now(call)).date()
 
 
-def query_value(call: Call, name: str):
-    """A query parameter spelled exactly as document 3 spells it (spelled_query refuses other spellings)."""
-    return call.query.get(name)
-
-
 def spelled_query(call: Call, names) -> None:
     """400 for a query parameter that is one of the operation's names in another letter case: ignored, it would
     leave the list unfiltered without a word (issue 28: names are read only as document 3 spells them)."""
@@ -200,27 +191,26 @@ def listed(call: Call, rows, filters: tuple, item, flags: tuple = ()):
     creation (endDate not later than now), isDesc by creation. Names as document 3 (4.5) spells them."""
     spelled_query(call, ("pageIndex", "pageSize", "status", "isDesc", "startDate", "endDate",
                          *(name for name, _lookup in filters + flags)))
-    paging = SimpleNamespace(query={name: query_value(call, name) for name in ("pageIndex", "pageSize")})
-    page_index, page_size = page(paging)
+    page_index, page_size = page(call)
     problems = Problems()
     for name, lookup in filters:
-        value = query_value(call, name)
+        value = call.query.get(name)
         if not blank(value):
             rows = rows.filter(**{lookup: value.strip()})
-    raw_status = query_value(call, "status")
+    raw_status = call.query.get("status")
     if not blank(raw_status):
         if raw_status.strip().lstrip("-").isdigit():
             rows = rows.filter(status=int(raw_status))
         else:
             problems.add("status", f"The value '{raw_status}' is not a status number.")
     for name, lookup in (*flags, ("isDesc", None)):
-        value = query_value(call, name)
+        value = call.query.get(name)
         if not blank(value) and value.strip().lower() not in ("true", "false"):
             problems.add(name, f"{name} must be true or false (got '{value}').")
         elif lookup and not blank(value):
             rows = rows.filter(**{lookup: value.strip().lower() == "true"})
     for name, lookup in (("startDate", "created__gte"), ("endDate", "created__lte")):
-        value = query_value(call, name)
+        value = call.query.get(name)
         if blank(value):
             continue
         parsed = moment(value)
@@ -231,7 +221,7 @@ def listed(call: Call, rows, filters: tuple, item, flags: tuple = ()):
         else:
             rows = rows.filter(**{lookup: parsed})
     problems.raise_any()
-    descending = (query_value(call, "isDesc") or "").strip().lower() == "true"
+    descending = (call.query.get("isDesc") or "").strip().lower() == "true"
     rows = rows.order_by(*(("-created", "-pk") if descending else ("created", "pk")))
     return paged_query(rows, page_index, page_size, item)
 
@@ -241,10 +231,6 @@ def utc(moment) -> str | None:
     if moment is None:
         return None
     return moment.astimezone(dt_timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
-
-
-def wrapped(content: bytes) -> dict:
-    return {"Response": base64.b64encode(content).decode("ascii")}
 
 
 def standard(value) -> bool:

@@ -14,14 +14,14 @@ Choices where the documents say "not shown" (besides dispatch.py's and dispatch_
 
 import uuid
 
-from django.db import transaction
 from django.utils import timezone
 
 from ..api import Call, operation
 from ..models import Document
 from . import dispatch_receipt_ubl as receipt_ubl
 from . import dispatch_rules as rules
-from .common import NUMBER, STRING, Problems, array, blank, decimal, is_guid, lock, moment, now, read_body, refused
+from .common import (NUMBER, STRING, Problems, array, blank, bound, decimal, found, is_guid, locked, moment, now,
+                     read_body, refused)
 from .dispatch import INBOX, REPLY, note_key, spelled_query
 from .dispatch_life import settle
 from .dispatch_replies import (BASE, answer, check_answers, kind_of, not_awaiting, prefix_of, reply_data,
@@ -63,7 +63,7 @@ def _delivery_moment(value, name: str, problems: Problems, at, required: bool):
 
 @operation("dispatch", "POST", BASE + "/partialaccept")
 def partial_accept(call: Call):
-    body = rules.bound(read_body(call), PARTIAL_MODEL)
+    body = bound(read_body(call), PARTIAL_MODEL)
     settle(call)
     at, problems = now(call), Problems()
     note_id = body.get("despatchAdviceUUID")
@@ -73,10 +73,8 @@ def partial_accept(call: Call):
     elif not is_guid(note_id):
         problems.add("despatchAdviceUUID", f"'{note_id}' is not a GUID.")
     else:
-        note = Document.objects.filter(customer=call.customer, kind=INBOX, key=note_key(note_id)).defer(
-            "blob").first()
-        if note is None:
-            raise refused("Not Found", f"No incoming dispatch note with id {note_id}.", 404)
+        note = found(Document.objects.filter(customer=call.customer, kind=INBOX, key=note_key(note_id)).defer("blob"),
+                     f"No incoming dispatch note with id {note_id}.")
     delivered = _delivery_moment(body.get("actualDeliveryDateTime"), "actualDeliveryDateTime", problems, at, True)
     if delivered is not None and note is not None:
         issue_day = rules.day(note.data.get("issueDate"))
@@ -92,8 +90,6 @@ def partial_accept(call: Call):
     entries = []
     for index, item in enumerate(items):
         where = f"items[{index}]"
-        if not isinstance(item, dict):
-            continue  # refused by the model (422)
         quantities = []
         for name in ("acceptedQuantity", "rejectedQuantity"):
             number = decimal(item.get(name)) if item.get(name) is not None else decimal(0)
@@ -108,8 +104,7 @@ def partial_accept(call: Call):
                             ("lineId", "rejectReason")))
     answers = check_answers(entries, note, problems) if note is not None else []
     problems.raise_any()
-    with transaction.atomic():
-        lock(call.customer)
+    with locked(call.customer):
         note = Document.objects.get(pk=note.pk)  # again under the lock
         reason = not_awaiting(note)
         if reason:
@@ -145,8 +140,7 @@ def approve_reject(call: Call):
         problems.add("reason", "required when rejecting.")
     delivered = _delivery_moment(query.get("actualDeliveryDate"), "actualDeliveryDate", problems, at, False)
     problems.raise_any()
-    with transaction.atomic():
-        lock(call.customer)
+    with locked(call.customer):
         keys = list(dict.fromkeys(note_key(value) for value in ids))
         found = {doc.key: doc for doc in Document.objects.filter(customer=call.customer, kind=INBOX, key__in=keys)}
         for key in keys:

@@ -10,13 +10,12 @@ customerUniqueId or an API key of it (customer_unique_id or api_key work too, as
 import uuid
 from datetime import timedelta
 
-from django.db import transaction
 from django.utils import timezone
 
 from ..control import BadRequest, control_action
 from ..models import Document
 from . import dispatch_rules as rules
-from .common import iso, lock, named_customer, now
+from .common import iso, locked, named_customer, now
 from .dispatch import (ENVELOPE_QUEUED, ERROR_MESSAGE, NOTE, dispatch_settings, next_numbers, note_key,
                        queue, save_settings)
 from .dispatch import ARRIVAL
@@ -28,12 +27,15 @@ from .dispatch_rules import APPROVED, DELIVERED, DRAFT, ERROR, QUEUED, STATUSES
 SEED_STATUSES = (DRAFT, QUEUED, ERROR, DELIVERED, APPROVED, APPROVED, APPROVED, 65, 70, 80, 90)
 ERROR_STATUSES = (ERROR, 62, 82, 92)
 MAX_SEED = 100_000
+ARRIVAL_LIMITS = (("arrival_seconds", 0, 86400, (int, float)), ("arrival_lines", 1, 100, int))
+TIMING_LIMITS = (("processing_seconds", 0, 86400, (int, float)), ("approve_seconds", 0, 86400, (int, float)),
+                 ("error_rate", 0, 1, (int, float)))
 
 
-def arrival_changes(body: dict) -> dict:
-    """The arrival settings the body names, checked."""
+def checked_numbers(body: dict, limits: tuple) -> dict:
+    """The numbers the body names among limits ((name, low, high, type), ...), checked."""
     changes = {}
-    for name, low, high, kind in (("arrival_seconds", 0, 86400, (int, float)), ("arrival_lines", 1, 100, int)):
+    for name, low, high, kind in limits:
         value = body.get(name)
         if value is None:
             continue
@@ -54,17 +56,10 @@ def control_settings(body):
     outgoing notes (a list of 3 of A-Z, 0-9; null: every well-formed prefix). The arrival members are answered once
     set (reset clears them)."""
     customer = named_customer(body)
-    arrival = arrival_changes(body)
+    arrival = checked_numbers(body, ARRIVAL_LIMITS)
     if body.get("reset") is True:
         Document.objects.filter(customer=customer, kind=ARRIVAL).delete()
-    changes = {}
-    for name, high in (("processing_seconds", 86400), ("approve_seconds", 86400), ("error_rate", 1)):
-        value = body.get(name)
-        if value is None:
-            continue
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= high:
-            raise BadRequest(f"{name} must be a number from 0 to {high}")
-        changes[name] = float(value)
+    changes = {name: float(value) for name, value in checked_numbers(body, TIMING_LIMITS).items()}
     for name in ("list_names_replies", "upper_case_ids"):
         value = body.get(name)
         if value is None:
@@ -117,8 +112,7 @@ def control_status(body):
     for the error statuses by default the sandbox's)."""
     customer = named_customer(body)
     status, message = forced_status(body, STATUSES)
-    with transaction.atomic():
-        lock(customer)
+    with locked(customer):
         doc = Document.objects.filter(customer=customer, kind=NOTE, key=note_key(body.get("id") or "")).first()
         if doc is None:
             raise BadRequest(f"no outgoing dispatch note with id {body.get('id')!r} for this customer")
@@ -164,8 +158,7 @@ def control_seed(body):
     at, settings = now(), dispatch_settings(customer)
     today = timezone.localtime(at).date()
     ids, docs = [], []
-    with transaction.atomic():
-        lock(customer)
+    with locked(customer):
         numbers = next_numbers(customer, rules.DEFAULT_PREFIX, today.year, count)
         for index, number in enumerate(numbers):
             issue_day = max(today - timedelta(days=index % 30), today.replace(month=1, day=1))

@@ -5,11 +5,10 @@ customer is named as in dispatch_control.py (common.named_customer).
 
 from datetime import timedelta
 
-from django.db import transaction
 
 from ..control import BadRequest, control_action
 from ..models import Document
-from .common import blank, decimal, lock, moment, named_customer, now, vkn_tckn_problem
+from .common import blank, decimal, locked, moment, named_customer, now, vkn_tckn_problem
 from .dispatch import REPLY, REPLY_ERROR_MESSAGE, dispatch_settings, note_key
 from .dispatch_control import force, forced_status
 from .dispatch_life import DEFAULT_LINES, DEFAULT_SENDER, INCOMING_STATUSES, make_incoming, reply_moved
@@ -62,8 +61,7 @@ def control_incoming(body):
         if created is None:
             raise BadRequest("created must be an ISO date and time")
     lines = _lines(body.get("lines"))
-    with transaction.atomic():
-        lock(customer)
+    with locked(customer):
         docs = make_incoming(customer, [created + timedelta(microseconds=index) for index in range(count)],
                              sender, title, lines, status)
     return {"notes": [{"id": doc.key, "despatchNumber": doc.number, "status": doc.status} for doc in docs]}
@@ -77,8 +75,7 @@ def control_reply_status(body):
     customer = named_customer(body)
     status, message = forced_status(body, REPLY_STATUSES)
     at = now()
-    with transaction.atomic():
-        lock(customer)
+    with locked(customer):
         reply = Document.objects.filter(customer=customer, kind=REPLY, key=note_key(body.get("id") or "")).first()
         if reply is None:
             raise BadRequest(f"no dispatch reply with id {body.get('id')!r} for this customer")

@@ -10,14 +10,13 @@ to the generic recipient alias.
 
 import codecs
 import hashlib
-import io
 import json
-import zipfile
 
 from django.http import HttpResponse
 from stdnum.tr import tckimlik, vkn
 
 from ..api import Call, operation
+from . import exports
 
 GENERIC_ALIAS = "urn:mail:irsaliyepk@gib.gov.tr"  # the generic recipient alias for receivers that are no users
 
@@ -73,11 +72,8 @@ def alias_problem(identifier: str, alias: str) -> str | None:
 
 
 def taxpayer_zip() -> bytes:
-    content = codecs.BOM_UTF8 + json.dumps(list(DIRECTORY), ensure_ascii=False).encode("utf-8")
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
-        archive.writestr("users.json", content)
-    return buffer.getvalue()
+    return exports.archive({"users.json": codecs.BOM_UTF8 + json.dumps(list(DIRECTORY), ensure_ascii=False)
+                            .encode("utf-8")})
 
 
 @operation("dispatch", "GET", "/v1/gibuser/recipient/zip")

@@ -5,11 +5,11 @@ the note was last queued, so a note never sent matches no such range; incoming: 
 issueEndDate (the issue date) and targetVknTckn (outgoing: the receiver; incoming: the sender, the other party).
 """
 
-from ..api import Call, operation
+from ..api import Call
 from ..models import Document
 from . import dispatch_rules as rules
 from . import exports
-from .common import BOOLEAN, INTEGER, STRING, Problems, array, blank, iso, moment, read_body
+from .common import BOOLEAN, INTEGER, STRING, array, blank, iso, moment, read_body
 from .dispatch import BASE, INBOX, NOTE, note_key
 from .dispatch_life import settle
 from .dispatch_rules import STATUSES
@@ -44,15 +44,7 @@ FILE_STEM, INBOX_FILE_STEM = "giden-irsaliyeler", "gelen-irsaliyeler"
 
 
 def _export_filters(body) -> dict:
-    body = rules.bound(exports.filter_body(body), EXPORT_MODEL)
-    problems = Problems()
-    filters = {}
-    exports.ids_filter(body, problems, filters, "note")
-    if body.get("status") is not None:
-        if body["status"] not in STATUSES:
-            problems.add("status", f"status must be one of {', '.join(map(str, STATUSES))}.")
-        else:
-            filters["status"] = body["status"]
+    body, problems, filters = exports.filters_of(body, EXPORT_MODEL, STATUSES)
     filters["isArchived"] = body.get("isArchived") is True
     for name in ("startDate", "issueStartDate"):
         exports.date_filter(body, name, problems, filters, end=False)
@@ -99,13 +91,6 @@ def _start(call: Call, kind: str, columns: tuple, stem: str, sheet: str):
 
 # --- the operations of outgoing and incoming notes ------------------------------------------------------------------
 
-def _routes(base: str, kind: str, columns: tuple, stem: str, sheet: str) -> None:
-    """Start, history and download of one kind's exports."""
-    operation("dispatch", "POST", base + "/export")(lambda call: _start(call, kind, columns, stem, sheet))
-    operation("dispatch", "GET", base + "/export/history")(lambda call: exports.history(call, kind))
-    operation("dispatch", "GET", base + "/export/{exportId}/download")(
-        lambda call, exportId: exports.download(call, kind, exportId))
-
-
-_routes(BASE, NOTE, EXPORT_COLUMNS, FILE_STEM, "İrsaliyeler")
-_routes(INBOX_BASE, INBOX, INBOX_COLUMNS, INBOX_FILE_STEM, "Gelen İrsaliyeler")
+exports.routes("dispatch", BASE, NOTE, lambda call: _start(call, NOTE, EXPORT_COLUMNS, FILE_STEM, "İrsaliyeler"))
+exports.routes("dispatch", INBOX_BASE, INBOX, lambda call: _start(call, INBOX, INBOX_COLUMNS, INBOX_FILE_STEM,
+                                                                  "Gelen İrsaliyeler"))

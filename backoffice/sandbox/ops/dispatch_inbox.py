@@ -12,8 +12,8 @@ from django.db.models import Q
 from ..api import Call, operation
 from ..models import Document
 from . import dispatch_ubl as ubl
-from .common import refused
-from .dispatch import INBOX, REPLY, dispatch_settings, document_of, id_text, listed, utc, wrapped
+from .common import found, wrapped
+from .dispatch import INBOX, REPLY, dispatch_settings, document_of, id_text, listed, utc
 from .dispatch_drawings import drawn_documents
 from .dispatch_life import settle
 
@@ -50,13 +50,7 @@ def inbox_status(call: Call, id):
     return {"id": id_text(call, doc.key), "despatchNumber": doc.number, "status": doc.status}
 
 
-@operation("dispatch", "GET", DOCUMENTS + "/{id}/ubl")
-def inbox_ubl(call: Call, id):
-    settle(call)
-    return wrapped(bytes(incoming_of(call, id).blob))
-
-
-inbox_pdf, inbox_html = drawn_documents(DOCUMENTS + "/{id}", find=incoming_of, pdf=ubl.pdf, html=ubl.html)
+drawn_documents(DOCUMENTS + "/{id}", find=incoming_of, pdf=ubl.pdf, html=ubl.html)
 
 
 @operation("dispatch", "GET", DOCUMENTS + "/{id}/receiptadvice/ubl")
@@ -64,8 +58,7 @@ def reply_of_note(call: Call, id):
     """The reply of the incoming note (404 while it has none)."""
     settle(call)
     note = incoming_of(call, id)
-    reply = Document.objects.filter(Q(key=(note.data.get("reply") or {}).get("id") or "") | Q(data__noteId=note.key),
-                                    customer=call.customer, kind=REPLY).first()
-    if reply is None:
-        raise refused("Not Found", f"Incoming dispatch note {note.number} ({note.key}) has no reply.", 404)
+    reply = found(Document.objects.filter(Q(key=(note.data.get("reply") or {}).get("id") or "") |
+                                          Q(data__noteId=note.key), customer=call.customer, kind=REPLY),
+                  f"Incoming dispatch note {note.number} ({note.key}) has no reply.")
     return wrapped(bytes(reply.blob))

@@ -18,7 +18,7 @@ from ..api import Call
 from ..models import Customer, Document
 from . import dispatch_rules as rules
 from . import dispatch_ubl as ubl
-from .common import lock, moment, now, read_body, refused
+from .common import bound, lock, locked, moment, now, read_body, refused
 from .dispatch import (ARRIVAL, DEFAULT_ARRIVAL, ERROR_MESSAGE, INBOX, INBOX_COUNTER, NOTE, RECEIPT, REPLY,
                        REPLY_ERROR_MESSAGE, TRANSIT, advance, customer_by_vkn, dispatch_settings, documents_of, ids_of,
                        next_numbers, partner_of, queue)
@@ -126,14 +126,10 @@ def deliver(doc: Document, at) -> None:
 
 # --- replies move their note; one reaching 60 comes back to the sender ------------------------------------------
 
-def note_of_reply(reply: Document) -> Document | None:
-    return Document.objects.filter(customer_id=reply.customer_id, kind=INBOX, key=reply.data["noteId"]).first()
-
-
 def move_note(reply: Document, note: Document | None = None) -> None:
     """The incoming note in the status the reply's status gives it (document 3, 3.3: a draft reply puts it in
     61, whatever the reply's kind)."""
-    note = note or note_of_reply(reply)
+    note = note or Document.objects.filter(customer_id=reply.customer_id, kind=INBOX, key=reply.data["noteId"]).first()
     if note is None:
         return
     being, failed, done = NOTE_MOVES[reply.data["kind"]]
@@ -182,15 +178,14 @@ def status_change(call: Call, kind: str, what: str, nouns: tuple[str, str], stor
     """{Ids, Status}: 40 -> 0 and 0 -> 20 only, all of the notes (or replies) or none. what names the kind in a
     404, nouns (one, several) in the refusals; store(call, doc, status) saves one in its new status."""
     noun, plural = nouns
-    body = rules.bound(read_body(call), rules.STATUS_CHANGE_MODEL, rules.STATUS_CHANGE_SPELLINGS)
+    body = bound(read_body(call), rules.STATUS_CHANGE_MODEL, rules.STATUS_CHANGE_SPELLINGS)
     ids = ids_of(body, "Ids", noun)
     target = body.get("Status")
     if target not in (DRAFT, QUEUED):
         raise refused("Bad Request", f"Status: must be 0 (draft) or 20 (queue and send) (got {target}).")
     settle(call)
     allowed_from = ERROR if target == DRAFT else DRAFT
-    with transaction.atomic():
-        lock(call.customer)
+    with locked(call.customer):
         docs = documents_of(call, kind, ids, what)
         wrong = [doc for doc in docs if doc.status != allowed_from]
         if wrong:
@@ -264,8 +259,7 @@ def _arrivals(customer, at) -> None:
     seconds = float(settings["arrival_seconds"])
     if int((at - moment(settings["since"])).total_seconds() // seconds) < 1:
         return
-    with transaction.atomic():
-        lock(customer)
+    with locked(customer):
         settings = arrival_settings(customer)  # again under the lock
         since = moment(settings["since"])
         periods = int((at - since).total_seconds() // seconds)

@@ -5,17 +5,16 @@ the listing with isNew. The choices where the documents say "not shown" are list
 
 import uuid
 
-from django.db import transaction
 from django.utils import timezone
 
 from ..api import Call, operation
 from ..models import Document
 from . import dispatch_rules as rules
 from . import dispatch_ubl as ubl
-from . import exports
-from .common import BOOLEAN, STRING, Problems, array, blank, iso, lock, now, read_body, refused, vkn_tckn_problem
+from .common import (BOOLEAN, STRING, Problems, array, blank, bound, iso, locked, now, read_body, refused,
+                     vkn_tckn_problem)
 from .dispatch import (BASE, DOCUMENTS, NOTE, check_unused, dispatch_settings, documents_of, envelope_fields, ids_of,
-                       listed, next_number, note_of, save, standard, today, updatable, wrapped)
+                       listed, next_number, note_of, save, today, updatable)
 from .dispatch_directory import ALIASES, GENERIC_ALIAS
 from .dispatch_drawings import drawn_documents
 from .dispatch_life import note_xml, settle, status_change
@@ -42,15 +41,14 @@ def list_item(doc: Document) -> dict:
 
 
 def _json_note(call: Call, note_id: str | None):
-    body = rules.bound(read_body(call), rules.NOTE_MODEL)
+    body = bound(read_body(call), rules.NOTE_MODEL)
     settle(call)
     existing = note_of(call, note_id) if note_id else None
     rules.note_problems(body, today(call)).raise_any()
     general, book = body.get("generalInfo") or {}, body["addressBook"]
     issue_day = rules.day(general["issueDate"])
     manual = body.get("useManualDespatchAdviceId") is True
-    with transaction.atomic():
-        lock(call.customer)
+    with locked(call.customer):
         if existing:
             existing = note_of(call, note_id)  # again under the lock
             updatable(existing)
@@ -78,14 +76,8 @@ def _json_note(call: Call, note_id: str | None):
             "localReferenceId": data["localReferenceId"]}
 
 
-@operation("dispatch", "POST", BASE + "/create")
-def create_json(call: Call):
-    return _json_note(call, None)
-
-
-@operation("dispatch", "PUT", BASE + "/create/{id}")
-def update_json(call: Call, id):
-    return _json_note(call, id)
+operation("dispatch", "POST", BASE + "/create")(lambda call: _json_note(call, None))
+operation("dispatch", "PUT", BASE + "/create/{id}")(lambda call, id: _json_note(call, id))
 
 
 # --- create and update, UBL form --------------------------------------------------------------------------------
@@ -119,7 +111,7 @@ def _target_alias(body: dict, receiver: str, problems: Problems) -> str | None:
 
 
 def _ubl_note(call: Call, note_id: str | None):
-    body = rules.bound(read_body(call), rules.UBL_MODEL)
+    body = bound(read_body(call), rules.UBL_MODEL)
     settle(call)
     existing = note_of(call, note_id) if note_id else None
     problems = Problems()
@@ -140,8 +132,7 @@ def _ubl_note(call: Call, note_id: str | None):
     problems.raise_any()
     content, root = upload
     local_reference = body.get("localReferenceId")
-    with transaction.atomic():
-        lock(call.customer)
+    with locked(call.customer):
         if existing:
             existing = note_of(call, note_id)
             updatable(existing)
@@ -177,9 +168,8 @@ def _ubl_note(call: Call, note_id: str | None):
     return answer
 
 
-@operation("dispatch", "POST", BASE)
-def create_ubl(call: Call):
-    return _ubl_note(call, None)
+operation("dispatch", "POST", BASE)(lambda call: _ubl_note(call, None))
+operation("dispatch", "PUT", BASE + "/{id}")(lambda call, id: _ubl_note(call, id))
 
 
 # --- status change, isNew, status ----------------------------------------------------------------------------------
@@ -193,23 +183,17 @@ def change_status(call: Call):
 @operation("dispatch", "PUT", BASE + "/updateisnew")
 def update_is_new(call: Call):
     """isNew false: the notes no longer match isNew=true in the list (document 3, 2.9)."""
-    body = rules.bound(read_body(call), {"ids": array(STRING), "isNew": BOOLEAN})
+    body = bound(read_body(call), {"ids": array(STRING), "isNew": BOOLEAN})
     ids = ids_of(body, "ids", "note")
     if not isinstance(body.get("isNew"), bool):
         raise refused("Bad Request", "isNew: must be true or false.")
     settle(call)
-    with transaction.atomic():
-        lock(call.customer)
+    with locked(call.customer):
         docs = documents_of(call, NOTE, ids, "outgoing dispatch note")
         for doc in docs:
             doc.data = {**doc.data, "isNew": body["isNew"]}
         Document.objects.bulk_update(docs, ["data"], batch_size=500)
     return None
-
-
-@operation("dispatch", "PUT", BASE + "/{id}")
-def update_ubl(call: Call, id):
-    return _ubl_note(call, id)
 
 
 @operation("dispatch", "GET", DOCUMENTS + "/{id}/status")
@@ -220,29 +204,8 @@ def status(call: Call, id):
 
 # --- documents: {"Response": base64 of the file} -------------------------------------------------------------------
 
-def _xml(call: Call, doc: Document) -> bytes:
-    return note_xml(doc, call.customer)
-
-
-pdf_document, html_document = drawn_documents(DOCUMENTS + "/{id}", find=note_of, pdf=ubl.pdf, html=ubl.html,
-                                              xml=_xml, xslt_code=lambda doc: doc.data.get("xsltCode"))
-
-
-@operation("dispatch", "GET", DOCUMENTS + "/{id}/ubl")
-def ubl_document(call: Call, id):
-    settle(call)
-    return wrapped(_xml(call, note_of(call, id)))
-
-
-@operation("dispatch", "GET", DOCUMENTS + "/{id}/zip/{isStandartXslt}")
-def zipped(call: Call, id, isStandartXslt):
-    """Document 3, 4.5: Get ZIP takes isStandartXslt (no route without it): the UBL and its HTML in that layout."""
-    layout_standard = standard(isStandartXslt)
-    settle(call)
-    doc = note_of(call, id)
-    xml = _xml(call, doc)
-    page = ubl.html(ubl.parse_stored(xml), doc.status, ubl.layout_of(layout_standard, doc.data.get("xsltCode")))
-    return wrapped(exports.archive({f"{doc.number}.xml": xml, f"{doc.number}.html": page.encode("utf-8")}))
+drawn_documents(DOCUMENTS + "/{id}", find=note_of, pdf=ubl.pdf, html=ubl.html, zipped=True,
+                xml=lambda call, doc: note_xml(doc, call.customer), xslt_code=lambda doc: doc.data.get("xsltCode"))
 
 
 # --- the list ------------------------------------------------------------------------------------------------------

@@ -14,7 +14,7 @@ Choices where the documents say "not shown":
 from lxml import etree
 
 from . import dispatch_ubl as ubl
-from .common import blank
+from .common import blank, document_root
 from .dispatch_rules import TURKISH_STATUS_NAMES
 
 RECEIPT_NAMESPACE = "urn:oasis:names:specification:ubl:schema:xsd:ReceiptAdvice-2"
@@ -51,44 +51,20 @@ def facts(root) -> dict:
             "lines": lines}
 
 
-def with_number(root, number: str) -> bytes:
-    return ubl.with_number(root, number)
-
-
-def _company_party(parent, customer) -> None:
-    address = tuple(ubl.COMPANY_ADDRESS[name] for name in ("district", "city", "country", "street", "zip"))
-    ubl.add_party(parent, ubl.company_vkn(customer), customer.name, None, address)
-
-
 def receipt_xml(reply_id: str, number: str, issued, note, customer, answers: list, delivered, contact) -> bytes:
     """The ReceiptAdvice the platform writes: answers are (note line, received, rejected, reason) for every line of
     the note; issued and delivered are local datetimes, contact the delivery contact (or None)."""
     add = ubl.add
-    root = etree.Element(RECEIPT_ADVICE, nsmap=RECEIPT_NS)
-    add(add(add(root, "ext:UBLExtensions"), "ext:UBLExtension"), "ext:ExtensionContent")
-    add(root, "cbc:UBLVersionID", "2.1")
-    add(root, "cbc:CustomizationID", "TR1.2.1")
-    add(root, "cbc:ProfileID", "TEMELIRSALIYE")
-    add(root, "cbc:ID", number)
-    add(root, "cbc:CopyIndicator", "false")
-    add(root, "cbc:UUID", reply_id)
-    add(root, "cbc:IssueDate", issued.date().isoformat())
-    add(root, "cbc:IssueTime", issued.strftime("%H:%M:%S"))
+    root = document_root(RECEIPT_ADVICE, RECEIPT_NS, "TEMELIRSALIYE", number, reply_id, issued.date().isoformat(),
+                             issued.strftime("%H:%M:%S"))
     add(root, "cbc:ReceiptAdviceTypeCode", "SEVK")
     add(root, "cbc:LineCountNumeric", len(answers))
     reference = add(root, "cac:DespatchDocumentReference")
     add(reference, "cbc:ID", note.number)
     add(reference, "cbc:IssueDate", note.data.get("issueDate"))
     vkn = ubl.company_vkn(customer)
-    signature = add(root, "cac:Signature")
-    add(signature, "cbc:ID", vkn, schemeID="VKN_TCKN")
-    signatory = add(signature, "cac:SignatoryParty")
-    add(add(signatory, "cac:PartyIdentification"), "cbc:ID", vkn, schemeID="VKN")
-    ubl.add_address(signatory, "cac:PostalAddress", *(ubl.COMPANY_ADDRESS[name] for name in (
-        "district", "city", "country", "street", "zip")))
-    add(add(add(signature, "cac:DigitalSignatureAttachment"), "cac:ExternalReference"), "cbc:URI",
-        f"#Signature_{number}")
-    _company_party(add(root, "cac:DeliveryCustomerParty"), customer)
+    ubl.add_signature(root, vkn, number)
+    ubl.add_party(add(root, "cac:DeliveryCustomerParty"), vkn, customer.name, None, ubl.COMPANY_ADDRESS)
     supplier = _note_supplier(note)
     if supplier is not None:
         add(root, "cac:DespatchSupplierParty").append(supplier)
@@ -105,8 +81,7 @@ def receipt_xml(reply_id: str, number: str, issued, note, customer, answers: lis
         party = add(delivery, "cac:DeliveryParty")
         add(add(party, "cac:PartyIdentification"), "cbc:ID", vkn, schemeID="VKN")
         add(add(party, "cac:PartyName"), "cbc:Name", customer.name)
-        ubl.add_address(party, "cac:PostalAddress", *(ubl.COMPANY_ADDRESS[name] for name in (
-            "district", "city", "country", "street", "zip")))
+        ubl.add_address(party, "cac:PostalAddress", *ubl.COMPANY_ADDRESS)
         add(add(party, "cac:Contact"), "cbc:Name", contact)
     for index, (line, received, rejected, reason) in enumerate(answers, start=1):
         element = add(root, "cac:ReceiptLine")

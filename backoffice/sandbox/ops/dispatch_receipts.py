@@ -10,8 +10,8 @@ senderTitle (who answered), kind (accept, reject, partial)}; the documents' path
 from ..api import Call, operation
 from ..models import Document
 from . import dispatch_receipt_ubl as receipt_ubl
-from .common import refused
-from .dispatch import BASE, DOCUMENTS, RECEIPT, listed, note_of, utc, wrapped
+from .common import found
+from .dispatch import BASE, DOCUMENTS, RECEIPT, listed, note_of, utc
 from .dispatch_drawings import drawn_documents
 from .dispatch_life import settle
 
@@ -33,19 +33,9 @@ def receipt_list(call: Call):
 def receipt_of(call: Call, note_id: str) -> Document:
     """The reply received to the customer's outgoing note (404 for another's note or while none came back)."""
     note = note_of(call, note_id)
-    doc = Document.objects.filter(customer=call.customer, kind=RECEIPT, data__despatchId=note.key).order_by(
-        "-created", "-pk").first()
-    if doc is None:
-        raise refused("Not Found", f"No reply was received for outgoing dispatch note {note.number} ({note.key}).",
-                      404)
-    return doc
+    return found(Document.objects.filter(customer=call.customer, kind=RECEIPT, data__despatchId=note.key).order_by(
+        "-created", "-pk"), f"No reply was received for outgoing dispatch note {note.number} ({note.key}).")
 
 
-@operation("dispatch", "GET", DOCUMENTS + "/{id}/receiptadvice/ubl")
-def receipt_ubl_document(call: Call, id):
-    settle(call)
-    return wrapped(bytes(receipt_of(call, id).blob))
-
-
-receipt_pdf, receipt_html = drawn_documents(DOCUMENTS + "/{id}/receiptadvice", find=receipt_of, pdf=receipt_ubl.pdf,
-                                            html=receipt_ubl.html, with_kind=True)
+drawn_documents(DOCUMENTS + "/{id}/receiptadvice", find=receipt_of, pdf=receipt_ubl.pdf, html=receipt_ubl.html,
+                with_kind=True)

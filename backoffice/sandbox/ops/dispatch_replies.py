@@ -16,17 +16,14 @@ Choices where the documents say "not shown" (besides dispatch.py's):
 
 import re
 
-from django.db import transaction
 
 from ..api import Call, operation
 from ..models import Document
 from . import dispatch_receipt_ubl as receipt_ubl
-from . import dispatch_rules as rules
 from . import dispatch_ubl as ubl
-from . import exports
-from .common import BOOLEAN, INTEGER, STRING, Problems, blank, decimal, lock, now, read_body, refused
-from .dispatch import (INBOX, REPLY, REPLY_COUNTER, document_of, envelope_fields, id_text, next_numbers, standard,
-                       today, wrapped)
+from . import dispatch_rules as rules
+from .common import BOOLEAN, INTEGER, STRING, Problems, blank, bound, decimal, locked, now, read_body, refused
+from .dispatch import INBOX, REPLY, REPLY_COUNTER, document_of, envelope_fields, id_text, next_numbers, today
 from .dispatch_drawings import drawn_documents
 from .dispatch_life import AWAITING, move_note, queue_reply, settle, status_change
 from .dispatch_rules import DRAFT, ERROR, QUEUED, STATUS_NAMES
@@ -198,7 +195,7 @@ def _reply_number(call: Call, facts: dict, manual: bool, existing: Document | No
 
 
 def _ubl_reply(call: Call, reply_id: str | None):
-    body = rules.bound(read_body(call), REPLY_MODEL)
+    body = bound(read_body(call), REPLY_MODEL)
     settle(call)
     existing = reply_of(call, reply_id) if reply_id else None
     problems = Problems()
@@ -219,8 +216,7 @@ def _ubl_reply(call: Call, reply_id: str | None):
                                       f"{note.number}.")
     answers = check_answers(_ubl_lines(facts, problems), note, problems) if note is not None else []
     problems.raise_any()
-    with transaction.atomic():
-        lock(call.customer)
+    with locked(call.customer):
         if existing:
             existing = reply_of(call, reply_id)  # again under the lock
             if existing.status not in (DRAFT, ERROR):
@@ -238,21 +234,15 @@ def _ubl_reply(call: Call, reply_id: str | None):
         number = _reply_number(call, facts, manual, existing, prefix, issue_day)
         reply = existing or Document(customer=call.customer, kind=REPLY, key=facts["uuid"], created=now(call))
         reply.number = number
-        reply.blob = content if number == facts["number"] else receipt_ubl.with_number(root, number)
+        reply.blob = content if number == facts["number"] else ubl.with_number(root, number)
         reply.data = reply_data(note, kind_of(answers), "ubl", useManual=manual, prefix=body.get("Prefix"),
                                 machine=existing.data.get("machine") if existing else None)
         store(call, reply, status or DRAFT, note)
     return answer(reply)
 
 
-@operation("dispatch", "POST", BASE)
-def create_reply(call: Call):
-    return _ubl_reply(call, None)
-
-
-@operation("dispatch", "PUT", BASE + "/{id}")
-def update_reply(call: Call, id):
-    return _ubl_reply(call, id)
+operation("dispatch", "POST", BASE)(lambda call: _ubl_reply(call, None))
+operation("dispatch", "PUT", BASE + "/{id}")(lambda call, id: _ubl_reply(call, id))
 
 
 # --- status change and status --------------------------------------------------------------------------------------
@@ -277,23 +267,5 @@ def reply_status(call: Call, id):
 
 # --- documents ----------------------------------------------------------------------------------------------------
 
-reply_pdf, reply_html = drawn_documents(DOCUMENTS + "/{id}", find=reply_of, pdf=receipt_ubl.pdf,
-                                        html=receipt_ubl.html, with_kind=True)
-
-
-@operation("dispatch", "GET", DOCUMENTS + "/{id}/ubl")
-def reply_ubl(call: Call, id):
-    settle(call)
-    return wrapped(bytes(reply_of(call, id).blob))
-
-
-@operation("dispatch", "GET", DOCUMENTS + "/{id}/zip/{isStandartXslt}")
-def reply_zip(call: Call, id, isStandartXslt):
-    """Document 3, 4.5: Get ZIP takes isStandartXslt (no route without it): the UBL and its HTML in that layout."""
-    layout_standard = standard(isStandartXslt)
-    settle(call)
-    doc = reply_of(call, id)
-    xml = bytes(doc.blob)
-    page = receipt_ubl.html(ubl.parse_stored(xml), doc.status, ubl.layout_of(layout_standard, None),
-                            doc.data.get("kind"))
-    return wrapped(exports.archive({f"{doc.number}.xml": xml, f"{doc.number}.html": page.encode("utf-8")}))
+drawn_documents(DOCUMENTS + "/{id}", find=reply_of, pdf=receipt_ubl.pdf, html=receipt_ubl.html, with_kind=True,
+                zipped=True)

@@ -13,14 +13,12 @@ Choices where the documents say "not shown" (dispatch.py lists those of the oper
   1 SEVK) or their names; issueDate "yyyy-MM-dd" (a date-time's date part is taken), issueTime "HH:mm:ss".
 """
 
-import json
 import re
 from datetime import date
 
 from stdnum.tr import tckimlik
 
-from ..api import binding_failed
-from .common import BOOLEAN, INTEGER, NUMBER, STRING, Problems, array, blank, decimal, fits, json_type, moment
+from .common import BOOLEAN, CODE, INTEGER, NUMBER, STRING, Problems, array, blank, decimal, moment
 from .common import vkn_tckn_problem
 from .dispatch_directory import GENERIC_ALIAS, alias_problem
 
@@ -46,7 +44,6 @@ UNKNOWN_DRIVER = "11111111111"  # document 3, 2.9: a driver whose TCKN is unknow
 
 # --- the body models (document 3, 2.9; inner fields from the facts file) ---------------------------------------
 
-CODE, OBJECT = "code", "object"  # CODE: a number or a name (despatchProfileType, despatchType); OBJECT: any object
 LINE_MODEL = {
     "productName": STRING, "amount": NUMBER, "unitCode": STRING, "unitPrice": NUMBER, "lineAmount": NUMBER,
     "taxTotal": {"taxAmount": NUMBER,
@@ -83,65 +80,6 @@ STATUS_CHANGE_MODEL = {"Ids": array(STRING), "Status": INTEGER}
 STATUS_CHANGE_SPELLINGS = {"ids": "Ids", "status": "Status"}
 UBL_MODEL = {"despatchAdviceZip": STRING, "localReferenceId": STRING, "prefix": STRING, "targetAlias": STRING,
              "useManualDespatchAdviceId": BOOLEAN, "checkLocalReferenceId": BOOLEAN, "status": INTEGER}
-
-
-def bound(body, model: dict, spellings: dict | None = None) -> dict:
-    """The body with its members as the model spells them; 422 when it does not fit the model. spellings: a second
-    spelling document 3 gives a top-level name -> the model's name (accepted exactly, like the model's own)."""
-    errors = {}
-    result = _object(body, model, "", errors, strict=True, spellings=spellings or {})
-    if errors:
-        raise binding_failed(errors)
-    return result
-
-
-def _object(body, model: dict, where: str, errors: dict, strict: bool, spellings: dict | None = None):
-    if not isinstance(body, dict):
-        errors[where or "body"] = [f"{where or 'The request body'} must be a JSON object (got {json_type(body)})."]
-        return body
-    spellings = spellings or {}
-    lowered = {name.lower(): name for name in (*model, *spellings)}
-    result = {}
-    for name, value in body.items():
-        canonical = name if name in model else spellings.get(name)
-        place = f"{where}.{canonical or name}" if where else canonical or name
-        if canonical is None:
-            spelled = lowered.get(str(name).lower())
-            if spelled:
-                errors[place] = [f"Unknown field '{name}': this body spells it {spelled} (names are case-sensitive)."]
-            elif strict:
-                errors[place] = [f"Unknown field '{name}': it is not a member of this operation's body."]
-            else:
-                result[name] = value
-        elif canonical in result:
-            errors[place] = [f"{canonical} is given twice."]
-        else:
-            result[canonical] = None if value is None else _value(value, model[canonical], place, errors)
-    return result
-
-
-def _value(value, kind, place: str, errors: dict):
-    if isinstance(kind, dict):
-        return _object(value, kind, place, errors, strict=False)
-    if isinstance(kind, tuple):  # array(item)
-        if not isinstance(value, list):
-            errors[place] = [f"{place} must be a JSON array (got {json_type(value)})."]
-            return value
-        items = []
-        for index, item in enumerate(value):
-            if item is None:
-                errors[f"{place}[{index}]"] = [f"{place}[{index}] must not be null."]
-            items.append(item if item is None else _value(item, kind[1], f"{place}[{index}]", errors))
-        return items
-    if kind == OBJECT:
-        wanted, ok = "object", isinstance(value, dict)
-    elif kind == CODE:
-        wanted, ok = "integer or string", fits(value, INTEGER) or isinstance(value, str)
-    else:
-        wanted, ok = kind, fits(value, kind)
-    if not ok:
-        errors[place] = [f"{place} must be a JSON {wanted}, not a {json_type(value)} ({json.dumps(value)[:40]})."]
-    return value
 
 
 # --- values ------------------------------------------------------------------------------------------------------
@@ -284,8 +222,6 @@ def _lines(lines, problems: Problems) -> None:
         return
     for index, line in enumerate(lines):
         where = f"despatchLines[{index}]"
-        if not isinstance(line, dict):
-            continue  # refused by the model (422)
         if blank(line.get("productName")):
             problems.add(f"{where}.productName", "The product name is required.")
         amount = decimal(line.get("amount"))
@@ -320,8 +256,6 @@ def _carrier(shipment: dict, problems: Problems) -> None:
         return
     for index, driver in enumerate(drivers):
         where = f"despatchShipmentInfo.driverLines[{index}]"
-        if not isinstance(driver, dict):
-            continue  # refused by the model (422)
         for name, label in (("driverName", "name"), ("driverSurname", "surname")):
             if blank(driver.get(name)):
                 problems.add(f"{where}.{name}", f"The driver's {label} is required.")

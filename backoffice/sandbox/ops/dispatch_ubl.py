@@ -27,7 +27,7 @@ from lxml import etree
 from stdnum.tr import vkn
 
 from .. import fakes
-from .common import Problems, blank, decimal, element_maker, moment, vkn_tckn_problem
+from .common import Problems, blank, decimal, document_root, element_maker, moment, vkn_tckn_problem
 from .dispatch_rules import DESPATCH_TYPES, PROFILES, TURKISH_STATUS_NAMES, code_of, day, identifier_kind
 from .dispatch_rules import number_problem
 
@@ -172,8 +172,8 @@ def incoming_facts(root) -> dict:
 
 # --- the UBL-TR 1.2.1 DespatchAdvice of a JSON note -------------------------------------------------------------
 
-COMPANY_ADDRESS = {"street": "Caferağa Mah. Moda Cad. No:1", "district": "Kadıköy", "city": "İstanbul",
-                   "country": "Türkiye", "zip": "34710"}
+# The sandbox customer's address as add_address takes it: district, city, country, street, postal zone.
+COMPANY_ADDRESS = ("Kadıköy", "İstanbul", "Türkiye", "Caferağa Mah. Moda Cad. No:1", "34710")
 
 
 def company_vkn(customer) -> str:
@@ -217,6 +217,17 @@ def add_party(parent, identifier: str, name: str, surname, address: tuple) -> No
         add(holder, "cbc:FamilyName", family)
 
 
+def add_signature(root, identifier: str, number: str) -> None:
+    """Who seals the document (UBL-TR requires the element; the seal itself goes into the UBLExtensions)."""
+    signature = add(root, "cac:Signature")
+    add(signature, "cbc:ID", identifier, schemeID="VKN_TCKN")
+    signatory = add(signature, "cac:SignatoryParty")
+    add(add(signatory, "cac:PartyIdentification"), "cbc:ID", identifier, schemeID="VKN")
+    add_address(signatory, "cac:PostalAddress", *COMPANY_ADDRESS)
+    add(add(add(signature, "cac:DigitalSignatureAttachment"), "cac:ExternalReference"), "cbc:URI",
+        f"#Signature_{number}")
+
+
 def despatch_xml(doc, customer, sender: tuple[str, str] | None = None) -> bytes:
     """The note as a UBL-TR 1.2.1 DespatchAdvice (UTF-8, with its XML declaration); the sender (VKN, title) is
     the customer unless given."""
@@ -225,31 +236,16 @@ def despatch_xml(doc, customer, sender: tuple[str, str] | None = None) -> bytes:
     delivery, shipment = data.get("deliveryAddressInfo") or {}, data.get("despatchShipmentInfo") or {}
     lines = data.get("despatchLines") or []
     supplier, supplier_name = sender or (company_vkn(customer), customer.name)
-    root = etree.Element(DESPATCH_ADVICE, nsmap=NS)
-    add(add(add(root, "ext:UBLExtensions"), "ext:UBLExtension"), "ext:ExtensionContent")
-    add(root, "cbc:UBLVersionID", "2.1")
-    add(root, "cbc:CustomizationID", "TR1.2.1")
-    add(root, "cbc:ProfileID", PROFILES[code_of(general.get("despatchProfileType"), PROFILES, 0)])
-    add(root, "cbc:ID", doc.number)
-    add(root, "cbc:CopyIndicator", "false")
-    add(root, "cbc:UUID", doc.key)
-    add(root, "cbc:IssueDate", data["issueDate"])
-    add(root, "cbc:IssueTime", data["issueTime"])
+    root = document_root(DESPATCH_ADVICE, NS, PROFILES[code_of(general.get("despatchProfileType"), PROFILES, 0)],
+                         doc.number, doc.key, data["issueDate"], data["issueTime"])
     add(root, "cbc:DespatchAdviceTypeCode", DESPATCH_TYPES[code_of(general.get("despatchType"), DESPATCH_TYPES, 1)])
     for note in data.get("notes") or []:
         if note.get("note"):
             add(root, "cbc:Note", note["note"])
     add(root, "cbc:LineCountNumeric", len(lines))
     _references(root, data)
-    signature = add(root, "cac:Signature")
-    add(signature, "cbc:ID", supplier, schemeID="VKN_TCKN")
-    signatory = add(signature, "cac:SignatoryParty")
-    add(add(signatory, "cac:PartyIdentification"), "cbc:ID", supplier, schemeID="VKN")
-    company_address = tuple(COMPANY_ADDRESS[name] for name in ("district", "city", "country", "street", "zip"))
-    add_address(signatory, "cac:PostalAddress", *company_address)
-    add(add(add(signature, "cac:DigitalSignatureAttachment"), "cac:ExternalReference"), "cbc:URI",
-         f"#Signature_{doc.number}")
-    add_party(add(root, "cac:DespatchSupplierParty"), supplier, supplier_name, None, company_address)
+    add_signature(root, supplier, doc.number)
+    add_party(add(root, "cac:DespatchSupplierParty"), supplier, supplier_name, None, COMPANY_ADDRESS)
     add_party(add(root, "cac:DeliveryCustomerParty"), book["identificationNumber"], book["name"], None,
            (book.get("receiverDistrict") or delivery.get("district"), book.get("receiverCity") or delivery.get("city"),
             book.get("receiverCountry") or delivery.get("countryName")))
@@ -326,10 +322,6 @@ def _shipment(root, data: dict, general: dict, delivery: dict, shipment: dict) -
 
 # --- PDF and HTML, drawn from the note's UBL ----------------------------------------------------------------------
 
-TURKISH_ONLY = str.maketrans("şŞğĞıİ", "sSgGiI")  # letters Helvetica's WinAnsiEncoding lacks
-PDF_LINES = 40
-
-
 def layout_of(standard: bool, xslt_code) -> str:
     """The layout a PDF or HTML is drawn in: the standard one, or the company's (the note's xsltCode, else the
     company's default among its uploaded layouts)."""
@@ -377,11 +369,6 @@ def summary(root, status: int, layout: str) -> tuple[list[tuple[str, str]], list
     return header, rows
 
 
-def _pdf_text(text: str) -> bytes:
-    encoded = text.translate(TURKISH_ONLY).encode("cp1252", "replace")
-    return encoded.replace(b"\\", b"\\\\").replace(b"(", b"\\(").replace(b")", b"\\)")
-
-
 def pdf(root, status: int, layout: str) -> bytes:
     """A one-page PDF 1.4 of the note (text in Helvetica): its header and lines."""
     header, rows = summary(root, status, layout)
@@ -390,12 +377,8 @@ def pdf(root, status: int, layout: str) -> bytes:
 
 def drawn_pdf(title: str, header: list, columns: tuple, rows: list) -> bytes:
     """A one-page PDF 1.4 (text in Helvetica): a title, the header rows, then the line rows under their columns."""
-    texts = [title] + [f"{label}: {value}" for label, value in header] + ["", "  ".join(columns)]
-    texts += ["  ".join(row) for row in rows[:PDF_LINES]]
-    if len(rows) > PDF_LINES:
-        texts.append(f"... {len(rows) - PDF_LINES} satir daha")
-    stream = b"BT /F1 10 Tf 14 TL 50 800 Td " + b" ".join(b"(%s) Tj T*" % _pdf_text(text) for text in texts) + b" ET"
-    return fakes.pdf_page(stream, b" /Encoding /WinAnsiEncoding")
+    return fakes.text_pdf([title] + [f"{label}: {value}" for label, value in header] + ["", "  ".join(columns)],
+                          ["  ".join(row) for row in rows])
 
 
 def html(root, status: int, layout: str) -> str:

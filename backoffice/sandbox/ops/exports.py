@@ -15,30 +15,33 @@ from datetime import datetime, timedelta
 from django.http import HttpResponse
 from django.utils import timezone
 
-from ..api import Call
+from ..api import Call, operation
 from ..models import Document
-from .common import Problems, blank, field, iso, moment, now, refused
+from .common import Problems, blank, check_model, field, found, iso, moment, now, refused
 
 LIFETIME = timedelta(hours=24)
 
 
 # --- filters -------------------------------------------------------------------------------------------------
 
-def filter_body(body) -> dict:
-    """The export filters' body: none is no filter."""
+def filters_of(body, model: dict, statuses: tuple = ()) -> tuple[dict, Problems, dict]:
+    """The export filters' body checked against its model (none is no filter), the problems of its values, and
+    the filters every export takes: ids (an array of strings, as the model binds it) and status (one of statuses,
+    for the exports whose model has it)."""
     if body is None:
-        return {}
-    if not isinstance(body, dict):
+        body = {}
+    elif not isinstance(body, dict):
         raise refused("Validation failed", "body: The export filters must be a JSON object.")
-    return body
-
-
-def ids_filter(body: dict, problems: Problems, filters: dict, noun: str) -> None:
-    ids = field(body, "ids")
-    if ids is not None and (not isinstance(ids, list) or not all(isinstance(i, str) for i in ids)):
-        problems.add("ids", f"ids must be an array of {noun} ids (ettn).")
-    elif ids:
-        filters["ids"] = ids
+    check_model(body, model)
+    problems, filters = Problems(), {}
+    if body.get("ids"):
+        filters["ids"] = body["ids"]
+    if body.get("status") is not None:
+        if body["status"] not in statuses:
+            problems.add("status", f"status must be one of {', '.join(map(str, statuses))}.")
+        else:
+            filters["status"] = body["status"]
+    return body, problems, filters
 
 
 def date_filter(body: dict, name: str, problems: Problems, filters: dict, *, end: bool) -> None:
@@ -78,11 +81,11 @@ def xlsx(rows_by_sheet: dict) -> bytes:
 
 
 def archive(files: dict) -> bytes:
-    """A ZIP of these {name: bytes}."""
+    """A ZIP of these {name: bytes}, the same bytes for the same files (its members carry no clock time)."""
     out = io.BytesIO()
     with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as zipped:
         for name, content in files.items():
-            zipped.writestr(name, content)
+            zipped.writestr(zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0)), content, zipfile.ZIP_DEFLATED)
     return out.getvalue()
 
 
@@ -102,6 +105,14 @@ def start(call: Call, kind: str, file_stem: str, filters: dict, build: Callable[
     return {"exportId": export_id}
 
 
+def routes(service: str, base: str, kind: str, start_export: Callable) -> None:
+    """Register the start (start_export(call)), history and download of one kind's exports below base."""
+    operation(service, "POST", base + "/export")(start_export)
+    operation(service, "GET", base + "/export/history")(lambda call: history(call, kind))
+    operation(service, "GET", base + "/export/{exportId}/download")(
+        lambda call, exportId: download(call, kind, exportId))
+
+
 def history(call: Call, kind: str):
     exports = Document.objects.filter(customer=call.customer, kind=f"{kind}_export", due_at__lte=now(call))
     return [{"exportId": doc.key, "createdDate": iso(doc.created), "fileName": doc.data.get("fileName", "")}
@@ -109,10 +120,9 @@ def history(call: Call, kind: str):
 
 
 def download(call: Call, kind: str, export_id: str):
-    doc = Document.objects.filter(customer=call.customer, kind=f"{kind}_export", key=export_id).first()
+    doc = found(Document.objects.filter(customer=call.customer, kind=f"{kind}_export", key=export_id),
+                f"No export with id {export_id}.")
     at = now(call)
-    if doc is None:
-        raise refused("Not Found", f"No export with id {export_id}.", 404)
     if doc.due_at and doc.due_at > at:
         raise refused("Not Found", f"Export {export_id} is still being prepared; it shows in the export history "
                                    "once it is ready.", 404)

@@ -8,15 +8,13 @@ stored invoice asked on another box's path answers 404, as the real platform doe
 Ids the store does not know get the deterministic fakes of fakes.py, as before the store existed.
 """
 
-import base64
-
 from django.http import HttpResponse
 from django.utils.html import format_html
 
 from .. import fakes
-from ..api import Call, invalid, operation
+from ..api import Call, invalid, operation, page_params, paged
 from . import invoice_documents, invoice_store
-from .common import listed
+from .common import wrapped
 
 
 def status_of(customer, kind: str, document_id: str) -> dict:
@@ -25,26 +23,11 @@ def status_of(customer, kind: str, document_id: str) -> dict:
     return {"id": document_id, "status": status, "message": "Hata: belge doğrulanamadı." if status == 40 else ""}
 
 
-def _status(call: Call, box: str, document_id: str) -> dict:
-    doc = invoice_store.on_path(call, box, document_id)
+def _status(call: Call, box: str, id) -> dict:
+    doc = invoice_store.on_path(call, box, id)
     if doc is None:
-        return status_of(call.customer, box, document_id)
-    return {"id": document_id, "status": doc.status, "message": doc.data["message"]}
-
-
-@operation("invoice", "GET", "/v2/outboxinvoice/{id}/status")
-def outbox_status(call: Call, id):
-    return _status(call, "outbox", id)
-
-
-@operation("invoice", "GET", "/v2/inboxinvoice/{id}/status")
-def inbox_status(call: Call, id):
-    return _status(call, "inbox", id)
-
-
-@operation("invoice", "GET", "/v2/earchive/{id}/status")
-def earchive_status(call: Call, id):
-    return _status(call, "earchive", id)
+        return status_of(call.customer, box, id)
+    return {"id": id, "status": doc.status, "message": doc.data["message"]}
 
 
 @operation("invoice", "GET", "/v2/earchive/status")
@@ -81,55 +64,43 @@ def incoming_invoices(customer) -> list[dict]:
         tax = round(amount * 0.2, 2)
         items.append({
             "ettn": fakes.uuid_for(customer, "inbox", number),
-            "invoiceNumber": fakes.document_number("GLN", issued.year, number),
-            "profile": "TEMELFATURA",
-            "type": "SATIS",
-            "invoiceStatus": fakes.pick(customer, fakes.INVOICE_STATUSES, "inbox", number),
-            "issueDate": issued.date().isoformat(),
-            "targetAlias": "urn:mail:defaultpk@example.com.tr",
+            "invoiceNumber": fakes.document_number("GLN", issued.year, number), "profile": "TEMELFATURA",
+            "type": "SATIS", "invoiceStatus": fakes.pick(customer, fakes.INVOICE_STATUSES, "inbox", number),
+            "issueDate": issued.date().isoformat(), "targetAlias": "urn:mail:defaultpk@example.com.tr",
             "targetTitle": f"Tedarikçi {number} A.Ş.",
             "targetVknTckn": f"{1000000000 + fakes.seed(customer, 'vkn', number) % 8999999999:010d}",
-            "currencyCode": "TRY",
-            "payableAmount": round(amount + tax, 2),
-            "taxExclusiveAmount": amount,
-            "taxTotal": tax,
-            "createDateUtc": issued.isoformat(),
+            "currencyCode": "TRY", "payableAmount": round(amount + tax, 2), "taxExclusiveAmount": amount,
+            "taxTotal": tax, "createDateUtc": issued.isoformat(),
         })
     return sorted(items, key=lambda item: item["createDateUtc"])
 
 
 @operation("invoice", "GET", "/v1/inboxinvoice/list")
 def inbox_list(call: Call):
-    return listed(call, incoming_invoices(call.customer))
+    """One page of the incoming invoices (422 on bad paging), newest first when isDesc is true."""
+    items = incoming_invoices(call.customer)
+    page_index, page_size = page_params(call)
+    if call.query.get("isDesc", "").lower() == "true":
+        items.reverse()
+    return paged(items, page_index, page_size)
 
 
 # --- documents: {"Response": base64 of the file} ----------------------------------------------------------------
 
-def _wrapped(content: bytes) -> dict:
-    return {"Response": base64.b64encode(content).decode("ascii")}
+def _document(draw, fake):
+    """A document operation of the boxes: the stored invoice's document (draw), else the unknown id's fake."""
+
+    def handler(call: Call, box: str, id, isStandartXslt=None):
+        doc = invoice_store.on_path(call, box, id)
+        return wrapped(fake(id) if doc is None else draw(doc, call.customer))
+
+    return handler
 
 
-def pdf(call: Call, box: str, id, isStandartXslt=None):
-    doc = invoice_store.on_path(call, box, id)
-    if doc is None:
-        return _wrapped(fakes.pdf_bytes(f"Sandbox invoice {id}"))
-    return _wrapped(invoice_documents.pdf(doc, call.customer))
-
-
-def ubl(call: Call, box: str, id):
-    doc = invoice_store.on_path(call, box, id)
-    if doc is None:
-        return _wrapped(fakes.ubl_invoice(id))
-    return _wrapped(invoice_documents.ubl(doc, call.customer))
-
-
-def html(call: Call, box: str, id, isStandartXslt=None):
-    doc = invoice_store.on_path(call, box, id)
-    if doc is None:
-        page = format_html("<!DOCTYPE html><html><body><p>Sandbox invoice {}</p></body></html>", id)
-    else:
-        page = invoice_documents.html(doc, call.customer)
-    return _wrapped(page.encode("utf-8"))
+pdf = _document(invoice_documents.pdf, lambda id: fakes.pdf_bytes(f"Sandbox invoice {id}"))
+ubl = _document(invoice_documents.ubl, fakes.ubl_invoice)
+html = _document(lambda doc, customer: invoice_documents.html(doc, customer).encode("utf-8"), lambda id: format_html(
+    "<!DOCTYPE html><html><body><p>Sandbox invoice {}</p></body></html>", id).encode("utf-8"))
 
 
 def _route(method: str, pattern: str, handler, box: str) -> None:
@@ -148,6 +119,7 @@ for method, pattern, box in (
     _route(method, pattern, pdf, box)
 
 for box, prefix in (("outbox", "/v2/outboxinvoice"), ("inbox", "/v2/inboxinvoice"), ("earchive", "/v2/earchive")):
+    _route("GET", prefix + "/{id}/status", _status, box)
     _route("GET", prefix + "/{id}/ubl", ubl, box)
     _route("GET", prefix + "/{id}/html/{isStandartXslt}", html, box)
 

@@ -15,7 +15,7 @@ from .. import fakes
 from ..control import BadRequest, control_action
 from ..models import Customer, Document, SandboxSetting
 from . import provinces
-from .common import blank, control_customer, is_guid, lock, now
+from .common import blank, control_customer, create_in_batches, is_guid, locked, now
 from .invoice_documents import unchecked_ubl
 from .invoice_store import (APPROVED, COUNTER, DEFAULT_ADDRESS, E_ARCHIVE, E_INVOICE, EARSIVFATURA, ERROR,
                             ERROR_MESSAGE, INCOMING, OUTGOING, POSTED, QUEUED, SEEDED, STATUSES, canonical, find,
@@ -42,8 +42,7 @@ def control_status(body):
     status = body.get("status")
     if status not in STATUSES:
         raise BadRequest(f"status must be one of {', '.join(map(str, STATUSES))}")
-    with transaction.atomic():
-        lock(customer)
+    with locked(customer):
         doc = find(customer, body.get("ettn"))
         if doc is None:
             raise BadRequest(f"no invoice with ettn {body.get('ettn')}")
@@ -156,8 +155,7 @@ def control_seed(body):
     if direction not in ("incoming", "outgoing"):
         raise BadRequest("direction must be incoming or outgoing")
     kind = OUTGOING if direction == "outgoing" else INCOMING
-    with transaction.atomic():
-        lock(customer)
+    with locked(customer):
         mark, _ = Document.objects.get_or_create(customer=customer, kind=SEEDED, key=direction,
                                                  defaults={"data": {"last": 0}})
         first = int(body["start"]) if body.get("start") is not None else mark.data["last"] + 1
@@ -168,13 +166,7 @@ def control_seed(body):
                                                         defaults={"data": {"last": 0}})
             numbers = counter.data["last"] + 1
             Document.objects.filter(pk=counter.pk).update(data={"last": counter.data["last"] + count})
-        chunk = []
-        for doc in _seeded(customer, kind, first, count, numbers, now()):
-            chunk.append(doc)
-            if len(chunk) == 5000:
-                Document.objects.bulk_create(chunk, ignore_conflicts=True)
-                chunk = []
-        Document.objects.bulk_create(chunk, ignore_conflicts=True)
+        create_in_batches(_seeded(customer, kind, first, count, numbers, now()), 5000, ignore_conflicts=True)
         Document.objects.filter(pk=mark.pk).update(data={"last": max(mark.data["last"], first + count - 1)})
         created = Document.objects.filter(customer=customer, kind=kind).count() - before
     return {"created": created, "first": first, "last": first + count - 1}

@@ -21,10 +21,8 @@ Choices where the documents say "not shown":
 
 import codecs
 import functools
-import io
 import json
 import uuid
-import zipfile
 from collections import defaultdict
 from datetime import date, datetime
 from datetime import timezone as dt_timezone
@@ -36,7 +34,8 @@ from lxml import etree
 
 from .. import fakes
 from ..models import Document
-from .common import element_maker
+from . import exports
+from .common import document_root, element_maker
 from .invoice_store import (DEDUCTED_TAXES, DEFAULT_ADDRESS, E_ARCHIVE, EARSIVFATURA, OUTGOING, VAT_CODE, money,
                             number, priced, record)
 from .invoice_taxpayers import generated_vkn, taxpayers
@@ -50,7 +49,6 @@ NS = {
 COMPANY_ADDRESS = {"street": "Caferağa Mah. Moda Cad. No:1", "district": "Kadıköy", "city": "İstanbul",
                    "country": "Türkiye", "postalZone": "34710"}
 CODE_LISTS = Path(__file__).resolve().parents[2] / "core" / "data" / "codelists.json"
-TURKISH_ONLY = str.maketrans("şŞğĞıİ", "sSgGiI")  # letters Helvetica's WinAnsiEncoding lacks
 
 
 @functools.cache
@@ -202,16 +200,8 @@ def ubl(doc: Document, customer) -> bytes:
     data, saved = doc.data, doc.data["invoice"]
     general, lines = saved["generalInfoModel"], saved["invoiceLines"]
     currency = general["currencyCode"]
-    root = etree.Element(f"{{{NS[None]}}}Invoice", nsmap=NS)
-    _add(_add(_add(root, "ext:UBLExtensions"), "ext:UBLExtension"), "ext:ExtensionContent")
-    _add(root, "cbc:UBLVersionID", "2.1")
-    _add(root, "cbc:CustomizationID", "TR1.2.1")
-    _add(root, "cbc:ProfileID", data["profile"])
-    _add(root, "cbc:ID", doc.number)
-    _add(root, "cbc:CopyIndicator", "false")
-    _add(root, "cbc:UUID", doc.key)
-    _add(root, "cbc:IssueDate", data["issueDate"])
-    _add(root, "cbc:IssueTime", general["issueTime"])
+    root = document_root(f"{{{NS[None]}}}Invoice", NS, data["profile"], doc.number, doc.key, data["issueDate"],
+                         general["issueTime"])
     _add(root, "cbc:InvoiceTypeCode", data["type"])
     for note in saved["notes"]:
         if note.get("note"):
@@ -313,21 +303,11 @@ def _summary(doc: Document, customer) -> tuple[list[tuple[str, str]], list[list[
     return header, rows, total_rows
 
 
-def _pdf_text(text: str) -> bytes:
-    encoded = text.translate(TURKISH_ONLY).encode("cp1252", "replace")
-    return encoded.replace(b"\\", b"\\\\").replace(b"(", b"\\(").replace(b")", b"\\)")
-
-
 def pdf(doc: Document, customer) -> bytes:
     """A one-page PDF of the invoice (text, Helvetica): header, lines and totals."""
     header, rows, total_rows = _summary(doc, customer)
-    texts = [f"{label}: {value}" for label, value in header] + [""]
-    texts += ["  ".join(row) for row in rows[:40]]
-    if len(rows) > 40:
-        texts.append(f"... {len(rows) - 40} satir daha")
-    texts += [""] + [f"{label}: {value}" for label, value in total_rows]
-    stream = b"BT /F1 10 Tf 14 TL 50 800 Td " + b" ".join(b"(%s) Tj T*" % _pdf_text(text) for text in texts) + b" ET"
-    return fakes.pdf_page(stream, b" /Encoding /WinAnsiEncoding")
+    return fakes.text_pdf([f"{label}: {value}" for label, value in header] + [""], ["  ".join(row) for row in rows],
+                          [""] + [f"{label}: {value}" for label, value in total_rows])
 
 
 def html(doc: Document, customer) -> str:
@@ -349,9 +329,6 @@ def html(doc: Document, customer) -> str:
 
 def taxpayer_zip(customer) -> bytes:
     """The tax authority's list of registered users as the platform hands it over."""
-    body = codecs.BOM_UTF8 + json.dumps(taxpayers(customer), ensure_ascii=False).encode("utf-8")
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
-        archive.writestr("users.json", body)
-    return buffer.getvalue()
+    return exports.archive({"users.json": codecs.BOM_UTF8 + json.dumps(taxpayers(customer), ensure_ascii=False)
+                            .encode("utf-8")})
 

@@ -8,7 +8,7 @@ from ..api import Call, operation
 from ..models import Document
 from .common import decimal, moment, page, paged_query, refused
 from .invoice_store import BASE, INCOMING, OUTGOING, day, list_item, settle, stamp
-from .list_filters import OPERATORS, TEXT_ONLY, Column, filtered
+from .list_filters import OPERATORS, TEXT_ONLY, Column, filtered, sorted_rows
 
 # Categories and sort columns are the list item's field names, spelled as document 3 spells them (exactly: a
 # platform that binds names does not guess at capitals). Typed categories are compared here (moments, days and
@@ -91,31 +91,13 @@ def _exact(condition: dict) -> None:
                                      f"(spelled so).")
 
 
-def _ordered(call: Call, rows):
-    wanted = call.query.get("sortedColumn", "").strip()
-    column = SORTS.get(wanted or "createDateUtc")
-    if column is None:
-        raise refused("Bad Request", f"sortedColumn: unknown column '{wanted}'; one of {', '.join(SORTS)} "
-                                     f"(spelled so).")
-    flag = call.query.get("isDesc", "").strip().lower()
-    if flag not in ("", "true", "false"):
-        raise refused("Bad Request", f"isDesc: must be true or false (got '{call.query['isDesc']}').")
-    sign = "-" if flag == "true" else ""
-    return rows.order_by(f"{sign}{column}", f"{sign}pk")
-
-
 def _list(call: Call, kind: str):
     page_index, page_size = page(call)
     settle(call)
     rows = _filtered(Document.objects.filter(customer=call.customer, kind=kind), call.query.get("filterQuery", ""))
-    return paged_query(_ordered(call, rows), page_index, page_size, list_item)
+    rows = sorted_rows(call, rows, SORTS, default="createDateUtc", spelled_so=True)
+    return paged_query(rows, page_index, page_size, list_item)
 
 
-@operation("accounting", "GET", BASE + "/incoming/list")
-def list_incoming(call: Call):
-    return _list(call, INCOMING)
-
-
-@operation("accounting", "GET", BASE + "/outgoing/list")
-def list_outgoing(call: Call):
-    return _list(call, OUTGOING)
+operation("accounting", "GET", BASE + "/incoming/list")(lambda call: _list(call, INCOMING))
+operation("accounting", "GET", BASE + "/outgoing/list")(lambda call: _list(call, OUTGOING))

@@ -19,12 +19,11 @@ from datetime import date, datetime, timedelta
 from datetime import timezone as dt_timezone
 from decimal import ROUND_HALF_UP, Decimal
 
-from django.db import transaction
 
 from ..api import Call
 from ..models import Document, SandboxSetting
 from . import accounting
-from .common import BOOLEAN, INTEGER, NUMBER, STRING, array, blank, is_guid, lock, moment, now, refused
+from .common import BOOLEAN, INTEGER, NUMBER, STRING, array, blank, is_guid, locked, moment, now, refused
 from .invoice_taxpayers import title_of
 from .list_filters import fold
 from .statuses import goes_wrong
@@ -292,8 +291,7 @@ def settle(call: Call) -> None:
                                   due_at__lte=at)
     if not due.exists():
         return
-    with transaction.atomic():
-        lock(call.customer)
+    with locked(call.customer):
         docs = list(due)  # again under the lock: a concurrent request may have moved them
         for doc in docs:
             _advance(doc, at)

@@ -57,13 +57,12 @@ Choices where document 3 and the facts file say "not shown" (the back office rel
   currentAccountCode) mapped to a sub-account (2.6; accounting_mappings.posting_refusal); reverse needs posted.
 """
 
-from django.db import transaction
 
 from .. import fakes
 from ..api import Call, binding_failed, operation
 from ..models import Document
 from .accounting_mappings import posting_refusal
-from .common import BOOLEAN, STRING, bind, blank, check_model, failure, lock, now, read_body, refused
+from .common import BOOLEAN, STRING, bind, blank, check_model, failure, locked, now, read_body, refused
 from .invoice_rules import invoice_facts
 from .invoice_store import (APPROVED, BASE, CANCELLED, COUNTER, E_INVOICE, EARCHIVE_CANCELLED, ERROR, INCOMING,
                             INVOICE_MODEL, NOT_POSTED, OUTGOING, POSTED, counterpart, find, invoice_view, noun, queue,
@@ -110,8 +109,7 @@ def _body(call: Call) -> dict:
 def save_invoice(call: Call):
     body = _body(call)
     at = now(call)
-    with transaction.atomic():
-        lock(call.customer)
+    with locked(call.customer):
         facts = invoice_facts(call, body, None)
         identifier = body["currentAccountIdentifier"]
         party = counterpart(call.customer, body, identifier)
@@ -144,8 +142,7 @@ def update_invoice(call: Call):
         raise refused("Validation failed", "generalInfoModel.ettn: The ettn of the invoice to update is required.")
     settle(call)
     at = now(call)
-    with transaction.atomic():
-        lock(call.customer)
+    with locked(call.customer):
         doc = find(call.customer, general["ettn"], (OUTGOING if body.get("isSend") is True else INCOMING,))
         if doc is None:
             direction = "outgoing" if body.get("isSend") is True else "incoming"
@@ -171,8 +168,7 @@ def update_invoice(call: Call):
 def delete_invoice(call: Call, ettn):
     is_send = _is_send(call, errors_as_error=True)
     settle(call)
-    with transaction.atomic():
-        lock(call.customer)
+    with locked(call.customer):
         doc = find(call.customer, ettn, (OUTGOING if is_send else INCOMING,))
         if doc is None:
             raise failure(f"No {'outgoing' if is_send else 'incoming'} invoice with ettn {ettn}.", 404)
@@ -207,8 +203,7 @@ def _move(call: Call, posting: bool):
     moves = _moves(call)
     settle(call)
     at = now(call)
-    with transaction.atomic():
-        lock(call.customer)
+    with locked(call.customer):
         docs, refusals = [], []
         for ettn, is_send in moves:
             doc = find(call.customer, ettn, (OUTGOING if is_send else INCOMING,))
@@ -236,11 +231,5 @@ def _move(call: Call, posting: bool):
     return {}
 
 
-@operation("accounting", "POST", BASE + "/post")
-def post_invoices(call: Call):
-    return _move(call, posting=True)
-
-
-@operation("accounting", "POST", BASE + "/reverse")
-def reverse_postings(call: Call):
-    return _move(call, posting=False)
+operation("accounting", "POST", BASE + "/post")(lambda call: _move(call, posting=True))
+operation("accounting", "POST", BASE + "/reverse")(lambda call: _move(call, posting=False))

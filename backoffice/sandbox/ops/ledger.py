@@ -57,12 +57,11 @@ import zipfile
 import zlib
 from datetime import date, datetime, timedelta
 
-from django.db import transaction
 from django.http import HttpResponse
 
 from ..api import Call, operation, page_params
 from ..models import Document
-from .common import Problems, envelope, lock, now, refused
+from .common import Problems, found, locked, now, paged_query, refused
 from .ledger_journal import Outcome, Period
 from .ledger_rules import check_zip
 
@@ -101,14 +100,11 @@ def amount(kurus: int) -> float:
 
 
 def task(doc_pk: int, status: int, message: str = "") -> dict:
-    """The period's Task as its status implies it."""
-    if status == UPLOADED:
-        return {"Id": doc_pk, "Status": TASK_WAITING, "Progress": 0, "Message": ""}
-    if status == CONVERTING:
-        return {"Id": doc_pk, "Status": TASK_RUNNING, "Progress": 20, "Message": CONVERTING_MESSAGE}
-    if status in (ERROR, FAILED):
-        return {"Id": doc_pk, "Status": TASK_FAILED, "Progress": 100, "Message": message}
-    return {"Id": doc_pk, "Status": TASK_COMPLETED, "Progress": 100, "Message": ""}
+    """The period's Task as its status implies it (Status, Progress, Message)."""
+    state, progress, text = {UPLOADED: (TASK_WAITING, 0, ""), CONVERTING: (TASK_RUNNING, 20, CONVERTING_MESSAGE),
+                             ERROR: (TASK_FAILED, 100, message), FAILED: (TASK_FAILED, 100, message)}.get(
+        status, (TASK_COMPLETED, 100, ""))
+    return {"Id": doc_pk, "Status": state, "Progress": progress, "Message": text}
 
 
 def ledger_settings(customer) -> dict:
@@ -238,8 +234,7 @@ def _check(customer, doc: Document, at: datetime) -> None:
         outcome = check_zip(upload["path"], upload["member"], facts)
     except UNREADABLE as error:
         outcome = Outcome(errors=1, findings=[f"Satır 1: dosya: yüklenen ZIP okunamadı ({error})"])
-    with transaction.atomic():
-        lock(customer)
+    with locked(customer):
         current = Document.objects.filter(pk=doc.pk, status=CONVERTING, due_at=leased).first()
         if current is None:
             return  # a control action set another status meanwhile
@@ -255,10 +250,7 @@ def _check(customer, doc: Document, at: datetime) -> None:
 # --- lookups and query values ----------------------------------------------------------------------------------
 
 def document_of(call: Call, kind: str, pk, noun: str) -> Document:
-    doc = Document.objects.filter(customer=call.customer, kind=kind, pk=pk).first()
-    if doc is None:
-        raise refused("Not Found", f"No {noun} with Id {pk}.", 404)
-    return doc
+    return found(Document.objects.filter(customer=call.customer, kind=kind, pk=pk), f"No {noun} with Id {pk}.")
 
 
 def whole_number(call: Call, name: str, problems: Problems, required: bool = True) -> int | None:
@@ -297,11 +289,7 @@ def _listed(call: Call, rows, sorts: dict, default: tuple, item) -> dict:
     problems.raise_any()
     sign = "-" if descending else ""
     order = [f"{sign}{column}", f"{sign}pk"] if column else [f"{sign}{name}" for name in default]
-    rows = rows.order_by(*order)
-    total = rows.count()
-    start = (page_index - 1) * page_size
-    body = envelope([item(row) for row in rows[start:start + page_size]], total, page_index, page_size)
-    return {name[0].upper() + name[1:]: value for name, value in body.items()}
+    return paged_query(rows.order_by(*order), page_index, page_size, item, capitalised=True)
 
 
 def required_id(call: Call, name: str) -> int:
@@ -390,8 +378,7 @@ def send_certificates(call: Call):
     problems.raise_any()
     settle(call)
     at = now(call)
-    with transaction.atomic():
-        lock(call.customer)
+    with locked(call.customer):
         doc = document_of(call, PERIOD, period_id, "period")
         refusal = _submission_refusal(doc, try_again)
         if refusal:

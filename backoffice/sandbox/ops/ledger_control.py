@@ -11,11 +11,10 @@ defaults (a step of 2 s, certificates approved), and {"reset": true} restores th
 
 from datetime import date, timedelta
 
-from django.db import transaction
 
 from ..control import BadRequest, control_action
 from ..models import Document
-from .common import lock, named_customer, now
+from .common import locked, named_customer, now
 from .ledger import (APPROVED, CERTIFICATE_FAILURE, CERTIFICATE_OUTCOMES, DEFAULT_SETTINGS, ERROR, FAILED, PERIOD,
                      STATUSES, create_parts, last_counters, ledger_settings, new_period, period_item, previous_period,
                      save_settings, task)
@@ -117,8 +116,7 @@ def control_seed(body):
         raise BadRequest("periods must be a non-empty array of {start, end, status, split_size?, parts?}")
     at = now()
     step = float(ledger_settings(customer)["step_seconds"])
-    with transaction.atomic():
-        lock(customer)
+    with locked(customer):
         ids = [_seed_one(customer, spec, at + timedelta(microseconds=index), step)
                for index, spec in enumerate(periods)]
     return {"ids": ids}
@@ -130,8 +128,7 @@ def control_status(body):
     by default the sandbox's); the period's life stops there (no further move is due)."""
     customer = named_customer(body)
     status = _status(body.get("status"))
-    with transaction.atomic():
-        lock(customer)
+    with locked(customer):
         named = body.get("id")
         if isinstance(named, str) and named.strip().isdigit():
             named = int(named)

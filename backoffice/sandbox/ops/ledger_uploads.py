@@ -12,12 +12,11 @@ from pathlib import Path
 
 from django.conf import settings
 from django.core.exceptions import RequestDataTooBig, TooManyFieldsSent, TooManyFilesSent
-from django.db import transaction
 from django.http.multipartparser import MultiPartParserError
 
 from ..api import Call, operation
 from ..models import Document
-from .common import Problems, lock, now, refused
+from .common import Problems, locked, now, refused
 from .ledger import (APPROVED, ERROR, PERIOD, STATUS_NAMES, UNREADABLE, UPLOADED, first_day, flag, last_day,
                      ledger_settings, new_period, period_item, settle)
 from .ledger_journal import MIB, day
@@ -43,15 +42,10 @@ def upload_dir() -> Path:
     return path
 
 
-def _form(post, name: str):
-    """A form value by its name exactly as document 3 spells it (StartDate, not startdate)."""
-    return post.get(name)
-
-
 def _dates(post, problems: Problems) -> tuple[date | None, date | None]:
     values = {}
     for name in ("StartDate", "EndDate"):
-        raw = _form(post, name)
+        raw = post.get(name)  # the name exactly as document 3 spells it (StartDate, not startdate)
         if raw is None or not raw.strip():
             problems.add(name, f"The {name} field is required (yyyy-mm-dd).")
         elif day(raw.strip()) is None:
@@ -77,7 +71,7 @@ def _dates(post, problems: Problems) -> tuple[date | None, date | None]:
 
 
 def _split_size(post, problems: Problems) -> int | None:
-    raw = (_form(post, "SplitSize") or "").strip()
+    raw = (post.get("SplitSize") or "").strip()
     if not raw:
         problems.add("SplitSize", "The SplitSize field is required (megabytes per part, 1 to 150).")
         return None
@@ -167,16 +161,15 @@ def upload(call: Call):
         raise refused("Validation failed", f"Files: the multipart/form-data body cannot be read ({error}).") from None
     start, end = _dates(post, problems)
     split_size = _split_size(post, problems)
-    time_stamp = flag(_form(post, "TimeStamp"), "TimeStamp", problems)
-    without_tax_detail = flag(_form(post, "WithoutTaxDetail"), "WithoutTaxDetail", problems)
+    time_stamp = flag(post.get("TimeStamp"), "TimeStamp", problems)
+    without_tax_detail = flag(post.get("WithoutTaxDetail"), "WithoutTaxDetail", problems)
     archive, member = _archive(files, problems)
     settle(call)
     at = now(call)
     key = uuid.uuid4().hex
     path = _store(archive, call.customer, key) if archive is not None and not problems.items else None
     try:
-        with transaction.atomic():
-            lock(call.customer)
+        with locked(call.customer):
             if start is not None:
                 _range_problems(call.customer, start, end, problems)
             problems.raise_any()

@@ -102,12 +102,14 @@ def _condition(condition: dict, by_name: dict):
     return column, lookup, negated, number
 
 
-def sorted_rows(call: Call, rows, sorts: dict):
+def sorted_rows(call: Call, rows, sorts: dict, default: str = "id", spelled_so: bool = False):
+    """The rows in the order of sortedColumn (a key of sorts, in any letter case unless spelled_so) and isDesc."""
     wanted = call.query.get("sortedColumn", "").strip()
-    column = sorts.get(wanted.lower() or "id")
+    column = sorts.get((wanted if spelled_so else wanted.lower()) or default)
     if column is None:
-        names = ", ".join(name for name in ("Id", "Name", "Identifier", "Code", "Type", "BaseCode", "ParentId")
-                          if name.lower() in sorts)
+        names = f"{', '.join(sorts)} (spelled so)" if spelled_so else ", ".join(
+            name for name in ("Id", "Name", "Identifier", "Code", "Type", "BaseCode", "ParentId")
+            if name.lower() in sorts)
         raise refused("Bad Request", f"sortedColumn: unknown column '{wanted}'; one of {names}.")
     flag = call.query.get("isDesc", "").strip().lower()
     if flag not in ("", "true", "false"):

@@ -42,32 +42,14 @@ import uuid
 from datetime import date, datetime, timedelta
 from decimal import Decimal
 
-from django.db import transaction
 from django.utils import timezone
 
 from ..api import Call, operation
 from ..control import control_action
 from ..models import Document
 from . import exports, reports, statuses, ticket_rules
-from .common import (
-    FLAG,
-    NUMBER,
-    STRING,
-    Checks,
-    Problems,
-    array,
-    check_model,
-    control_customer,
-    decimal,
-    iso,
-    lock,
-    moment,
-    now,
-    page,
-    paged_query,
-    read_body,
-    refused,
-)
+from .common import (FLAG, NUMBER, STRING, Checks, Problems, array, check_model, control_customer, decimal, iso, locked,
+                     moment, now, page, paged_query, read_body, refused)
 from .statuses import APPROVED, QUEUED
 
 SAVED, REPORTED, REPLACED = 0, 60, 100
@@ -106,8 +88,7 @@ def validate(body) -> dict:
     check_model(body, SAVE_MODEL)
     checks = Checks(body)
     for name in ("expeditionNumber", "expeditionTime", "vehiclePlate"):
-        if checks.required(name):
-            checks.text(name)
+        checks.required(name)
     when = checks.moment("expeditionTime") if isinstance(body.get("expeditionTime"), str) else None
     if isinstance(body.get("vehiclePlate"), str) and body["vehiclePlate"].strip() and \
             not re.fullmatch(r"[0-9A-Za-z][0-9A-Za-z \-]{1,19}", body["vehiclePlate"].strip()):
@@ -262,8 +243,7 @@ def save(call: Call):
     settle(call)
     number, plate, manual = fields["expeditionNumber"], fields["plate"], fields["isManualPlate"]
     at = now(call)
-    with transaction.atomic():
-        lock(call.customer)
+    with locked(call.customer):
         tickets = matching_tickets(call.customer, number, fields["moment"], None if manual else plate)
         if not tickets and not manual:
             raise refused("No matching tickets",
@@ -295,11 +275,7 @@ def query(call: Call):
 # --- Excel export --------------------------------------------------------------------------------------------
 
 def _export_filters(body) -> dict:
-    body = exports.filter_body(body)
-    check_model(body, EXPORT_MODEL)
-    problems = Problems()
-    filters = {}
-    exports.ids_filter(body, problems, filters, "passenger-list")
+    body, problems, filters = exports.filters_of(body, EXPORT_MODEL)
     exports.date_filter(body, "startDate", problems, filters, end=False)
     exports.date_filter(body, "endDate", problems, filters, end=True)
     if filters.get("startDate") and filters.get("endDate") and filters["startDate"] > filters["endDate"]:
@@ -358,24 +334,13 @@ def export_start(call: Call):
     return exports.start(call, KIND, FILE_STEM, filters, build)
 
 
-def export_history(call: Call):
-    return exports.history(call, KIND)
-
-
-def export_download(call: Call, exportId):
-    return exports.download(call, KIND, exportId)
-
-
 def report(call: Call, reportDate):
     """The by-date report of lists (document 2, 4.3): lists due are reported first."""
     settle(call)
     return reports.by_date(call, KIND, reportDate)
 
 
-# More specific paths first.
-operation("ticket", "POST", BASE + "/export")(export_start)
-operation("ticket", "GET", BASE + "/export/history")(export_history)
-operation("ticket", "GET", BASE + "/export/{exportId}/download")(export_download)
+exports.routes("ticket", BASE, KIND, export_start)
 operation("ticket", "POST", BASE)(save)
 operation("ticket", "GET", BASE)(query)
 operation("ticket", "GET", "/v1/passengerticketlistreport/partsbydate/{reportDate}")(report)

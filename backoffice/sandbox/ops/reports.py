@@ -14,7 +14,7 @@ from django.utils import timezone
 from ..api import Call, problem
 from ..control import BadRequest, control_action
 from ..models import Document
-from .common import control_customer, page, paged_query, refused
+from .common import control_customer, create_in_batches, page, paged_query, refused
 
 FILLERS: dict[str, Callable[[date, int], dict]] = {}
 
@@ -73,14 +73,8 @@ def control_report_items(body):
         raise BadRequest("count must be between 0 and 1,000,000")
     start = timezone.make_aware(datetime.combine(day, time.min))
     step = 86_400_000_000 // max(count, 1)  # microseconds: every item inside the day, in order
-    batch = []
-    for index in range(count):
-        batch.append(Document(customer=customer, kind=f"{kind}_report", key=uuid.uuid4().hex,
-                              number=f"BNC{day.year}{index + 1:09d}",
-                              created=start + timedelta(microseconds=step * index),
-                              data=FILLERS[kind](day, index)))
-        if len(batch) == 2000:
-            Document.objects.bulk_create(batch)
-            batch = []
-    Document.objects.bulk_create(batch)
+    create_in_batches((Document(customer=customer, kind=f"{kind}_report", key=uuid.uuid4().hex,
+                                number=f"BNC{day.year}{index + 1:09d}",
+                                created=start + timedelta(microseconds=step * index), data=FILLERS[kind](day, index))
+                       for index in range(count)), 2000)
     return {"created": count, "kind": kind, "date": day.isoformat()}

@@ -22,11 +22,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from django.db import transaction
 
 from ..api import Call
 from ..models import Document
-from .common import INTEGER, STRING, array, check_model, field, id_list, iso, lock, now, read_body, refused
+from .common import INTEGER, STRING, array, check_model, field, found, id_list, iso, locked, now, read_body, refused
 
 DRAFT, DELETED, QUEUED, ERROR, APPROVED, CANCELLED = 0, 10, 20, 40, 60, 100
 CANCEL_MODEL = {"ids": array(STRING)}  # document 2, 4.1: "body with ids (array of Guid)"
@@ -61,8 +60,7 @@ def process_due(customer, due, outcome: Callable[[Document, datetime], dict | No
     returns its report item, or None for none), then save them and their report items. Returns how many."""
     if not due.exists():
         return 0
-    with transaction.atomic():
-        lock(customer)
+    with locked(customer):
         docs = list(due)  # again under the lock: a concurrent request may have settled them
         reports = []
         for doc in docs:
@@ -103,10 +101,8 @@ def settle(call: Call, life: Lifecycle) -> None:
 # --- lookups -------------------------------------------------------------------------------------------------
 
 def document(call: Call, kind: str, key: str) -> Document:
-    doc = Document.objects.filter(customer=call.customer, kind=kind, key=key).first()
-    if doc is None:
-        raise refused("Not Found", f"No {kind.replace('_', ' ')} with ettn {key}.", 404)
-    return doc
+    return found(Document.objects.filter(customer=call.customer, kind=kind, key=key),
+                 f"No {kind.replace('_', ' ')} with ettn {key}.")
 
 
 def documents(call: Call, kind: str, keys: list[str]) -> list[Document]:
@@ -151,8 +147,7 @@ def cancel(call: Call, life: Lifecycle, kind: str):
     ids = id_list(body, life.noun)
     settle(call, life)
     at = now(call)
-    with transaction.atomic():
-        lock(call.customer)
+    with locked(call.customer):
         docs = documents(call, kind, ids)
         for doc in docs:
             reason = _cancel_refusal(life, doc)
@@ -179,8 +174,7 @@ def change_status(call: Call, life: Lifecycle, kind: str):
     settle(call, life)
     allowed_from = ERROR if target == DRAFT else DRAFT
     at = now(call)
-    with transaction.atomic():
-        lock(call.customer)
+    with locked(call.customer):
         docs = documents(call, kind, ids)
         for doc in docs:
             if doc.status != allowed_from:

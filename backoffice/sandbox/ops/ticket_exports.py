@@ -6,7 +6,7 @@ history, download and the 24-hour lifetime are shared (exports.py).
 from ..api import Call
 from ..models import Document
 from . import exports
-from .common import BOOLEAN, INTEGER, STRING, Problems, array, check_model, field, iso, moment, read_body
+from .common import BOOLEAN, INTEGER, STRING, array, field, iso, moment, read_body
 from .statuses import APPROVED, CANCELLED, DRAFT, ERROR, QUEUED, STATUS_NAMES
 from .ticket_rules import customer_name, settle, totals
 
@@ -32,22 +32,9 @@ EXPORT_MODELS = {
 
 
 def _export_filters(kind: str, body) -> dict:
-    body = exports.filter_body(body)
-    check_model(body, EXPORT_MODELS[kind])
-    problems = Problems()
-    filters = {}
-    exports.ids_filter(body, problems, filters, "ticket")
-    status = field(body, "status")
-    if status is not None:
-        if status not in EXPORT_STATUSES:
-            problems.add("status", f"status must be one of {', '.join(map(str, EXPORT_STATUSES))}.")
-        else:
-            filters["status"] = status
-    for flag in ("generateSummaryReport", "isArchived"):
-        value = field(body, flag)
-        if value is not None and not isinstance(value, bool):
-            problems.add(flag, f"{flag} must be true or false.")
-        filters[flag] = value is True
+    body, problems, filters = exports.filters_of(body, EXPORT_MODELS[kind], EXPORT_STATUSES)
+    for flag in ("generateSummaryReport", "isArchived"):  # the kind's own flag, a boolean: the model binds it
+        filters[flag] = field(body, flag) is True
     for prefix in EXPORT_DATES[kind]:
         start, end = _date_names(prefix)
         exports.date_filter(body, start, problems, filters, end=False)
@@ -134,10 +121,3 @@ def export_start(call: Call, kind: str):
 
     return exports.start(call, kind, FILE_NAMES[kind], filters, build)
 
-
-def export_history(call: Call, kind: str):
-    return exports.history(call, kind)
-
-
-def export_download(call: Call, kind: str, exportId):
-    return exports.download(call, kind, exportId)

@@ -11,22 +11,8 @@ from decimal import Decimal
 from ..api import Call
 from ..models import Document
 from . import reports, statuses
-from .common import (
-    BOOLEAN,
-    INTEGER,
-    NUMBER,
-    STRING,
-    Checks,
-    Problems,
-    array,
-    blank,
-    check_model,
-    decimal,
-    is_guid,
-    iso,
-    refused,
-    vkn_tckn_problem,
-)
+from .common import (BOOLEAN, INTEGER, NUMBER, STRING, Checks, Problems, array, blank, check_model, decimal, is_guid,
+                     iso, refused, vkn_tckn_problem)
 from .statuses import DRAFT, QUEUED
 
 PAYMENT_TYPES = ("BANKAKARTI", "KREDIKARTI", "BEDELSIZ", "COKLU", "PUAN", "NAKIT", "PROMOSYON", "ULASIMKARTI",
@@ -35,8 +21,6 @@ TICKET_NUMBER = re.compile(r"^[A-Z0-9]{3}20[0-9]{2}[0-9]{9}$")
 OPERATOR_FIELDS = ("vehicleOperatingVknTckn", "vehicleOperatingTitle", "vehicleOperatingTaxCenter",
                    "commissionAmount", "commissionTaxAmount")
 ERROR_MESSAGE = "Bilet vergi idaresine iletilemedi: doğrulama hatası (sandbox hata oranı)."
-TEXT_FIELDS = ("referenceNumber", "identifier", "customerFirstName", "customerLastName", "customerTelephone",
-               "customerTaxCenter", "xsltCode", "customerStreet", "customerCity", "customerTown")
 TICKET_TYPES = {"event_ticket": "ETKINLIK", "passenger_ticket": "YOLCU"}  # kind -> ticketType
 # The vehicle operator's text fields of 2.3 (the amounts are commissionAmount and commissionTaxAmount).
 VEHICLE_OPERATOR_TEXT = (
@@ -124,15 +108,14 @@ def _check_identity(checks: Checks, kind: str, creating: bool) -> None:
     if checks.required("ticketType") and body["ticketType"] != ticket_type:
         checks.add("ticketType", f"ticketType must be {ticket_type} for this service (got '{body['ticketType']}').")
     number = body.get("ticketNumber")
-    if checks.required("ticketNumber") and checks.text("ticketNumber"):
+    if checks.required("ticketNumber"):
         if len(number) != 16:
             checks.add("ticketNumber", f"The ticket number must be 16 characters (got {len(number)}): 3-character "
                                        "prefix, 4-digit year and 9-digit counter.")
         elif not TICKET_NUMBER.match(number):
             checks.add("ticketNumber", f"The ticket number '{number}' does not match ^[A-Z0-9]{{3}}20[0-9]{{2}}"
                                        "[0-9]{9}$ (prefix, year, counter).")
-    if checks.required("prefix") and checks.text("prefix") and isinstance(number, str) and \
-            body["prefix"] != number[:3]:
+    if checks.required("prefix") and isinstance(number, str) and body["prefix"] != number[:3]:
         checks.add("prefix", f"The prefix '{body['prefix']}' must equal the first three characters of the "
                              f"ticket number ('{number[:3]}').")
 
@@ -148,8 +131,6 @@ def _check_customer(checks: Checks, kind: str) -> None:
         checks.add("currencyCode", f"currencyCode must be a 3-letter currency code (got '{currency}').")
     checks.number("exchangeRate", body.get("exchangeRate"))
     checks.moment("ticketDate")
-    for name in TEXT_FIELDS:
-        checks.text(name)
     if kind == "passenger_ticket":
         checks.required("identifier", "identifier (national id or passport number)")
     country = body.get("customerCountry")
@@ -160,9 +141,7 @@ def _check_customer(checks: Checks, kind: str) -> None:
 def _check_payment(checks: Checks) -> None:
     """E-mail sending, payment type and the record-expenses pair."""
     body = checks.body
-    send_email = body.get("isEmailSend")
-    if send_email is not None and not isinstance(send_email, bool):
-        checks.add("isEmailSend", "isEmailSend must be true or false.")
+    send_email = body.get("isEmailSend")  # a boolean or null: the model binds it
     email = body.get("customerEmail")
     if send_email is True and blank(email):
         checks.add("customerEmail", "customerEmail is required when isEmailSend is true.")
@@ -191,13 +170,7 @@ def _check_lines(checks: Checks) -> None:
 
 
 def _check_notes(checks: Checks) -> None:
-    notes = checks.body.get("notes")
-    if notes is None:
-        return
-    if not isinstance(notes, list):
-        checks.add("notes", "notes must be an array of objects with a note field.")
-        return
-    for index, note in enumerate(notes):
+    for index, note in enumerate(checks.body.get("notes") or []):  # an array or null: the model binds it
         if not isinstance(note, dict) or not isinstance(note.get("note"), str):
             checks.add(f"notes[{index}].note", "Each note must be an object with a string field note.")
 

@@ -26,22 +26,22 @@ list those of the state machine and the exports):
   /_control/tickets/series says a series started elsewhere continues (control_series).
 """
 
-import base64
 import json
 import re
 import uuid
+from functools import partial
 
-from django.db import transaction
 from django.template.loader import render_to_string
 
 from ..api import Call, operation
 from ..control import control_action
 from ..models import Document
-from . import provinces, reports, statuses
-from .common import (blank, condition_parts, control_customer, iso, lock, moment, now, page, paged_query, read_body,
-                     refused)
+from . import exports, provinces, reports, statuses
+from .common import (blank, condition_parts, control_customer, iso, locked, moment, now, page, paged_query, read_body,
+                     refused, wrapped)
+from .list_filters import OPERATORS  # queryFilter's operators are filterQuery's (Turkish, as clients send them)
 from .statuses import DRAFT, ERROR
-from .ticket_exports import export_download, export_history, export_start
+from .ticket_exports import export_start
 from .ticket_rules import LIFECYCLE, customer_name, settle, totals, validate
 
 # kind -> (path segment, report path)
@@ -113,8 +113,7 @@ def create(call: Call, kind: str):
     ettn = str(uuid.UUID(str(body["ettn"]))) if not blank(body.get("ettn")) else str(uuid.uuid4())
     status = body.get("status") or DRAFT
     at = now(call)
-    with transaction.atomic():
-        lock(call.customer)
+    with locked(call.customer):
         _duplicate(call, kind, body["ticketNumber"])
         _consecutive(call, kind, body["ticketNumber"])
         if Document.objects.filter(customer=call.customer, kind=kind, key=ettn).exists():
@@ -135,8 +134,7 @@ def update(call: Call, kind: str, id):
     settle(call)
     status = body.get("status") or DRAFT
     at = now(call)
-    with transaction.atomic():
-        lock(call.customer)
+    with locked(call.customer):
         doc = statuses.document(call, kind, id)
         if doc.status not in (DRAFT, ERROR):
             raise refused("Update refused",
@@ -161,13 +159,6 @@ def get(call: Call, kind: str, id):
 
 # --- the list and its queryFilter ------------------------------------------------------------------------
 
-# queryFilter operators (Turkish, as public clients send them) -> (lookup, negated)
-OPERATORS = {
-    "eşittir": ("exact", False), "eşit değildir": ("exact", True), "eşittir değildir": ("exact", True),
-    "küçüktür": ("lt", False), "küçük ve eşittir": ("lte", False), "büyüktür": ("gt", False),
-    "büyük ve eşittir": ("gte", False), "içeren": ("icontains", False), "içermeyen": ("icontains", True),
-    "ile başlayan": ("istartswith", False), "ile başlamayan": ("istartswith", True),
-}
 COLUMNS = {"ettn": "key", "id": "key", "ticketnumber": "number", "status": "status", "createddate": "created"}
 FILTER_SHAPE = "queryFilter: must be a JSON array of {category, operator, value}."
 
@@ -244,7 +235,7 @@ def html(call: Call, kind: str, id, isStandartXslt):
     }
     template = "standard" if flag == "true" else "company"
     page_html = render_to_string(f"sandbox/tickets/{template}.html", context)
-    return {"Response": base64.b64encode(page_html.encode("utf-8")).decode("ascii")}
+    return wrapped(page_html.encode("utf-8"))
 
 
 # --- by-date reports -------------------------------------------------------------------------------------
@@ -253,40 +244,20 @@ def report(call: Call, kind: str, reportDate):
     return reports.by_date(call, kind, reportDate, settle)
 
 
-# --- registration: more specific paths first (PUT /updatestatuslist before PUT /{id}) ----------------------
-
-def _bind(handler, kind):
-    def bound(call, **kwargs):
-        return handler(call, kind, **kwargs)
-
-    bound.__name__ = f"{kind}_{handler.__name__}"
-    return bound
-
-
-def _machine(operation_of, name):
-    """A status-machine operation of the tickets, as a (call, kind) handler."""
-
-    def handler(call, kind):
-        return operation_of(call, LIFECYCLE, kind)
-
-    handler.__name__ = name
-    return handler
-
+# --- registration: every handler takes the ticket kind ---------------------------------------------------
 
 for _kind, (_base, _report_path) in KINDS.items():
     for _method, _suffix, _handler in (
-        ("PUT", "/updatestatuslist", _machine(statuses.change_status, "update_status")),
-        ("POST", "/cancel", _machine(statuses.cancel, "cancel")),
-        ("POST", "/status", _machine(statuses.status_query, "statuses")),
-        ("POST", "/export", export_start),
-        ("GET", "/export/history", export_history),
-        ("GET", "/export/{exportId}/download", export_download),
+        ("PUT", "/updatestatuslist", lambda call, kind: statuses.change_status(call, LIFECYCLE, kind)),
+        ("POST", "/cancel", lambda call, kind: statuses.cancel(call, LIFECYCLE, kind)),
+        ("POST", "/status", lambda call, kind: statuses.status_query(call, LIFECYCLE, kind)),
         ("GET", "/{id}/html/{isStandartXslt}", html),
         ("POST", "", create),
         ("GET", "", ticket_list),
         ("PUT", "/{id}", update),
         ("GET", "/{id}", get),
     ):
-        operation("ticket", _method, _base + _suffix)(_bind(_handler, _kind))
-    operation("ticket", "GET", _report_path)(_bind(report, _kind))
+        operation("ticket", _method, _base + _suffix)(partial(_handler, kind=_kind))
+    operation("ticket", "GET", _report_path)(partial(report, kind=_kind))
+    exports.routes("ticket", _base, _kind, partial(export_start, kind=_kind))
 # The passenger-list report is registered by ops/passenger_lists.py (it reports due lists first).

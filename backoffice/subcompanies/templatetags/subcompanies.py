@@ -18,11 +18,6 @@ def key_values(value):
     return flatten(value) if value not in (None, "") else []
 
 
-@register.filter
-def get_item(mapping, key):
-    return mapping.get(key) if isinstance(mapping, dict) else None
-
-
 # Labels for the element fields the usage report is known to carry (document 1 does not name them; the
 # platform's own names are kept, in a tooltip, for anything else and for support).
 FIELD_LABELS = {

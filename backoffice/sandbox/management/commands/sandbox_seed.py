@@ -35,12 +35,10 @@ class Command(BaseCommand):
         if bool(options["admin_user"]) != bool(options["admin_password"]):
             raise CommandError("--admin-user and --admin-password go together.")
         setting = SandboxSetting.load()
-        if options["rate_limit_scale"] is not None:
-            setting.rate_limit_scale = options["rate_limit_scale"]
-        if options["token_lifetime"] is not None:
-            setting.token_lifetime_seconds = options["token_lifetime"]
-        if options["token_max_uses"] is not None:
-            setting.token_max_uses = options["token_max_uses"]
+        for option, name in (("rate_limit_scale", "rate_limit_scale"), ("token_lifetime", "token_lifetime_seconds"),
+                             ("token_max_uses", "token_max_uses")):
+            if options[option] is not None:
+                setattr(setting, name, options[option])
         setting.save()
         fields = {"name": options["name"], "credits": options["credits"]}
         if options["customer_id"]:
