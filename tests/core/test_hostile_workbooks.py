@@ -40,7 +40,7 @@ try:
     with open(path, "rb") as source:
         if kind == "import":
             from backoffice.core import imports
-            from backoffice.current_accounts.imports import CHART_SHEET
+            from backoffice.chart_of_accounts.imports import CHART_SHEET
             checked = imports.read(source, CHART_SHEET)
             result["message"] = "; ".join(error.message for error in checked.errors)
             rows = [[values.get("type", ""), values.get("name", "")] for _number, values in checked.rows]
@@ -223,7 +223,7 @@ def test_a_row_too_wide_is_refused_while_reading(body, words):
 
 def test_a_read_past_its_time_is_refused(settings):
     from backoffice.core import imports
-    from backoffice.current_accounts.imports import CHART_SHEET
+    from backoffice.chart_of_accounts.imports import CHART_SHEET
 
     settings.IMPORT_XLSX_READ_SECONDS = 1e-9
     with translation.override("en"), pytest.raises(imports.ImportFileError, match="took longer than"):

@@ -141,3 +141,35 @@ def test_the_lookup_needs_a_signed_in_editor(client, company):
     assert answer.status_code in (302, 403) and "Ayşe" not in answer.content.decode()
     reader = login(client, make_user("okur", "manager", [company]), company)
     assert reader.get("/memos/account/", {"account": "Ayşe"}).status_code == 403
+
+
+def test_a_view_that_names_its_save_service_hands_it_the_unsaved_record_its_lines_and_the_user(
+        web, accountant, company, monkeypatch):
+    seen = {}
+
+    def memo_save(memo, lines, *, user):
+        seen.update(saved_before=memo.pk is not None, lines=[(line.text, line.quantity) for line in lines], user=user)
+        memo.save()
+        for line in lines:
+            line.memo = memo
+            line.save()
+        return memo
+
+    monkeypatch.setattr(memo_pages.MemoEditView, "saves", staticmethod(memo_save))
+    response = form_post(web, ADD, memo_data({"text": "one", "quantity": "1"}, {"text": "two", "quantity": "3"}))
+    memo = Memo.objects.get()
+    assert response.status_code == 302 and response["Location"] == model_url(memo, "detail")
+    assert seen == {"saved_before": False, "lines": [("one", 1), ("two", 3)], "user": accountant}
+    assert list(memo.lines.values_list("text", "quantity")) == [("one", 1), ("two", 3)]
+
+
+def test_a_save_service_that_refuses_keeps_nothing_and_says_why_on_the_form(web, company, monkeypatch):
+    def memo_save(memo, lines, *, user):
+        memo.save()  # then the domain's rule refuses: the whole save is undone
+        raise memo_pages.MemoRefused("The platform's rules refuse this memo.")
+
+    monkeypatch.setattr(memo_pages.MemoEditView, "saves", staticmethod(memo_save))
+    response = form_post(web, ADD, memo_data({"text": "one", "quantity": "1"}))
+    assert response.status_code == 400
+    assert response.context["form"].non_field_errors() == ["The platform's rules refuse this memo."]
+    assert not Memo.objects.exists()
