@@ -6,7 +6,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from backoffice.core import resources
-from backoffice.core.imports import Column, Sheet, error_on
+from backoffice.core.imports import Column, Sheet, error_on, form_errors
 
 from .choices import currency_ids
 from .forms import AccountForm
@@ -64,10 +64,7 @@ def _checked_account(company, checked, number, data):
     """The row's account checked by the form and the chart's rules, unsaved; None with its errors on the row."""
     form = AccountForm(data, company=company)
     if not form.is_valid():
-        for name, messages in form.errors.items():
-            key = {"currency_code_id": "currency"}.get(name, name)
-            for message in messages:
-                error_on(checked, number, key if name != "__all__" else "", message)
+        form_errors(checked, number, form, keys={"currency_code_id": "currency"})
         return None
     account = form.save(commit=False)
     account.company = company

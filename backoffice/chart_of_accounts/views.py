@@ -41,11 +41,9 @@ class AccountDetailView(ObjectDetailView):
 
 class AccountEditView(ObjectEditView):
     form = AccountForm
+    form_company = True
     saves = staticmethod(services.account_save)
     refused = services.ChartError
-
-    def get_form_kwargs(self):
-        return {"company": self.request.company}
 
     def form_context(self, account, formsets):
         return {"uniform_main": uniform.main_accounts()}

@@ -111,6 +111,7 @@ class ActionSet:
     # life), and what a record is to the client's calls and statuses() (an id; an invoice's {ettn, isSend}).
     state_field: str = "remote_status"
     target: Callable = attrgetter("remote_id")
+    check: Callable | None = None  # check(name, records): the domain's own rules first; raises its error
     by_name: dict = field(init=False)
 
     def __post_init__(self):
@@ -146,6 +147,8 @@ def action_request(model, name, records, params=None) -> "jobs.JobRun":
     action_set = registry["action_sets"][model]
     action = action_set.by_name[name]
     records = list(records)
+    if action_set.check:
+        action_set.check(name, records)
     if not records:
         raise action_set.error(action_set.empty or _("Select at least one record."))
     refused = [str(getattr(r, action_set.number)) for r in records if not action_set.allowed(action, r)]

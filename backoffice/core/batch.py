@@ -15,11 +15,15 @@ from django.contrib import messages
 from django.db import connection, transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from backoffice.remote.errors import RateLimited, RemoteError
 
 from . import jobs, sync
 from .choices import SyncState
+from .generic.registry import model_url
+from .generic.views import BulkAction
+from .roles import EDITORS, has_role
 from .sync import selection_target
 
 PUSH_BATCH_SIZE = 100
@@ -208,6 +212,22 @@ def resend_bulk(*, queue_many=None, refused_message):
         return len(failed)
 
     return run
+
+
+def resend_action(*, refused, confirm, queue_many=None) -> BulkAction:
+    """The list's "Send again" bulk action (resend_bulk) for editors; refused: the message when none of the
+    selected records failed."""
+    return BulkAction(gettext_lazy("Send again"), resend_bulk(queue_many=queue_many, refused_message=refused),
+                      confirm=confirm, required_roles=EDITORS)
+
+
+def resend_buttons(record, user, ready=None) -> list:
+    """The detail page's "Send again" button (it posts to the list's resend action), for an editor on a record
+    whose sending failed; ready(record): the domain's own condition besides (default: no action holds it)."""
+    ready = ready or (lambda failed: not failed.pending_action)
+    if record.sync_state != SyncState.FAILED or not ready(record) or not has_role(user, *EDITORS):
+        return []
+    return [("resend", model_url(type(record), "bulk", action="resend"), _("Send again"), "primary", "arrow-repeat")]
 
 
 def nothing_to_send() -> str:

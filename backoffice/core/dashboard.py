@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from datetime import date
 from zoneinfo import ZoneInfo
 
-from django.db.models import CharField, Count, F, Value
+from django.db.models import Case, CharField, Count, F, IntegerField, Q, Sum, Value, When, Window
 from django.utils import timezone
 from django.utils.module_loading import autodiscover_modules
 
@@ -27,6 +27,7 @@ from .registry import registry
 ISTANBUL = ZoneInfo("Europe/Istanbul")
 # Not on the platform yet (saved here, waiting, being sent) or refused by it.
 UNSYNCED_STATES = (SyncState.FAILED, SyncState.LOCAL, SyncState.QUEUED, SyncState.SENDING)
+ROWS = 5  # the rows of a block's list (counted)
 
 
 @dataclass(frozen=True)
@@ -81,6 +82,12 @@ def blocks(company, *, user, on=None) -> list[dict]:
     return drawn
 
 
+def counted(queryset, overdue: Q):
+    """The first ROWS of queryset, each carrying the count of the whole set and of its overdue part."""
+    one_if_overdue = Case(When(overdue, then=Value(1)), default=Value(0), output_field=IntegerField())
+    return list(queryset.annotate(total=Window(Count("pk")), overdue_total=Window(Sum(one_if_overdue)))[:ROWS])
+
+
 def sync_summary(company, *, today=None, user=None) -> dict:
     """The records of every sync source not yet on the platform or refused, by state: one UNION ALL query of
     grouped counts (an index on sync_state finds the few unsynced rows among a million synced)."""
@@ -108,5 +115,5 @@ def sync_summary(company, *, today=None, user=None) -> dict:
 
 register_block("platform", template="core/dashboard/platform.html", build=sync_summary, order=50)
 
-__all__ = ["ISTANBUL", "UNSYNCED_STATES", "blocks", "register_block", "register_sync_source", "sync_summary",
-           "today"]
+__all__ = ["ISTANBUL", "ROWS", "UNSYNCED_STATES", "blocks", "counted", "register_block", "register_sync_source",
+           "sync_summary", "today"]

@@ -277,6 +277,21 @@ DATETIME_FORMAT = "%Y-%m-%dT%H:%M"  # what <input type="datetime-local"> sends
 DATETIME_INPUT_FORMATS = [DATETIME_FORMAT, "%Y-%m-%d %H:%M", "%Y-%m-%dT%H:%M:%S", "%Y-%m-%d %H:%M:%S"]
 
 
+class SizedFileField(forms.FileField):
+    """An uploaded file of at most max_bytes."""
+
+    def __init__(self, *args, max_bytes=20 * 1024 * 1024, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.max_bytes = max_bytes
+
+    def clean(self, data, initial=None):
+        upload = super().clean(data, initial)
+        if upload is not None and upload.size > self.max_bytes:
+            raise ValidationError(_("The file is larger than %(megabytes)s MB.") % {
+                "megabytes": self.max_bytes // (1024 * 1024)})
+        return upload
+
+
 def datetime_widget():
     return forms.DateTimeInput(attrs={"type": "datetime-local"}, format=DATETIME_FORMAT)
 

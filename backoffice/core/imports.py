@@ -246,10 +246,11 @@ def summary(checked: Checked) -> str:
     return text + "."
 
 
-def form_errors(checked: Checked, number: int, form) -> None:
-    """A bound form's errors as the cell errors of row `number`."""
+def form_errors(checked: Checked, number: int, form, keys=None) -> None:
+    """A bound form's errors as the cell errors of row `number`; keys: {form field: column key} where they differ
+    (e.g. {"currency_code_id": "currency"})."""
     for name, messages in form.errors.items():
-        key = form.add_prefix(name) if name != "__all__" else ""
+        key = form.add_prefix((keys or {}).get(name, name)) if name != "__all__" else ""
         for message in messages:
             checked.add(number, checked.columns.get(key, ""), checked.labels.get(key, ""), message)
 

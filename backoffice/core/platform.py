@@ -11,7 +11,7 @@ from django.utils import timezone
 from django.utils.formats import date_format
 from django.utils.translation import gettext as _
 
-from backoffice.remote import connection, tokens
+from backoffice.remote import connection, endpoints, ratelimit, tokens
 from backoffice.remote.ratelimit import RateLimiter
 from backoffice.remote.sessions import TransportPool
 from backoffice.remote.tokens import RedisTokenStore
@@ -59,6 +59,17 @@ def audit_for(company):
 def limiter() -> RateLimiter:
     return RateLimiter(django_rq.get_connection("default"), scale=settings.RATE_LIMIT_SCALE,
                        prefix=getattr(settings, "RATE_LIMIT_KEY_PREFIX", "ratelimit"))
+
+
+def endpoint_of(operation: str) -> endpoints.Endpoint:
+    """The operation's method and path, with the deployment's overrides (settings.PLATFORM_ENDPOINTS)."""
+    return endpoints.resolve(operation, getattr(settings, "PLATFORM_ENDPOINTS", {}) or {})
+
+
+def rate_rule(operation: str) -> ratelimit.Rule | None:
+    """The documented rate limit of the operation (a ratelimit rule), or None where the documents give none."""
+    endpoint = endpoint_of(operation)
+    return ratelimit.rule_for(endpoint.method, endpoint.path)
 
 
 def trusted_origins() -> set[str]:

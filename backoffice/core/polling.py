@@ -115,6 +115,27 @@ def _keep(poll: StatusPoll, records, answers) -> int:
     return changed
 
 
+# --- for a poll's fetch and settle ----------------------------------------------------------------------------
+def ask_each(records, ask, what) -> dict:
+    """{remote_id: answer} of one status call per record (for a service that has no call for several). One the platform
+    does not answer goes to the back of the line (the poll stamps it); the others are still asked."""
+    answers = {}
+    for record in records:
+        try:
+            answers[record.remote_id] = ask(record.remote_id)
+        except RateLimited:
+            raise
+        except RemoteError as exc:
+            logger.warning("status of %s %s not read: %s", what, record.remote_id, exc)
+    return answers
+
+
+def changed_fields(record, fields) -> dict | None:
+    """The fields of an answer that differ from the record's (its id is never changed by a poll)."""
+    fields.pop("remote_id", None)
+    return {name: value for name, value in fields.items() if getattr(record, name) != value} or None
+
+
 @jobs.job(gettext_lazy("Read statuses from the platform"))
 def poll_job(name, company_id, follow=False) -> str:
     """The job of every poll: one run for one company; while following, one more run shortly."""

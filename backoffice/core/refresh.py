@@ -16,18 +16,16 @@ import logging
 from datetime import timedelta
 
 from django.apps import apps
-from django.conf import settings
 from django.db.models import Max, Q
 from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, ngettext
 
-from backoffice.remote import endpoints, ratelimit
-
 from . import jobs
 from .choices import SyncState
 from .conf import tunable
 from .models import Company, JobRun
+from .platform import rate_rule
 from .registry import registry
 from .schedule import company_offset
 from .sync import own_fields, selection_target
@@ -55,9 +53,7 @@ def refreshable_models() -> list:
 
 def calls_per_run(company, model) -> int:
     """The run's budget in status calls: a share of the documented limit over one interval, or the default."""
-    operation = registry["action_sets"][model].status_operation(model)
-    endpoint = endpoints.resolve(operation, getattr(settings, "PLATFORM_ENDPOINTS", {}) or {})
-    rule = ratelimit.rule_for(endpoint.method, endpoint.path)
+    rule = rate_rule(registry["action_sets"][model].status_operation(model))
     if rule is None:
         return max(1, int(setting("STATUS_REFRESH_CALLS")))
     limit, minutes = rule.limit(company.tier)

@@ -9,9 +9,9 @@ yet (issue 33 builds it), so every sent note counts as not invoiced until then.
 
 from datetime import timedelta
 
-from django.db.models import Case, Count, IntegerField, Q, Sum, Value, When, Window
+from django.db.models import Q
 
-from backoffice.core.dashboard import register_block
+from backoffice.core.dashboard import counted, register_block
 from backoffice.core.generic.registry import model_url
 
 from .choices import DispatchStatus
@@ -19,18 +19,11 @@ from .models import DispatchNote
 
 INVOICING_DAYS = 7
 OVERDUE_SHOWN_DAYS = 30  # a window that ran out longer ago is not on the dashboard any more
-ROWS = 5
 # Delivered to the tax authority and not rejected by the receiver: goods that went and are to be invoiced.
 SENT_STATUSES = (DispatchStatus.DELIVERED, DispatchStatus.APPROVED, DispatchStatus.APPROVING,
                  DispatchStatus.APPROVAL_ERROR, DispatchStatus.AUTO_APPROVED, DispatchStatus.AWAITING_APPROVAL,
                  DispatchStatus.REJECTION_ERROR, DispatchStatus.PARTIALLY_ACCEPTED,
                  DispatchStatus.PARTIALLY_ACCEPTING, DispatchStatus.PARTIAL_ACCEPTANCE_ERROR)
-
-
-def counted(queryset, overdue: Q):
-    """The first ROWS of queryset, each carrying the count of the whole set and of its overdue part."""
-    one_if_overdue = Case(When(overdue, then=Value(1)), default=Value(0), output_field=IntegerField())
-    return list(queryset.annotate(total=Window(Count("pk")), overdue_total=Window(Sum(one_if_overdue)))[:ROWS])
 
 
 # --- our notes to be invoiced ----------------------------------------------------------------------------------

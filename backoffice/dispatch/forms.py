@@ -5,7 +5,6 @@ and of the database (unique number, ERP reference) are the services' too, under 
 
 import re
 from decimal import Decimal
-from functools import cache
 
 from django import forms
 from django.core.exceptions import ValidationError
@@ -13,11 +12,10 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from backoffice.core import codes, domains
-from backoffice.core.fields import LocalizedDecimalField, clean_vkn_or_tckn, localized_formfield
+from backoffice.core.fields import LocalizedDecimalField, SizedFileField, clean_vkn_or_tckn, localized_formfield
 from backoffice.core.generic.forms import PlatformExportForm
 from backoffice.core.validators import validate_document_number, validate_driver_tckn
-from backoffice.core.generic.lines import LineFormSetBase, line_formset
-from backoffice.core.widgets import FixedChoices
+from backoffice.core.generic.lines import LineFormSetBase, line_formset, unit_choices
 
 from . import services, taxpayers
 from .choices import FORM_PROFILES, DispatchStatus, Numbering
@@ -32,24 +30,8 @@ POSTAL_CODE = re.compile(r"^(0[1-9]|[1-7][0-9]|8[01])[0-9]{3}\Z")
 # as the tax authority's rules want it (34ABC123).
 PLATE = re.compile(r"^(0[1-9]|[1-7][0-9]|8[01])[A-Z]{1,3}[0-9]{2,5}\Z")
 CARRIER_COMPANY, CARRIER_DRIVERS = "company", "drivers"
-UNIT_CHOICES_SHOWN = 40
 LINE_LIMIT = Decimal(10) ** 14
 TOTAL_LIMIT = Decimal(10) ** 16
-
-
-class SizedFileField(forms.FileField):
-    """An uploaded file of at most max_bytes."""
-
-    def __init__(self, *args, max_bytes=20 * 1024 * 1024, **kwargs):
-        super().__init__(*args, **kwargs)
-        self.max_bytes = max_bytes
-
-    def clean(self, data, initial=None):
-        upload = super().clean(data, initial)
-        if upload is not None and upload.size > self.max_bytes:
-            raise ValidationError(_("The file is larger than %(megabytes)s MB.") % {
-                "megabytes": self.max_bytes // (1024 * 1024)})
-        return upload
 
 
 def clean_prefix(value) -> str:
@@ -292,12 +274,6 @@ class DispatchNoteForm(NumberingFields, forms.ModelForm):
         return (self.cleaned_data if hasattr(self, "cleaned_data") else {}).get("carrier") == CARRIER_COMPANY
 
 
-@cache
-def _units_shown() -> FixedChoices:
-    """The units a line offers, built once: the same for every line, company and language."""
-    return FixedChoices(codes.choices(codes.UNIT_CODES)[:UNIT_CHOICES_SHOWN])
-
-
 class LineForm(forms.ModelForm):
     quantity = LocalizedDecimalField(label=_("Quantity"), max_digits=18, decimal_places=6,
                                      min_value=Decimal("0.000001"))
@@ -315,11 +291,7 @@ class LineForm(forms.ModelForm):
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        shown = _units_shown()
-        current = self.initial.get("unit_code") or (self.instance.unit_code if self.instance.pk else "")
-        if current and all(code != current for code, _label in shown):
-            shown = FixedChoices((*shown, (current, codes.label(codes.UNIT_CODES, current))))
-        self.fields["unit_code"].choices = shown
+        self.fields["unit_code"].choices = unit_choices(self)
 
     def clean_product_name(self):
         name = (self.cleaned_data.get("product_name") or "").strip()

@@ -1,7 +1,6 @@
 """What the platform says of outgoing notes, read back: the status polling until a note settles (core.polling),
 its documents (PDF, HTML, UBL, ZIP, kept once fetched) and the listing of new notes (isNew)."""
 
-import logging
 from datetime import timedelta
 
 from django.db.models import Q
@@ -15,38 +14,16 @@ from backoffice.core.jobs import enqueue_per_company, job
 from backoffice.core.models import Company
 from backoffice.core.payloads import day
 from backoffice.core.polling import StatusPoll
-from backoffice.remote.errors import RateLimited, RemoteError
 
 from .choices import WORKING_STATUSES, DispatchStatus, DocumentKind, Numbering, Source
 from .models import DispatchDocument, DispatchNote, OutboxSync
 from .services import answer_fields, dispatch_client, setting
 
-logger = logging.getLogger(__name__)
 # Those the platform still works on; a note awaiting the receiver's answer (70) is asked about less often.
 BUSY_STATUSES = [status for status in WORKING_STATUSES if status != DispatchStatus.AWAITING_APPROVAL]
 
 
 # --- status polling ----------------------------------------------------------------------------------------
-def ask_each(records, ask, what) -> dict:
-    """{remote_id: answer} of one status call per record (the service has no call for several). One the platform
-    does not answer goes to the back of the line (the poll stamps it); the others are still asked."""
-    answers = {}
-    for record in records:
-        try:
-            answers[record.remote_id] = ask(record.remote_id)
-        except RateLimited:
-            raise
-        except RemoteError as exc:
-            logger.warning("status of %s %s not read: %s", what, record.remote_id, exc)
-    return answers
-
-
-def changed_fields(record, fields) -> dict | None:
-    """The fields of an answer that differ from the record's (its id is never changed by a poll)."""
-    fields.pop("remote_id", None)
-    return {name: value for name, value in fields.items() if getattr(record, name) != value} or None
-
-
 def _moving():
     """Notes the platform still works on; those awaiting the receiver (70) only once an hour."""
     awaiting_since = timezone.now() - timedelta(seconds=setting("DISPATCH_AWAITING_POLL_SECONDS"))
@@ -57,8 +34,8 @@ def _moving():
 NOTES_POLL = StatusPoll(
     name="dispatch_notes_poll", label=gettext_lazy("Ask dispatch note statuses"), model=DispatchNote,
     select=_moving,
-    fetch=lambda company, notes: ask_each(notes, dispatch_client(company).status, "dispatch note"),
-    settle=lambda note, answer: changed_fields(note, answer_fields(answer, note)),
+    fetch=lambda company, notes: polling.ask_each(notes, dispatch_client(company).status, "dispatch note"),
+    settle=lambda note, answer: polling.changed_fields(note, answer_fields(answer, note)),
     batch=lambda company: int(setting("DISPATCH_POLL_BATCH")),
     # a send is followed every few seconds for a while, then by the cron's minute
     follow_seconds=lambda: setting("DISPATCH_POLL_FOLLOW_SECONDS"),

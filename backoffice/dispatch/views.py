@@ -65,6 +65,7 @@ class NoteEditView(ObjectEditView):
 
     model = DispatchNote
     form = DispatchNoteForm
+    form_company = True
     formsets = {"lines": LineFormSet, "drivers": DriverFormSet}
     saves = staticmethod(services.note_save)
     lookups = {"receiver": accounts_api.account_lookup(template="dispatch/includes/receiver.html",
@@ -75,9 +76,6 @@ class NoteEditView(ObjectEditView):
 
     def locked_message(self, note):
         return services.edit_refusal(note)
-
-    def get_form_kwargs(self):
-        return {"company": self.request.company}
 
     def form_context(self, note, formsets):
         company = self.request.company
@@ -104,10 +102,7 @@ class NoteDetailView(ObjectDetailView):
     def get_extra_context(self, note):
         user = self.request.user
         may_edit = has_role(user, *EDITORS)
-        buttons = actions.buttons(note, user)
-        if may_edit and note.sync_state == SyncState.FAILED and not note.pending_action:
-            buttons.append(("resend", model_url(DispatchNote, "bulk", action="resend"), _("Send again"), "primary",
-                            "arrow-repeat"))
+        buttons = actions.buttons(note, user) + batch.resend_buttons(note, user)
         groups = (
             (_("Dispatch note"), ("despatch_number", "profile", "issue_date", "issue_time", "shipment_date",
                                   "local_reference_id", "xslt_code", "source", "numbering", "created_by")),
@@ -185,11 +180,10 @@ def _bulk_actions():
     return found
 
 
-BULK_ACTIONS = {**_bulk_actions(), "resend": BulkAction(
-    gettext_lazy("Send again"), batch.resend_bulk(
-        refused_message=gettext_lazy("Only notes whose sending failed can be sent again.")),
+BULK_ACTIONS = {**_bulk_actions(), "resend": batch.resend_action(
+    refused=gettext_lazy("Only notes whose sending failed can be sent again."),
     confirm=gettext_lazy("The selected notes whose sending failed will be sent again; the platform is asked first "
-                         "whether an earlier attempt arrived."), required_roles=EDITORS)}
+                         "whether an earlier attempt arrived."))}
 NoteBulkView.actions = BULK_ACTIONS
 
 register_model_views(DispatchNote, prefix="", list=NoteListView, detail=NoteDetailView, edit=NoteEditView,
@@ -203,14 +197,12 @@ class NoteUploadView(ObjectEditView):
 
     model = DispatchNote
     form = UblUploadForm
+    form_company = True
     action = tab = "upload"
     refused = services.DispatchError
     invalid_status = 400
     findings = ()  # of each file, when the upload is refused
     created = ()  # the notes the upload made
-
-    def get_form_kwargs(self):
-        return {"company": self.request.company}
 
     def form_context(self, obj, formsets):
         return {"findings": self.findings}

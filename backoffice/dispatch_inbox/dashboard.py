@@ -1,22 +1,18 @@
 """The receiving side's block of the dashboard, one query (the first rows and the counts of the whole set together,
-dispatch's counted()): incoming notes waiting for our answer, with the days left of the DISPATCH_ANSWER_DAYS (7)
+core's counted()): incoming notes waiting for our answer, with the days left of the DISPATCH_ANSWER_DAYS (7)
 from their arrival, counted in Istanbul dates (index dispatch_incoming_co_status: company, status, received_at)."""
 
 from datetime import datetime, time, timedelta
 
 from django.db.models import Q
 
-from backoffice.core import domains
-from backoffice.core.dashboard import ISTANBUL, register_block
+from backoffice.core.dashboard import ISTANBUL, counted, register_block
 from backoffice.core.generic.registry import model_url
 
 from .choices import AWAITING_ANSWER
 from .conf import setting
 from .mirror import days_left
 from .models import IncomingNote
-
-dispatch_api = domains.api("dispatch")
-
 
 def answer_days() -> int:
     return int(setting("DISPATCH_ANSWER_DAYS"))
@@ -25,7 +21,7 @@ def answer_days() -> int:
 def awaiting_answer(company, *, today, user=None) -> dict:
     # overdue: received before the start (Istanbul) of the day answer_days() before today
     late_before = datetime.combine(today - timedelta(days=answer_days()), time.min, tzinfo=ISTANBUL)
-    notes = dispatch_api.counted(IncomingNote.objects.filter(company=company, remote_status=AWAITING_ANSWER)
+    notes = counted(IncomingNote.objects.filter(company=company, remote_status=AWAITING_ANSWER)
                     .order_by("received_at", "pk")
                     .only("pk", "despatch_number", "remote_id", "sender_title", "received_at", "payable_amount",
                           "currency_code", "remote_status"),

@@ -9,7 +9,7 @@ from django.core.exceptions import ValidationError
 from django.utils.translation import gettext_lazy as _
 
 from backoffice.core import domains
-from backoffice.core.fields import LocalizedDecimalField, as_datetime_input
+from backoffice.core.fields import LocalizedDecimalField, SizedFileField, as_datetime_input
 
 from .answers import delivery_refusal, quantity_shown
 from .choices import ReplyStatus
@@ -130,7 +130,7 @@ class PartialAcceptanceForm(forms.Form):
 class ReplyUploadForm(forms.Form):
     """The user's own ReceiptAdvice (document 3, 2.9: the reply as UBL, zipped and Base64-encoded when sent)."""
 
-    file = dispatch_api.SizedFileField(label=_("ReceiptAdvice file (XML or ZIP)"), max_bytes=10 * 1024 * 1024,
+    file = SizedFileField(label=_("ReceiptAdvice file (XML or ZIP)"), max_bytes=10 * 1024 * 1024,
                           help_text=_("A ReceiptAdvice in UBL-TR 1.2.1 answering this note, or a ZIP holding one. It "
                                       "is checked before anything is sent."))
     numbering = forms.ChoiceField(label=_("Numbering"), widget=forms.RadioSelect, initial="series",

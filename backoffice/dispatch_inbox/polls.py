@@ -31,8 +31,8 @@ PACE = {"batch": lambda company: int(dispatch_api.setting("DISPATCH_POLL_BATCH")
 REPLIES_POLL = StatusPoll(
     name="dispatch_replies_poll", label=gettext_lazy("Ask dispatch note reply statuses"), model=DispatchReply,
     select=lambda: DispatchReply.objects.filter(remote_status__in=REPLY_WORKING_STATUSES),
-    fetch=lambda company, replies: dispatch_api.ask_each(replies, inbox_client(company).reply_status, "reply"),
-    settle=lambda reply, answer: dispatch_api.changed_fields(reply, reply_fields(answer, reply)), **PACE)
+    fetch=lambda company, replies: polling.ask_each(replies, inbox_client(company).reply_status, "reply"),
+    settle=lambda reply, answer: polling.changed_fields(reply, reply_fields(answer, reply)), **PACE)
 
 
 def _answered_notes():
@@ -48,7 +48,7 @@ def _answered_notes():
 def _note_statuses(company, notes) -> dict:
     client = inbox_client(company)
     reply_ids_read(company=company, client=client, notes=notes)
-    return dispatch_api.ask_each([note for note in notes if note.answering], client.inbox_status, "incoming note")
+    return polling.ask_each([note for note in notes if note.answering], client.inbox_status, "incoming note")
 
 
 def _note_settled(note, answer):

@@ -115,12 +115,8 @@ class IncomingDetailView(ObjectDetailView):
 def reply_buttons(reply, user) -> list:
     """The reply's status changes, and "Send again" for one whose sending failed (its push asks the platform
     first whether an earlier attempt arrived)."""
-    buttons = actions.buttons(reply, user)
-    if reply.sync_state == SyncState.FAILED and reply.way in (ReplyWay.PARTIAL, ReplyWay.UBL) and \
-            has_role(user, *EDITORS):
-        buttons.append(("resend", model_url(DispatchReply, "bulk", action="resend"), _("Send again"), "primary",
-                        "arrow-repeat"))
-    return buttons
+    return actions.buttons(reply, user) + batch.resend_buttons(
+        reply, user, ready=lambda failed: failed.way in (ReplyWay.PARTIAL, ReplyWay.UBL))
 
 
 class IncomingBulkView(BulkActionView):
@@ -312,11 +308,10 @@ class ReplyBulkView(BulkActionView):
     model = DispatchReply
     required_roles = EDITORS
     tab = "incoming"  # its buttons are on the note's page
-    actions = {**actions.bulk_actions(DispatchReply), "resend": BulkAction(
-        gettext_lazy("Send again"), batch.resend_bulk(
-            refused_message=gettext_lazy("Only replies whose sending failed can be sent again.")),
+    actions = {**actions.bulk_actions(DispatchReply), "resend": batch.resend_action(
+        refused=gettext_lazy("Only replies whose sending failed can be sent again."),
         confirm=gettext_lazy("The selected replies whose sending failed will be sent again; the platform is asked "
-                             "first whether an earlier attempt arrived."), required_roles=EDITORS)}
+                             "first whether an earlier attempt arrived."))}
 
 
 register_model_views(DispatchReply, prefix="replies", list=ReplyListView, detail=ReplyDetailView,

@@ -17,7 +17,7 @@ from django.utils.translation import gettext_lazy as _
 
 from backoffice.core.fields import IbanField, LocalizedDecimalField, localized_formfield
 from backoffice.core.validators import validate_vkn_or_tckn
-from backoffice.core.generic.lines import LineFormSetBase, line_formset
+from backoffice.core.generic.lines import LineFormSetBase, line_formset, unit_choices, units_shown
 from backoffice.core.widgets import FixedChoices
 
 from backoffice.core import codes, domains
@@ -33,7 +33,6 @@ AUTOMATIC = ""
 KIND_CHOICES = [(AUTOMATIC, _("By the customer (taxpayer list)")), (str(RecordType.EINVOICE), RecordType.EINVOICE.label),
                 (str(RecordType.EARCHIVE), RecordType.EARCHIVE.label)]
 SHIPMENT_SEND_TYPES = [("", "---------"), ("ELEKTRONIK", _("Electronic")), ("KAGIT", _("On paper"))]
-UNIT_CHOICES_SHOWN = 40  # the most used units (the code list has two thousand)
 # Amounts are kept with 16 digits before the decimals (MONEY): a line and a document stay well inside.
 LINE_LIMIT = Decimal(10) ** 14
 # What the form issues. Export (IHRACAT) and tax-free passenger (YOLCUBERABERFATURA) invoices need what document
@@ -256,8 +255,7 @@ class InvoiceForm(forms.ModelForm):
 def _line_choices() -> dict:
     """The code lists every line offers, built once: the same for every line, company and language (the codes'
     names are Turkish; "none" stays a lazy translation, written in the page's language)."""
-    return {name: FixedChoices(choices) for name, choices in {
-        "unit_code": codes.choices(codes.UNIT_CODES)[:UNIT_CHOICES_SHOWN],
+    return {"unit_code": units_shown(), **{name: FixedChoices(choices) for name, choices in {
         "vat_exemption_reason_code": _blank("---------") + [
             (code, f"{code} · {label}") for code, label in codes.choices(codes.VAT_EXEMPTION_REASONS)
             if code not in codes.REASONS_NOT_OFFERED],
@@ -265,7 +263,7 @@ def _line_choices() -> dict:
             (code, f"{code} · {label}") for code, label in codes.choices(codes.WITHHOLDING)],
         "other_tax_code": _blank(_("none")) + [
             (code, f"{code} · {label}") for code, label in codes.choices(codes.OTHER_TAX_TYPES)],
-    }.items()}
+    }.items()}}
 
 
 class LineForm(forms.ModelForm):
@@ -294,11 +292,7 @@ class LineForm(forms.ModelForm):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         choices = _line_choices()
-        shown = choices["unit_code"]
-        current = self.initial.get("unit_code") or (self.instance.unit_code if self.instance.pk else "")
-        if current and all(code != current for code, _label in shown):
-            shown = FixedChoices((*shown, (current, codes.label(codes.UNIT_CODES, current))))
-        self.fields["unit_code"].choices = shown  # the Turkish names (the codes are the UN/ECE's English ones)
+        self.fields["unit_code"].choices = unit_choices(self)
         for name in ("vat_exemption_reason_code", "withholding_code", "other_tax_code"):
             self.fields[name].choices = choices[name]
 

@@ -5,7 +5,6 @@ statuses of those it still works on, polled on the invoice service within the co
 
 from datetime import timedelta
 
-from django.conf import settings
 from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext as _
@@ -14,9 +13,8 @@ from django.utils.translation import gettext_lazy
 from backoffice.core import jobs, payloads, polling, resources, schedule, sync
 from backoffice.core.choices import SyncState
 from backoffice.core.models import Company, JobRun
-from backoffice.core.platform import client_for, limiter
+from backoffice.core.platform import client_for, limiter, rate_rule
 from backoffice.core.polling import StatusPoll
-from backoffice.remote import endpoints, ratelimit
 from backoffice.remote.accounting_invoices import AccountingInvoiceClient
 from backoffice.remote.common import field
 
@@ -145,17 +143,12 @@ def read_soon(invoice) -> JobRun | None:
 
 
 # --- statuses on the invoice service, within the status-query budget ------------------------------------------
-def _status_rule():
-    endpoint = endpoints.resolve("invoice.outbox_status_list", getattr(settings, "PLATFORM_ENDPOINTS", {}) or {})
-    return ratelimit.rule_for(endpoint.method, endpoint.path)
-
-
 def poll_budget(company) -> int:
     """Status calls one poll may make now: the background's share of the tier's status-query limit over one poll
     interval, and never more than what is left of that share in the current window (polls that follow a send
     run every few seconds; the rest of the limit stays free for "Read again"). 100 per 180 minutes at T1 gives
     one call a run; the lists' own invoiceStatus keeps the rest current."""
-    rule = _status_rule()
+    rule = rate_rule("invoice.outbox_status_list")
     if rule is None:
         return int(setting("INVOICE_POLL_CALLS"))
     limit, minutes = rule.limit(company.tier)

@@ -399,11 +399,27 @@ def _post_allowed(invoice) -> bool:
     return invoice.line_count > 0 and invoice.remote_status not in CANCELLED_STATUSES
 
 
+def posting_check(name, invoices):
+    """Post or reverse: the rules of 3.1 (lines, not cancelled), before core.actions checks the statuses."""
+    busy = [str(invoice) for invoice in invoices if invoice.is_busy]
+    if busy:  # a change still on its way would be refused once the invoice is posted (4.2, update rule 5)
+        raise InvoiceActionRefused(_("Wait until these invoices are on the platform: %(numbers)s")
+                                   % {"numbers": ", ".join(busy)})
+    if name == "post":
+        refused = [str(invoice) for invoice in invoices if not _post_allowed(invoice)]
+        if refused:
+            raise InvoiceActionRefused(_("Posting needs an invoice that has lines and is not cancelled: "
+                                         "%(numbers)s") % {"numbers": ", ".join(refused)})
+        unmapped = _unmapped_customers(invoices)
+        if unmapped:
+            raise InvoiceActionRefused(_unmapped_message(unmapped))
+
+
 POSTING_ACTIONS = actions.ActionSet(
     client=lambda company, model: accounting(company), number="invoice_number", error=InvoiceActionRefused,
     empty=gettext_lazy("Select at least one invoice."), state_field="record_status",
     target=lambda invoice: target(invoice.remote_id, invoice.is_send),
-    status_label=lambda status: PostingStatus(status).label,
+    status_label=lambda status: PostingStatus(status).label, check=posting_check,
     actions=[
         actions.RecordAction(
             "post", gettext_lazy("Post to accounting"), call=lambda client, targets: client.post(targets),
@@ -420,20 +436,7 @@ POSTING_ACTIONS = actions.ActionSet(
 
 
 def posting_request(name, invoices):
-    """Post or reverse: the rules of 3.1 first (lines, not cancelled), then core.actions."""
-    invoices = list(invoices)
-    busy = [str(invoice) for invoice in invoices if invoice.is_busy]
-    if busy:  # a change still on its way would be refused once the invoice is posted (4.2, update rule 5)
-        raise InvoiceActionRefused(_("Wait until these invoices are on the platform: %(numbers)s")
-                                   % {"numbers": ", ".join(busy)})
-    if name == "post":
-        refused = [str(invoice) for invoice in invoices if not _post_allowed(invoice)]
-        if refused:
-            raise InvoiceActionRefused(_("Posting needs an invoice that has lines and is not cancelled: "
-                                         "%(numbers)s") % {"numbers": ", ".join(refused)})
-        unmapped = _unmapped_customers(invoices)
-        if unmapped:
-            raise InvoiceActionRefused(_unmapped_message(unmapped))
+    """Post or reverse (posting_check's rules, then core.actions)."""
     return actions.action_request(Invoice, name, invoices)
 
 

@@ -81,6 +81,7 @@ def customer_details(account) -> dict:
 class InvoiceEditView(ObjectEditView):
     model = Invoice
     form = InvoiceForm
+    form_company = True
     formsets = {"lines": LineFormSet}
     saves = staticmethod(services.invoice_save)
     lookups = {"customer": accounts_api.account_lookup(template="invoices/includes/customer.html",
@@ -95,9 +96,6 @@ class InvoiceEditView(ObjectEditView):
 
     def locked_message(self, invoice):
         return services.edit_refusal(invoice)
-
-    def get_form_kwargs(self):
-        return {"company": self.request.company}
 
     def form_context(self, invoice, formsets):
         return {"empty_lines": [formsets["lines"].empty_form], "totals_rules": totals.rules()}
@@ -215,17 +213,6 @@ def pdf_zip(request, queryset):
     return bundle.total
 
 
-def posting_runner(name):
-    def run(request, queryset):
-        try:
-            services.posting_request(name, queryset.order_by("pk"))
-        except actions.ActionRefused as exc:
-            messages.error(request, str(exc))
-            return 0
-        return queryset.count()
-    return run
-
-
 class InvoiceBulkView(BulkActionView):
     required_roles = EVERYONE
 
@@ -258,8 +245,6 @@ SEND = BulkAction(gettext_lazy("Send to GİB"), send_runner, required_roles=EDIT
 
 def _bulk_actions():
     found = {"send": SEND, **actions.bulk_actions(Invoice)}
-    for name in ("post", "reverse"):
-        found[name].function = posting_runner(name)
     found["pdf_zip"] = BulkAction(gettext_lazy("Download the PDFs as one ZIP"), pdf_zip, style="secondary", ask=False)
     return found
 

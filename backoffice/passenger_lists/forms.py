@@ -11,7 +11,7 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from backoffice.core import domains
-from backoffice.core.fields import as_datetime_input, localized_formfield, money_field
+from backoffice.core.fields import as_datetime_input, localized_formfield
 from backoffice.core.generic.forms import PlatformExportForm
 
 from . import services
@@ -24,9 +24,6 @@ tickets_api = domains.api("tickets")
 class PassengerListForm(tickets_api.VehicleChecks, forms.ModelForm):
     """Document 2, section 4.3: expedition number, date and plate required; isManualPlate; the vehicle
     operator's five fields all or none (section 2.3), its VKN/TCKN with check digits."""
-
-    commission_amount = money_field(_("Commission"), required=False)
-    commission_tax_amount = money_field(_("Commission VAT"), required=False)
 
     class Meta:
         model = PassengerList

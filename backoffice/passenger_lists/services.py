@@ -23,7 +23,7 @@ from backoffice.core.conf import tunable
 from backoffice.core.exports import parse_when
 from backoffice.core.jobs import job
 from backoffice.core.models import Company
-from backoffice.core.payloads import money, num, when
+from backoffice.core.payloads import money, when
 from backoffice.core.platform import client_for
 from backoffice.remote.passenger_lists import PassengerListClient
 
@@ -165,10 +165,9 @@ def expedition_of(*, company, pks) -> Expedition:
                           is_manual_plate=initial["is_manual_plate"])
     if initial.get("vehicle_operating_vkn_tckn"):
         # The list's commission is the expedition's: the sum over all of its tickets, not only the selected.
-        sums = list_tickets(probe).aggregate(commission=Sum("commission_amount"),
-                                             commission_tax=Sum("commission_tax_amount"))
-        for name, total in (("commission_amount", sums["commission"]), ("commission_tax_amount", sums["commission_tax"])):
-            initial[name] = money(total) if total is not None else None
+        sums = list_tickets(probe).aggregate(commission_amount=Sum("commission_amount"),
+                                             commission_tax_amount=Sum("commission_tax_amount"))
+        initial.update({name: money(total) if total is not None else None for name, total in sums.items()})
     existing = same_information(probe).order_by("-created_at", "-pk").first()
     return Expedition(tickets, first.expedition_number, first.expedition_time, first.vehicle_plate, plates, initial,
                       existing, probe)
@@ -178,7 +177,7 @@ def expedition_of(*, company, pks) -> Expedition:
 # Create and update (document 2, 4.3 and section 3)
 
 
-def passenger_list_create(*, plist, user=None):
+def passenger_list_create(plist, *, user=None):
     """Build a new list (isNewList true) and send it. Creating again with the same information replaces
     the old list once the platform has the new one (services.mark_replaced)."""
     with transaction.atomic():
@@ -194,11 +193,11 @@ def passenger_list_create(*, plist, user=None):
     return plist
 
 
-def passenger_list_update(*, plist):
+def passenger_list_update(plist, *, user=None):
     """Update the list of the expedition (isNewList false) and send it. Document 2, section 3: a list
     already reported to the tax authority cannot be updated; nor can a replaced one. The expedition number
     and date (and the plate, unless given by hand) say which list the platform updates: they do not change.
-    A list the platform does not have yet is sent as a new one."""
+    A list the platform does not have yet is sent as a new one. The list keeps who built it, not `user`."""
     with transaction.atomic():
         current = PassengerList.objects.select_for_update().get(pk=plist.pk)
         if current.state == ListState.REPORTED:
@@ -250,11 +249,7 @@ def passenger_list_payload(plist) -> dict:
     body = {"expeditionNumber": plist.expedition_number, "expeditionTime": when(plist.expedition_time),
             "vehiclePlate": plist.vehicle_plate, "isManualPlate": "true" if plist.is_manual_plate else "false",
             "isNewList": bool(plist.is_new_list)}
-    for key, name in tickets_api.OPERATOR_PAYLOAD.items():
-        body[key] = getattr(plist, name) or None
-    body["commissionAmount"] = num(plist.commission_amount)
-    body["commissionTaxAmount"] = num(plist.commission_tax_amount)
-    return body
+    return {**body, **tickets_api.operator_body(plist, empty=None)}
 
 
 def passenger_list_send(plist) -> dict:

@@ -37,8 +37,6 @@ from .models import PassengerList
 
 tickets_api = domains.api("tickets")
 
-DETAIL_FIELDS = ("passenger_list_number", "expedition_number", "expedition_time", "vehicle_plate", "is_manual_plate")
-
 
 # ---------------------------------------------------------------------------------------------------
 # Lists
@@ -51,6 +49,8 @@ class PassengerListListView(ObjectListView):
 
 
 class PassengerListDetailView(ObjectDetailView):
+    fields = ("passenger_list_number", "expedition_number", "expedition_time", "vehicle_plate", "is_manual_plate")
+
     def base_queryset(self):
         return super().base_queryset().select_related("replaced_by", "created_by")
 
@@ -64,7 +64,6 @@ class PassengerListDetailView(ObjectDetailView):
         sums = tickets.aggregate(payable=Sum("payable_amount"), commission=Sum("commission_amount"),
                                  commission_tax=Sum("commission_tax_amount"))
         return {
-            "fields": describe_fields(plist, DETAIL_FIELDS, user=user),
             "operator_fields": [f for f in describe_fields(plist, tickets_api.OPERATOR_FIELDS, user=user)
                                 if f.value not in (None, "")],
             "ticket_table": table,
@@ -87,9 +86,7 @@ class ListFormView(ObjectEditView):
 
     form = PassengerListForm
     refused = services.PassengerListError
-
-    def get_form_kwargs(self):
-        return {"company": self.request.company}
+    form_company = True
 
     def get_template_names(self):
         return ["passenger_lists/passengerlist_build.html"]
@@ -103,6 +100,7 @@ class PassengerListBuildView(ListFormView):
     of "pk" values: the form comes back filled from their expedition), or empty from "Add"."""
 
     action = "build"
+    saves = staticmethod(services.passenger_list_create)
 
     def _expedition(self, pks):
         if not pks:
@@ -118,11 +116,8 @@ class PassengerListBuildView(ListFormView):
         valid = form.is_bound and form.is_valid()
         if expedition is None and form.is_bound and not valid:
             expedition = self._expedition(pks) or None
-        grouped = None
-        if valid:
-            grouped = services.list_tickets(form.instance)
-        elif expedition:
-            grouped = services.list_tickets(expedition.probe)
+        probe = form.instance if valid else expedition.probe if expedition else None  # the list the page shows
+        grouped = services.list_tickets(probe) if probe is not None else None
         existing = expedition.existing if expedition else (services.same_information(plist).first() if valid else None)
         table = tables.ListTicketTable(grouped) if grouped is not None else None
         sums = grouped.aggregate(payable=Sum("payable_amount"), count=Count("pk")) if grouped is not None else None
@@ -145,9 +140,6 @@ class PassengerListBuildView(ListFormView):
         form = PassengerListForm(instance=plist, company=request.company, initial=expedition.initial)
         return self.render_form(plist, form, expedition=expedition)
 
-    def save_form(self, form):
-        return services.passenger_list_create(plist=form.save(commit=False), user=self.request.user)
-
     def success_message(self, plist, is_new):
         return ngettext("The passenger list of expedition %(number)s was built with %(count)s ticket; it is being "
                         "sent to the platform.",
@@ -160,6 +152,8 @@ class PassengerListEditView(ListFormView):
     """Update the list of the expedition (isNewList false): regroups its tickets and sends the operator
     fields again. Document 2, section 3: a reported list cannot be updated."""
 
+    saves = staticmethod(services.passenger_list_update)
+
     def locked_message(self, plist):
         if plist.state == ListState.REPORTED:
             return _("Passenger list %(number)s was reported to the tax authority and cannot be updated. Build it "
@@ -168,9 +162,6 @@ class PassengerListEditView(ListFormView):
 
     def form_context(self, obj, formsets):
         return {"ticket_table": tables.ListTicketTable(services.list_tickets(obj))}
-
-    def save_form(self, form):
-        return services.passenger_list_update(plist=form.save(commit=False))
 
     def success_message(self, plist, is_new):
         return ngettext("Passenger list %(number)s saved with %(count)s ticket; it is being sent to the platform.",
@@ -185,10 +176,9 @@ class PassengerListBulkView(BulkActionView):
             LIST_EXPORTS, refused=gettext_lazy("Only lists the platform has can be exported.")),
                              confirm=gettext_lazy("The platform prepares an Excel file of the selected lists; it is "
                                                   "downloaded and kept here as soon as it is ready.")),
-        "resend": BulkAction(gettext_lazy("Send again"), batch.resend_bulk(
-            refused_message=gettext_lazy("Only lists whose sending failed can be sent again.")),
-                             confirm=gettext_lazy("The selected lists whose sending failed will be sent again."),
-                             required_roles=EDITORS),
+        "resend": batch.resend_action(
+            refused=gettext_lazy("Only lists whose sending failed can be sent again."),
+            confirm=gettext_lazy("The selected lists whose sending failed will be sent again.")),
     }
 
 

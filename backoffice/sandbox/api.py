@@ -297,7 +297,7 @@ def _after_apply(plan, service: str) -> None:
     """Faults after the operation has run (and committed, each operation commits its own transaction): a
     timeout_after rule keeps the caller waiting; an after_apply rule answers its error status instead of the
     outcome, or no answer at all."""
-    late = plan.timeout_after_seconds()
+    late = plan.timeout_seconds(after=True)
     if late and not faults.sleep(late):
         raise Dropped
     fault = plan.after_apply()

@@ -49,7 +49,8 @@ def reset(body):
         FaultRule.objects.all().delete()
         AccessToken.objects.all().delete()
         RequestLog.objects.all().delete()
-        SandboxSetting.objects.update_or_create(pk=1, defaults=SandboxSetting.DEFAULTS)
+        SandboxSetting.objects.all().delete()
+        SandboxSetting.load()  # again with the fields' defaults
         if body.get("customers"):
             Customer.objects.all().delete()
     ratelimit.limiter.clear()

@@ -59,14 +59,11 @@ class Plan:
     def latency_ms(self) -> int:
         return sum(rule.latency_ms for rule in self.rules if rule.latency_ms and self._fires(rule))
 
-    def timeout_seconds(self) -> float:
+    def timeout_seconds(self, after: bool = False) -> float:
+        """The sleep before the operation, or (after) the one after it ran: the platform acted, the caller hears
+        nothing in time."""
         return max([rule.timeout_seconds for rule in self.rules
-                    if rule.timeout_seconds and not rule.timeout_after and self._fires(rule)], default=0)
-
-    def timeout_after_seconds(self) -> float:
-        """The sleep after the operation ran: the platform acted, the caller hears nothing in time."""
-        return max([rule.timeout_seconds for rule in self.rules
-                    if rule.timeout_seconds and rule.timeout_after and self._fires(rule)], default=0)
+                    if rule.timeout_seconds and rule.timeout_after == after and self._fires(rule)], default=0)
 
     def error_status(self) -> int:
         """The status of the first error rule (before the operation) whose dice say fail, 0 when none."""

@@ -11,7 +11,7 @@ from django.db.models import F
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
-from .ratelimit import tier_for_credits
+from backoffice.core.tiers import tier_for_credits  # the platform's tiers, the back office's table
 
 
 class Customer(models.Model):
@@ -155,10 +155,6 @@ class FaultRule(models.Model):
 class SandboxSetting(models.Model):
     """Singleton (pk 1)."""
 
-    DEFAULTS = {"token_lifetime_seconds": 86400, "token_max_uses": 0, "rate_limit_scale": 1.0,
-                "ticket_processing_seconds": 5.0, "ticket_error_rate": 0.0, "export_ready_seconds": 3.0,
-                "clock_offset_seconds": 0.0}
-
     token_lifetime_seconds = models.PositiveIntegerField(_("token lifetime (s)"), default=86400)
     token_max_uses = models.PositiveIntegerField(
         _("token uses"), default=0,
@@ -194,7 +190,7 @@ class SandboxSetting(models.Model):
 
     @classmethod
     def load(cls):
-        return cls.objects.get_or_create(pk=1, defaults=cls.DEFAULTS)[0]
+        return cls.objects.get_or_create(pk=1)[0]
 
 
 class RequestLog(models.Model):

@@ -11,18 +11,6 @@ import time
 from collections import deque
 from dataclasses import dataclass
 
-# Lower bound of each tier. A quantity in a gap of the documented ranges (e.g. 5,001 to 9,999) belongs
-# to the tier below; under 1,000 is T1; above 50,000,000 is T9.
-TIER_LOWER_BOUNDS = [(9, 50_000_001), (8, 40_000_000), (7, 20_000_000), (6, 10_000_000), (5, 2_000_000),
-                     (4, 500_000), (3, 75_000), (2, 10_000), (1, 0)]
-
-
-def tier_for_credits(quantity: int) -> int:
-    for tier, lower in TIER_LOWER_BOUNDS:
-        if quantity >= lower:
-            return tier
-    return 1
-
 
 @dataclass(frozen=True)
 class Rule:

@@ -13,7 +13,6 @@ from datetime import datetime, timedelta
 from datetime import timezone as dt_timezone
 
 import django_rq
-from django.conf import settings
 from django.db import transaction
 from django.db.models import Exists, OuterRef, Q
 from django.utils import timezone
@@ -26,8 +25,7 @@ from backoffice.core import jobs, schedule, sync
 from backoffice.core.choices import SyncState
 from backoffice.core.jobs import job
 from backoffice.core.models import Company, JobRun
-from backoffice.core.platform import client_for, limiter, register_connection_keeper
-from backoffice.remote import endpoints
+from backoffice.core.platform import client_for, endpoint_of, limiter, register_connection_keeper
 from backoffice.remote.companies import CompaniesClient
 from backoffice.remote.errors import RemoteError
 
@@ -241,7 +239,7 @@ def record_resend(record):
 def report_wait_seconds(company) -> float | None:
     """Seconds until the report may be asked again (0.0: now), from our shared limiter without using a
     slot; None when the limiter cannot be reached."""
-    endpoint = endpoints.resolve("crm.usage_report", getattr(settings, "PLATFORM_ENDPOINTS", {}) or {})
+    endpoint = endpoint_of("crm.usage_report")
     try:
         return limiter().wait_time(str(company.pk), company.tier, endpoint.method, endpoint.path)
     except RedisError:

@@ -32,6 +32,28 @@ PASSPORT_RE = re.compile(r"^[A-Z0-9]{5,20}$")
 MAX_LINES = 100
 MAX_TAXES = 10  # other taxes of one line
 CURRENCY_REQUIRED = _("The currency is never empty: use TRY when no other currency applies.")
+# The form's cards (title, fields, collapsed): the ticket's, the kind's own (document 2, 2.2 and 2.3; the ticket's
+# page lists them in this order too), then the customer's. A card shows its fields in the form's order.
+TICKET_FIELDSET = (_("Ticket"), ("prefix", "document_type", "ticket_date", "currency_code", "exchange_rate",
+                                 "reference_number", "payment_type", "payment_description"), False)
+KIND_FIELDSETS = {
+    TicketKind.EVENT: [(_("Event"), ("event_name", "event_time", "seat_number", "event_location", "event_city_id",
+                                     "event_city", "event_municipality", "event_organizer_vkn_tckn",
+                                     "event_description"), False)],
+    TicketKind.PASSENGER: [
+        (_("Expedition"), ("expedition_number", "expedition_time", "departure_date", "departure_location",
+                           "destination", "vehicle_plate", "seat_number"), False),
+        (_("Vehicle operator"), OPERATOR_RULE_FIELDS, False),
+        (_("Vehicle operator details"), OPERATOR_DETAIL_FIELDS, True)],
+}
+CUSTOMER_FIELDSETS = (
+    (_("Customer"), ("identifier", "customer_first_name", "customer_last_name", "customer_email", "is_email_send",
+                     "customer_telephone", "customer_tax_center"), False),
+    (_("Customer address"), ("customer_street", "customer_building_name", "customer_building_no", "customer_door_no",
+                             "customer_district", "customer_town", "customer_city", "customer_post_code",
+                             "customer_country"), True),
+    (_("Expense record and layout"), ("record_expenses_vkn_tckn", "record_expenses_title", "xslt_code"), True),
+)
 
 
 class TicketForm(forms.ModelForm):
@@ -53,13 +75,9 @@ class TicketForm(forms.ModelForm):
     # The fields that name one seat (of one event or expedition), in the order the message names them.
     seat_fields: tuple = ()
 
-    common_fields = (
-        "document_type", "ticket_date", "currency_code", "exchange_rate", "reference_number", "payment_type",
-        "payment_description", "identifier", "customer_first_name", "customer_last_name", "customer_email",
-        "is_email_send", "customer_telephone", "customer_tax_center", "customer_street", "customer_building_name",
-        "customer_building_no", "customer_door_no", "customer_district", "customer_town", "customer_city",
-        "customer_post_code", "customer_country", "record_expenses_vkn_tckn", "record_expenses_title", "xslt_code",
-    )
+    # The model's fields of the ticket's and the customer's cards (the prefix is the form's own, at create only).
+    common_fields = tuple(name for title, names, collapsed in (TICKET_FIELDSET, *CUSTOMER_FIELDSETS)
+                          for name in names if name != "prefix")
     identifier_required = False
 
     def __init__(self, *args, company=None, **kwargs):
@@ -219,9 +237,7 @@ class TicketForm(forms.ModelForm):
         the seat field) when another ticket took the seat since the form was checked."""
         if self.ask_duplicate_reason and (self.cleaned_data.get("duplicate_reason") or "").strip():
             return True  # a second ticket with a reason was asked for
-        if self.is_update and not set(self.seat_fields) & set(self.changed_data):
-            return True
-        self._check_seat(self.cleaned_data)
+        self._check_seat(self.cleaned_data)  # nothing to check again when an update left the seat as it was
         return "seat_number" not in self.errors
 
     def duplicate_note(self) -> str:
@@ -233,22 +249,9 @@ class TicketForm(forms.ModelForm):
             "seat": self.cleaned_data.get("seat_number"), "tickets": ", ".join(self.seat_taken_by), "reason": reason}
 
     def fieldsets(self):
-        return self._with_duplicate_reason([
-            (_("Ticket"), [n for n in ("prefix", "document_type", "ticket_date", "payment_type",
-                                       "payment_description", "currency_code", "exchange_rate",
-                                       "reference_number") if n in self.fields], False),
-            *self.kind_fieldsets(),
-            (_("Customer"), ["identifier", "customer_first_name", "customer_last_name", "customer_email",
-                             "is_email_send", "customer_telephone", "customer_tax_center"], False),
-            (_("Customer address"), ["customer_street", "customer_building_name", "customer_building_no",
-                                     "customer_door_no", "customer_district", "customer_town", "customer_city",
-                                     "customer_post_code", "customer_country"], True),
-            (_("Expense record and layout"), ["record_expenses_vkn_tckn", "record_expenses_title", "xslt_code"],
-             True),
-        ])
-
-    def kind_fieldsets(self):
-        return []
+        cards = (TICKET_FIELDSET, *KIND_FIELDSETS[self._meta.model.kind], *CUSTOMER_FIELDSETS)
+        return self._with_duplicate_reason([(title, [n for n in names if n in self.fields], collapsed)
+                                            for title, names, collapsed in cards])
 
     def _with_duplicate_reason(self, fieldsets):
         if not (self.ask_duplicate_reason or self.data.get(self.add_prefix("duplicate_reason"))):
@@ -302,19 +305,11 @@ class EventTicketForm(TicketForm):
             self.instance.event_city = data["event_city"]
         return data
 
-    def kind_fieldsets(self):
-        return [(_("Event"), [n for n in ("event_name", "event_time", "seat_number", "event_location",
-                                          "event_city_id", "event_city", "event_municipality",
-                                          "event_organizer_vkn_tckn", "event_description") if n in self.fields],
-                 False)]
-
 
 class PassengerTicketForm(VehicleChecks, TicketForm):
     """Document 2, section 2.3."""
 
     identifier_required = True
-    commission_amount = money_field(_("Commission"), required=False)
-    commission_tax_amount = money_field(_("Commission VAT"), required=False)
 
     seat_fields = ("expedition_number", "expedition_time", "seat_number")
     seat_occasion = _("expedition")
@@ -337,14 +332,6 @@ class PassengerTicketForm(VehicleChecks, TicketForm):
         elif not PASSPORT_RE.match(value) or (value.isdigit() and len(value) == 10):
             raise ValidationError(_("Enter the passenger's national id (TCKN, 11 digits) or passport number "
                                     "(5 to 20 letters or digits)."), code="identifier")
-
-    def kind_fieldsets(self):
-        return [
-            (_("Expedition"), ["expedition_number", "expedition_time", "departure_date", "departure_location",
-                               "destination", "vehicle_plate", "seat_number"], False),
-            (_("Vehicle operator"), list(OPERATOR_RULE_FIELDS), False),
-            (_("Vehicle operator details"), list(OPERATOR_DETAIL_FIELDS), True),
-        ]
 
 
 class TicketLineTaxForm(forms.Form):
@@ -409,12 +396,7 @@ class BaseTicketLineTaxFormSet(forms.BaseFormSet):
 
     def taxes(self) -> list[dict]:
         """The taxes to keep (once valid): every row not removed and filled in, in the order shown."""
-        kept = []
-        for form in self.forms:
-            tax = None if self._should_delete_form(form) else form.tax()
-            if tax:
-                kept.append(tax)
-        return kept
+        return [tax for form in self.forms if not self._should_delete_form(form) and (tax := form.tax())]
 
 
 TicketLineTaxFormSet = forms.formset_factory(TicketLineTaxForm, formset=BaseTicketLineTaxFormSet, extra=0,
@@ -463,14 +445,19 @@ class TicketLineForm(forms.Form):
 
 
 class BaseTicketLineFormSet(forms.BaseFormSet):
+    def __init__(self, data=None, *args, instance=None, **kwargs):
+        # The lines of the ticket as they are (core's edit view hands its formsets the record): a plain formset
+        # of dicts, each line with a formset of its taxes.
+        if instance is not None and instance.pk and "initial" not in kwargs:
+            kwargs["initial"] = line_initial(instance)
+        super().__init__(data, *args, **kwargs)
+
     def lines(self) -> list[dict]:
         """The lines to keep: every initial line not deleted, and the new ones that were filled in."""
-        kept = []
-        for index, form in enumerate(self.forms):
-            if self._should_delete_form(form) or (index >= self.initial_form_count() and not form.has_changed()):
-                continue
-            kept.append(form.line())
-        return kept
+        return [form.line() for index, form in enumerate(self.forms) if not self._should_delete_form(form)
+                and (index < self.initial_form_count() or form.has_changed())]
+
+    kept = lines  # what core's edit view hands the save (ObjectEditView.save_form)
 
     def total_error_count(self):
         # The taxes' errors count too (the page's "correct the fields marked below").

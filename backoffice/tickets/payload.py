@@ -8,7 +8,7 @@ from django.utils.dateparse import parse_date, parse_datetime
 from backoffice.core.payloads import camel_names, money, num, when
 
 from .models import EventTicket
-from .vehicle import OPERATOR_PAYLOAD
+from .vehicle import operator_body
 
 # Body fields copied as they are: the platform's name is the model field's in camel case (ticket_number is
 # ticketNumber). Document 2, 2.1 (both kinds), 2.2 (event) and 2.3 (passenger, with the vehicle operator's).
@@ -21,7 +21,7 @@ COMMON_FIELDS = camel_names(
 EVENT_FIELDS = camel_names("seat_number", "event_name", "event_location", "event_city", "event_municipality",
                            "event_description", "event_organizer_vkn_tckn")
 PASSENGER_FIELDS = camel_names("vehicle_plate", "expedition_number", "departure_location", "destination",
-                               "seat_number") | OPERATOR_PAYLOAD
+                               "seat_number")
 
 
 def ticket_payload(ticket, *, update=False) -> dict:
@@ -41,9 +41,7 @@ def ticket_payload(ticket, *, update=False) -> dict:
             body["eventCityId"] = ticket.event_city_id
     else:
         body.update({key: getattr(ticket, name) for key, name in PASSENGER_FIELDS.items()})
-        body.update({"commissionAmount": num(ticket.commission_amount),
-                     "commissionTaxAmount": num(ticket.commission_tax_amount),
-                     "expeditionTime": when(ticket.expedition_time),
+        body.update({**operator_body(ticket), "expeditionTime": when(ticket.expedition_time),
                      "departureDate": when(ticket.departure_date)})
     prefetch_related_objects([ticket], "lines__taxes", "notes")  # no-op when the caller prefetched them
     body["ticketLines"] = [

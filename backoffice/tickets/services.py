@@ -22,6 +22,7 @@ from backoffice.core.jobs import job
 from backoffice.core.models import Company, DocumentSeries
 from backoffice.core.payloads import money
 from backoffice.core.platform import client_for
+from backoffice.core.polling import changed_fields
 from backoffice.remote.errors import PLATFORM, RemoteError
 from backoffice.remote.tickets import EventTicketClient, PassengerTicketClient
 
@@ -118,6 +119,13 @@ def _store_children(ticket, lines, notes):
     ticket.save(update_fields=list(TOTALS))
 
 
+def edit_refusal(ticket) -> str:
+    """Why the ticket cannot be changed now ("" when it can): document 2, section 3, update only in status 0 or 40."""
+    return "" if ticket.is_editable else _("Ticket %(number)s cannot be changed now: only a draft or a ticket in "
+                                           "error can be updated, and not while it is being sent.") % {
+        "number": ticket.ticket_number}
+
+
 def ticket_create(*, ticket, lines, notes=(), requested_status=TicketStatus.DRAFT, user=None):
     """Save a new ticket with its lines and notes and send it (document 2, sections 2.1 and 3).
 
@@ -149,10 +157,8 @@ def ticket_update(*, ticket, lines, notes=(), requested_status=TicketStatus.DRAF
     model = type(ticket)
     with transaction.atomic():
         current = model.objects.select_for_update().get(pk=ticket.pk)
-        if not current.is_editable:
-            raise TicketError(_("Ticket %(number)s cannot be changed now: only a draft or a ticket in error can be "
-                                "updated, and not while it is being sent.")
-                              % {"number": current.ticket_number})
+        if refusal := edit_refusal(current):
+            raise TicketError(refusal)
         # Number, prefix and ettn never change once given.
         ticket.ticket_number, ticket.prefix, ticket.remote_id = current.ticket_number, current.prefix, current.remote_id
         ticket.remote_status, ticket.attempts = current.remote_status, current.attempts
@@ -335,10 +341,7 @@ def ticket_statuses_poll(*, company, model, batch_size=100) -> int:
         status = answer.get("status")
         if status is None:
             return None
-        fields = {"remote_status": int(status), "status_message": answer.get("message") or ""}
-        if fields["remote_status"] == record.remote_status and fields["status_message"] == record.status_message:
-            return None
-        return fields
+        return changed_fields(record, {"remote_status": int(status), "status_message": answer.get("message") or ""})
 
     return sync.records_poll(model, company=company, select=Q(remote_status__in=WORKING_STATUSES),
                              fetch_statuses=fetch, settle=settle, batch_size=batch_size)

@@ -4,11 +4,12 @@ and of the operator's fields."""
 
 import re
 
+from django import forms
 from django.core.exceptions import ValidationError
 from django.utils.translation import gettext_lazy as _
 
-from backoffice.core.fields import clean_vkn_or_tckn
-from backoffice.core.payloads import camel_names
+from backoffice.core.fields import clean_vkn_or_tckn, money_field
+from backoffice.core.payloads import camel_names, num
 
 from .models import OPERATOR_FIELDS
 
@@ -16,6 +17,13 @@ from .models import OPERATOR_FIELDS
 OPERATOR_RULE_FIELDS, OPERATOR_DETAIL_FIELDS = OPERATOR_FIELDS[:5], OPERATOR_FIELDS[5:]
 # {platform name: model field} of the operator's text fields (the commissions are numbers, written apart).
 OPERATOR_PAYLOAD = camel_names(*[name for name in OPERATOR_FIELDS if name.startswith("vehicle_operating_")])
+
+
+def operator_body(record, *, empty="") -> dict:
+    """The vehicle operator's part of a save body (a passenger ticket's, document 2, 2.3; a passenger list's, 4.3):
+    its text fields (an empty one as `empty`) and the commissions, as numbers."""
+    return {**{key: getattr(record, name) or empty for key, name in OPERATOR_PAYLOAD.items()},
+            "commissionAmount": num(record.commission_amount), "commissionTaxAmount": num(record.commission_tax_amount)}
 
 
 def clean_plate(value) -> str:
@@ -44,9 +52,13 @@ def check_operator_fields(form, data):
                       "VAT are given together."), code="operator_fields"))
 
 
-class VehicleChecks:
+class VehicleChecks(forms.Form):
     """The plate and the vehicle operator's fields (document 2, 2.3) of passenger tickets and lists: a plate
-    without spaces, the operator's VKN/TCKN with check digits, its five rule fields all or none."""
+    without spaces, the operator's VKN/TCKN with check digits, its five rule fields all or none, the commissions
+    typed as money."""
+
+    commission_amount = money_field(_("Commission"), required=False)
+    commission_tax_amount = money_field(_("Commission VAT"), required=False)
 
     def clean_vehicle_plate(self):
         return clean_plate(self.cleaned_data.get("vehicle_plate"))

@@ -8,18 +8,16 @@ the user waits for. Everything else is saved and enqueued by a service.
 from decimal import Decimal
 
 from django.conf import settings
-from django.contrib import messages
 from django.db.models import Count, Q, Sum
-from django.http import HttpResponse
-from django.shortcuts import get_object_or_404, redirect
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from backoffice.core import actions, batch
 from backoffice.core.choices import SyncState
+from backoffice.core.generic.documents import document_response
 from backoffice.core.generic.families import ReportListView, register_export_pages, register_report_pages
 from backoffice.core.generic.registry import model_url, register_model_view, register_model_views
-from backoffice.core.generic.views import BaseObjectView, BulkAction, BulkActionView, ObjectDetailView, ObjectEditView
+from backoffice.core.generic.views import BaseObjectView, BulkActionView, ObjectDetailView, ObjectEditView
 from backoffice.core.generic.views import ObjectListView, describe_fields
 from backoffice.core.jobs import runs_of
 from backoffice.core.models import Company
@@ -31,8 +29,8 @@ from backoffice.remote.errors import NoAnswer, RemoteError
 from . import filters, services, tables
 from .choices import TicketKind, TicketStatus
 from .families import TICKET_EXPORTS, TICKET_REPORTS
-from .forms import FORMS, TicketLineFormSet, line_initial
-from .models import OPERATOR_FIELDS, TICKET_MODELS, EventTicket, PassengerTicket
+from .forms import CUSTOMER_FIELDSETS, FORMS, KIND_FIELDSETS, TicketLineFormSet
+from .models import TICKET_MODELS, EventTicket, PassengerTicket
 
 
 class TicketTemplates:
@@ -67,15 +65,12 @@ class TicketDetailView(TicketTemplates, ObjectDetailView):
         lines = list(ticket.lines.prefetch_related("taxes"))
         may_edit = has_role(user, *EDITORS)
         on_platform = bool(ticket.remote_id)
-        buttons = actions.buttons(ticket, user)
+        buttons = actions.buttons(ticket, user) + batch.resend_buttons(ticket, user)
         kind_fields = describe_fields(ticket, KIND_DETAIL_FIELDS[model.kind], user=user)
         code = getattr(ticket, "event_city_id", None)
         if code:  # the province by its name, as the form offers it, not its plate code
             at = KIND_DETAIL_FIELDS[model.kind].index("event_city_id")
             kind_fields[at].value = f"{PROVINCES.get(code, code)} ({code:02d})"
-        if may_edit and ticket.sync_state == SyncState.FAILED and not ticket.pending_action:
-            buttons.append(("resend", model_url(model, "bulk", action="resend"), _("Send again"), "primary",
-                            "arrow-repeat"))
         return {
             "ticket_fields": describe_fields(ticket, ("ticket_number", "prefix", "document_type", "ticket_date",
                                                      "payment_type", "payment_description", "currency_code",
@@ -94,18 +89,11 @@ class TicketDetailView(TicketTemplates, ObjectDetailView):
         }
 
 
-CUSTOMER_DETAIL_FIELDS = (
-    "identifier", "customer_first_name", "customer_last_name", "customer_email", "is_email_send",
-    "customer_telephone", "customer_tax_center", "customer_street", "customer_building_name", "customer_building_no",
-    "customer_door_no", "customer_district", "customer_town", "customer_city", "customer_post_code",
-    "customer_country", "record_expenses_vkn_tckn", "record_expenses_title",
-)
-KIND_DETAIL_FIELDS = {
-    TicketKind.EVENT: ("event_name", "event_time", "seat_number", "event_location", "event_city_id", "event_city",
-                       "event_municipality", "event_organizer_vkn_tckn", "event_description"),
-    TicketKind.PASSENGER: ("expedition_number", "expedition_time", "departure_date", "departure_location",
-                           "destination", "vehicle_plate", "seat_number", *OPERATOR_FIELDS),
-}
+# The fields of the form's customer cards (the layout code is shown with the ticket's), and the kind's own.
+CUSTOMER_DETAIL_FIELDS = tuple(name for title, names, collapsed in CUSTOMER_FIELDSETS for name in names
+                               if name != "xslt_code")
+KIND_DETAIL_FIELDS = {kind: tuple(name for title, names, collapsed in fieldsets for name in names)
+                      for kind, fieldsets in KIND_FIELDSETS.items()}
 
 
 class SeatTaken(Exception):
@@ -115,58 +103,41 @@ class SeatTaken(Exception):
 class TicketEditView(TicketTemplates, ObjectEditView):
     """Create (allocates the number) and update (only in status 0 or 40), lines in a formset."""
 
-    def get_form_kwargs(self):
-        return {"company": self.request.company}
-
-    def _formset(self, obj, data=None):
-        initial = line_initial(obj) if obj.pk else None
-        return TicketLineFormSet(data=data, prefix="lines", initial=initial)
+    formsets = {"lines": TicketLineFormSet}
+    refused = (SeatTaken, services.TicketError)
+    form_company = True
 
     def locked_message(self, obj):
-        return "" if obj.is_editable else _("Ticket %(number)s cannot be changed now: only a draft or a ticket in "
-                                            "error can be updated, and not while it is being sent.") % {
-            "number": obj.ticket_number}
+        return services.edit_refusal(obj)
 
-    def render_form(self, obj, form, status=200, formset=None):
-        formset = formset if formset is not None else self._formset(obj)
-        lines = formset.lines() if formset.is_bound and formset.is_valid() else None
+    def form_context(self, obj, formsets):
+        formset = formsets["lines"]
+        lines = formset.kept() if formset.is_bound and formset.is_valid() else None
         preview = services.totals(lines) if lines is not None else (
             {name: getattr(obj, name) for name in services.TOTALS} if obj.pk else services.totals([]))
-        return self.render({"object": obj, "form": form, "formset": formset, "is_new": obj.pk is None,
-                            "totals": preview, "cancel_url": self.cancel_url(obj)}, status=status)
+        return {"formset": formset, "totals": preview}
 
-    def post(self, request, *args, **kwargs):
-        obj = self.get_object()
-        if (locked := self.locked(obj)) is not None:
-            return locked
-        is_new = obj.pk is None
-        form = self.form(data=request.POST, instance=obj, **self.get_form_kwargs())
-        formset = self._formset(obj, data=request.POST)
+    def guarded_save(self, guard, form, save, note=""):
+        # A second ticket for a seat keeps its reason with the submission (or with the record, on an edit).
+        return super().guarded_save(guard, form, save, note=form.duplicate_note())
 
-        def save():
-            # One company's saves of a seat one at a time: the seat check is made again under this lock.
-            Company.objects.select_for_update().filter(pk=obj.company_id).first()
-            if not form.recheck_seat():
-                raise SeatTaken
-            ticket = form.save(commit=False)
-            arguments = {"lines": formset.lines(), "notes": form.cleaned_data["notes_text"],
-                         "requested_status": form.cleaned_data["requested_status"]}
-            if is_new:
-                ticket.prefix = form.cleaned_data["prefix"]
-                return services.ticket_create(ticket=ticket, user=request.user, **arguments)
-            return services.ticket_update(ticket=ticket, **arguments)
+    def save_form(self, form, lines):
+        # One company's saves of a seat one at a time: the seat check is made again under this lock.
+        Company.objects.select_for_update().filter(pk=form.instance.company_id).first()
+        if not form.recheck_seat():
+            raise SeatTaken
+        ticket, data = form.save(commit=False), form.cleaned_data
+        arguments = {"lines": lines.kept(), "notes": data["notes_text"], "requested_status": data["requested_status"]}
+        if ticket.pk is None:
+            ticket.prefix = data["prefix"]
+            return services.ticket_create(ticket=ticket, user=self.request.user, **arguments)
+        return services.ticket_update(ticket=ticket, **arguments)
 
-        ticket, answered = self.guarded_submit(
-            self.guard_for(obj), form, save, valid=lambda: all([form.is_valid(), formset.is_valid()]),
-            note=form.duplicate_note, refused=(SeatTaken, services.TicketError),
-            invalid=lambda: self.render_form(obj, form, formset=formset))
-        if answered is not None:
-            return answered
+    def success_message(self, ticket, is_new):
         message = (_("Ticket %(number)s saved; it is being sent to the platform.")
                    if ticket.requested_status == TicketStatus.QUEUED
                    else _("Ticket %(number)s saved; it is being sent to the platform as a draft."))
-        messages.success(request, message % {"number": ticket.ticket_number})
-        return redirect(self.return_url(ticket))
+        return message % {"number": ticket.ticket_number}
 
 
 class TicketBulkView(BulkActionView):
@@ -175,12 +146,10 @@ class TicketBulkView(BulkActionView):
 
 def bulk_actions_of(model) -> dict:
     """The declared record actions (core.actions) and "send again" for tickets whose sending failed."""
-    return {**actions.bulk_actions(model), "resend": BulkAction(
-        gettext_lazy("Send again"), batch.resend_bulk(
-            queue_many=lambda failed: services.tickets_queue(tickets=failed),
-            refused_message=gettext_lazy("Only tickets whose sending failed can be sent again.")),
-        confirm=gettext_lazy("The selected tickets whose sending failed will be sent again."),
-        required_roles=EDITORS)}
+    return {**actions.bulk_actions(model), "resend": batch.resend_action(
+        queue_many=lambda failed: services.tickets_queue(tickets=failed),
+        refused=gettext_lazy("Only tickets whose sending failed can be sent again."),
+        confirm=gettext_lazy("The selected tickets whose sending failed will be sent again."))}
 
 
 class TicketHtmlView(TicketTemplates, BaseObjectView):
@@ -191,7 +160,7 @@ class TicketHtmlView(TicketTemplates, BaseObjectView):
     action = "html"
 
     def get(self, request, pk):
-        ticket = get_object_or_404(self.get_queryset(), pk=pk)
+        ticket = self.get_object()
         standard = request.GET.get("layout") != "company"
         html, error, slow = "", "", False
         try:
@@ -203,12 +172,11 @@ class TicketHtmlView(TicketTemplates, BaseObjectView):
         except (RemoteError, services.TicketError) as exc:
             error = exc.user_message() if isinstance(exc, RemoteError) else str(exc)
         if request.GET.get("download") and html:
-            response = HttpResponse(html, content_type="text/html; charset=utf-8")
-            response["Content-Disposition"] = f'attachment; filename="{ticket.ticket_number}.html"'
-            response["Content-Security-Policy"] = "sandbox; default-src 'none'; style-src 'unsafe-inline'; img-src data:"
-            return response
+            return document_response(html.encode(), filename=f"{ticket.ticket_number}.html",
+                                     content_type="text/html; charset=utf-8", download=True)
         response = self.render({"object": ticket, "html": html, "error": error, "slow": slow, "standard": standard,
-                                "detail_url": model_url(ticket, "detail")}, status=504 if slow else 502 if error else 200)
+                                "detail_url": model_url(ticket, "detail")},
+                               status=504 if slow else 502 if error else 200)
         # The platform's HTML in the srcdoc frame inherits this page's policy: it may style itself (inline
         # <style> and style attributes); it still runs no script (sandbox="" and script-src 'self').
         response._csp_update = {"style-src": ["'unsafe-inline'"]}

@@ -5,7 +5,8 @@ import time
 
 import pytest
 
-from backoffice.sandbox.ratelimit import SlidingWindowLog, rule_for, tier_for_credits
+from backoffice.core.tiers import tier_for_credits
+from backoffice.sandbox.ratelimit import SlidingWindowLog, rule_for
 
 
 def status_calls(n):

@@ -11,6 +11,7 @@ formsets, and the typeahead that finds a record as it is typed (an invoice's cus
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cache
 
 from django.core.exceptions import ValidationError
 from django.forms import BaseInlineFormSet, inlineformset_factory
@@ -18,11 +19,13 @@ from django.template.response import TemplateResponse
 from django.utils.translation import gettext_lazy as _
 from django.views import View
 
+from .. import codes
 from ..roles import RoleRequiredMixin
-from ..widgets import WIDGET_RENDERER
+from ..widgets import WIDGET_RENDERER, FixedChoices
 from .registry import register_model_view
 
 MAX_LINES = 500
+UNIT_CHOICES_SHOWN = 40  # the most used units (the code list has two thousand)
 
 
 class LineFormSetBase(BaseInlineFormSet):
@@ -49,6 +52,22 @@ def line_formset(parent, model, form, formset=LineFormSetBase, **options):
     return inlineformset_factory(parent, model, form=form, formset=formset, **{
         "extra": 0, "min_num": 1, "validate_min": True, "max_num": MAX_LINES, "validate_max": True,
         "can_delete": True, "renderer": WIDGET_RENDERER, **options})
+
+
+@cache
+def units_shown() -> FixedChoices:
+    """The units a line offers, built once: the same for every line, company and language."""
+    return FixedChoices(codes.choices(codes.UNIT_CODES)[:UNIT_CHOICES_SHOWN])
+
+
+def unit_choices(form) -> FixedChoices:
+    """The units a line form offers (its unit_code field): units_shown(), and the line's own unit where it is
+    another. The Turkish names: the codes are the UN/ECE's English ones."""
+    shown = units_shown()
+    current = form.initial.get("unit_code") or (form.instance.unit_code if form.instance.pk else "")
+    if current and all(code != current for code, _label in shown):
+        shown = FixedChoices((*shown, (current, codes.label(codes.UNIT_CODES, current))))
+    return shown
 
 
 @dataclass(frozen=True)

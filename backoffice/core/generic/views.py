@@ -274,14 +274,13 @@ class ObjectDetailView(BaseObjectView):
     def get(self, request, *args, **kwargs):
         obj = self.get_object()
         user = request.user
-        context = {
+        return self.render({
             "object": obj,
             "fields": describe_fields(obj, self.fields, user=user),
             "edit_url": model_url(obj, "edit") if user_may(user, type(obj), "edit") else None,
             "delete_url": model_url(obj, "delete") if user_may(user, type(obj), "delete") else None,
             **self.get_extra_context(obj),
-        }
-        return self.render(context)
+        })
 
 
 class ObjectEditView(SubmissionGuardMixin, BaseObjectView):
@@ -302,6 +301,7 @@ class ObjectEditView(SubmissionGuardMixin, BaseObjectView):
     # Errors of the save (a service's refusal) shown on the form, their `field` when they have one.
     refused: tuple = ()
     invalid_status = 200  # of the page that shows the errors
+    form_company = False  # True: the form takes the active company (form(..., company=request.company))
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -321,7 +321,7 @@ class ObjectEditView(SubmissionGuardMixin, BaseObjectView):
         return obj
 
     def get_form_kwargs(self):
-        return {}
+        return {"company": self.request.company} if self.form_company else {}
 
     def get_formsets(self, obj, data=None) -> dict:
         """The declared formsets, bound to `data` (a POST) or showing the record's lines."""

@@ -62,8 +62,8 @@ import json
 from ..api import ApiError, Call
 from ..control import BadRequest, control_action
 from ..models import Document
-from .common import (BOOLEAN, INTEGER, STRING, Checks, check_model, control_customer, failure, locked, page,
-                     paged_query, read_body, refused)
+from .common import (BOOLEAN, INTEGER, STRING, Checks, Problems, check_model, control_customer, failure, locked,
+                     page, paged_query, read_body, refused, whole_number)
 from .list_filters import filtered, sorted_rows
 
 ACCOUNT, ADDRESS, BANK, CONTACT, MAPPING, CHART, IDS = (
@@ -154,15 +154,10 @@ def branch_problem(account: Document, branch) -> str | None:
 
 
 def query_int(call: Call, name: str, required: bool = False) -> int | None:
-    raw = call.query.get(name, "").strip()
-    if not raw:
-        if required:
-            raise refused("Bad Request", f"{name}: The {name} field is required.")
-        return None
-    try:
-        return int(raw)
-    except ValueError:
-        raise refused("Bad Request", f"{name}: The value '{raw}' is not a whole number.") from None
+    problems = Problems()
+    value = whole_number(call, name, problems, required, invalid="is not a whole number")
+    problems.raise_any("Bad Request")
+    return value
 
 
 def text_problems(checks: Checks, limits: dict) -> None:

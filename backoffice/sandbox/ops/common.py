@@ -185,9 +185,9 @@ class Problems:
     def add(self, field: str, message: str) -> None:
         self.items.append((field, message))
 
-    def raise_any(self) -> None:
+    def raise_any(self, title: str = "Validation failed") -> None:
         if self.items:
-            raise refused("Validation failed",
+            raise refused(title,
                           "; ".join(f"{field}: {message.rstrip('.')}" for field, message in self.items) + ".")
 
 
@@ -252,6 +252,21 @@ def read_body(call: Call):
         return json.loads(call.request.body or b"null")
     except ValueError:
         raise refused("Validation failed", "body: The request body is not valid JSON.") from None
+
+
+def whole_number(call: Call, name: str, problems: Problems, required: bool = True,
+                 invalid: str = "is not valid for {name}: an integer is expected") -> int | None:
+    """An integer of the query; a problem when it is required and missing, or no integer (invalid says why)."""
+    raw = call.query.get(name, "").strip()
+    if not raw:
+        if required:
+            problems.add(name, f"The {name} field is required.")
+        return None
+    try:
+        return int(raw)
+    except ValueError:
+        problems.add(name, f"The value '{raw}' {invalid.format(name=name)}.")
+        return None
 
 
 def field(body: dict, *names: str):
@@ -430,33 +445,37 @@ def locked(customer):
         yield
 
 
-def control_customer(body: dict) -> Customer:
-    """The customer a control action names by customer_unique_id or api_key."""
-    if body.get("customer_unique_id"):
-        customer = Customer.objects.filter(customer_unique_id=body["customer_unique_id"]).first()
+def control_customer(body: dict, by_key: bool = True,
+                     missing: str = "no customer with that customer_unique_id or api_key") -> Customer:
+    """The customer a control action names by customer_unique_id or api_key (by_key false: by customer_unique_id
+    only, the crm actions'); missing is the refusal when there is none."""
+    if body.get("customer_unique_id") or not by_key:
+        customer = Customer.objects.filter(customer_unique_id=body.get("customer_unique_id")).first()
     else:
         key = ApiKey.objects.select_related("customer").filter(key=body.get("api_key") or "").first()
         customer = key.customer if key else None
     if customer is None:
-        raise BadRequest("no customer with that customer_unique_id or api_key")
+        raise BadRequest(missing)
     return customer
 
 
-def named_customer(body: dict) -> Customer:
+def named_customer(body: dict, guid_only: bool = False) -> Customer:
     """The customer a control action names by customer: its id (an integer, as POST /_control/customers answers
-    it), its customerUniqueId or an API key of it; else by customer_unique_id or api_key (control_customer)."""
+    it), its customerUniqueId or an API key of it (guid_only, the invoice actions': its customerUniqueId); else by
+    customer_unique_id or api_key (control_customer)."""
     named = body.get("customer")
-    if named in (None, ""):
+    if named in (None, "") or guid_only and not named:
         return control_customer(body)
     customer = None
-    if isinstance(named, int) and not isinstance(named, bool):
+    if isinstance(named, int) and not isinstance(named, bool) and not guid_only:
         customer = Customer.objects.filter(pk=named).first()
     elif isinstance(named, str):
         if is_guid(named):
             customer = Customer.objects.filter(customer_unique_id=named).first()
-        if customer is None:
+        if customer is None and not guid_only:
             key = ApiKey.objects.select_related("customer").filter(key=named).first()
             customer = key.customer if key else None
     if customer is None:
-        raise BadRequest("no customer with that id, customerUniqueId or API key")
+        raise BadRequest("no customer with that customer (customerUniqueId)" if guid_only else
+                         "no customer with that id, customerUniqueId or API key")
     return customer

@@ -33,7 +33,7 @@ from django.http import JsonResponse
 from .. import control, fakes
 from ..api import Call, binding_failed, operation, problem
 from ..models import Customer, Document
-from .common import BOOLEAN, INTEGER, STRING, array, bind, now, vkn_tckn_problem
+from .common import BOOLEAN, INTEGER, STRING, array, bind, control_customer, now, vkn_tckn_problem
 
 SUB_CUSTOMER, CREDIT, PRODUCT, SETTING = "sub_customer", "credit", "product", "crm_setting"
 PRODUCT_TYPES = (1, 2, 3, 4, 5, 7, 8, 11, 12, 13)  # document 1, section 2.4
@@ -42,6 +42,7 @@ EMAIL_RE = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
 # Seconds a creation takes before the company appears in the report; per distributor via the control API.
 DEFAULT_CREATION_DELAY = float(os.environ.get("SANDBOX_CRM_CREATION_DELAY", "60"))
 CREDIT_ID_BASE = 600_000
+CONTROL_MISSING = "customer_unique_id of an existing customer is required"  # the control actions name no API key
 
 # The bodies of document 1, sections 2.2 to 2.4 (JSON types and member names).
 CREATE_MODEL = {"identifier": STRING, "name": STRING, "quantity": INTEGER, "contactPersonFullName": STRING,
@@ -361,16 +362,9 @@ def cancel_credit(call: Call, customerUniqueId, applicationCreditId):
 
 # --- control API (tests and demo seeding): /_control/crm/... ------------------------------------------
 
-def _control_customer(body) -> Customer:
-    customer = Customer.objects.filter(customer_unique_id=body.get("customer_unique_id")).first()
-    if customer is None:
-        raise control.BadRequest("customer_unique_id of an existing customer is required")
-    return customer
-
-
 def control_settings(body):
     """Set a distributor's creation delay: {customer_unique_id, creation_delay_seconds}."""
-    customer = _control_customer(body)
+    customer = control_customer(body, by_key=False, missing=CONTROL_MISSING)
     seconds = float(body.get("creation_delay_seconds", DEFAULT_CREATION_DELAY))
     if seconds < 0:
         raise control.BadRequest("creation_delay_seconds must not be negative")
@@ -383,7 +377,7 @@ def control_sub_customer(body):
     """A sub-company attached by other means (the provider's portal), visible at once, with or without
     the pool product and an offer: {customer_unique_id, identifier, name, pool_product, credit, own_offer,
     used (credits already used)}."""
-    customer = _control_customer(body)
+    customer = control_customer(body, by_key=False, missing=CONTROL_MISSING)
     identifier = str(body.get("identifier") or "")
     if not identifier.isdigit():
         raise control.BadRequest("identifier is required")

@@ -13,32 +13,21 @@ from django.utils import timezone
 
 from .. import fakes
 from ..control import BadRequest, control_action
-from ..models import Customer, Document, SandboxSetting
+from ..models import Document, SandboxSetting
 from . import provinces
-from .common import blank, control_customer, create_in_batches, is_guid, locked, now
+from .common import blank, create_in_batches, locked, named_customer, now
 from .invoice_documents import unchecked_ubl
 from .invoice_store import (APPROVED, COUNTER, DEFAULT_ADDRESS, E_ARCHIVE, E_INVOICE, EARSIVFATURA, ERROR,
-                            ERROR_MESSAGE, INCOMING, OUTGOING, POSTED, QUEUED, SEEDED, STATUSES, canonical, find,
-                            priced, queue, record, stamp, totals)
+                            ERROR_MESSAGE, INCOMING, OUTGOING, POSTED, QUEUED, SEEDED, STATUSES, find, priced, queue,
+                            record, stamp, totals)
 from .invoice_taxpayers import EINVOICE_APP, TAXPAYER, generated_taxpayers, generated_vkn
-
-
-def _control_customer(body: dict) -> Customer:
-    """The customer named by customer (its customerUniqueId), customer_unique_id or api_key."""
-    if body.get("customer"):
-        customer = Customer.objects.filter(customer_unique_id=canonical(body["customer"])).first() \
-            if is_guid(body["customer"]) else None
-        if customer is None:
-            raise BadRequest("no customer with that customer (customerUniqueId)")
-        return customer
-    return control_customer(body)
 
 
 @control_action("POST", "invoices/status")
 def control_status(body):
     """{customer, ettn, status, message?} -> the invoice's status set: 20 queues an outgoing invoice again; any
     other status stops its machine, with the message (by default the error message for 40, else empty)."""
-    customer = _control_customer(body)
+    customer = named_customer(body, guid_only=True)
     status = body.get("status")
     if status not in STATUSES:
         raise BadRequest(f"status must be one of {', '.join(map(str, STATUSES))}")
@@ -60,7 +49,7 @@ def control_status(body):
 @control_action("POST", "invoices/taxpayers")
 def control_taxpayers(body):
     """{customer, add: [{Identifier, Title, Alias, AppType}]} -> those users on the customer's taxpayer list."""
-    customer = _control_customer(body)
+    customer = named_customer(body, guid_only=True)
     items = body.get("add")
     if not isinstance(items, list) or not items:
         raise BadRequest("add must be a non-empty array of {Identifier, Title, Alias, AppType}")
@@ -147,7 +136,7 @@ def control_seed(body):
     again is the same invoice and is not created twice), in bulk: {"created", "first", "last"}. Incoming ones
     come from the taxpayer list's e-invoice users; outgoing ones are numbered SND + 2025 + the counter, every
     third an e-archive invoice, every fifth posted. Some are in USD or EUR."""
-    customer = _control_customer(body)
+    customer = named_customer(body, guid_only=True)
     count = int(body.get("count") or 0)
     if not 1 <= count <= 2_000_000:
         raise BadRequest("count must be between 1 and 2000000")
@@ -176,7 +165,7 @@ def control_seed(body):
 def control_unchecked_ubl(body):
     """{customer, invoice: an outgoing save body} -> {"ubl": the UBL the sandbox writes of it}, no save rule applied
     and nothing stored: tests run the tax authority's own checks on bodies the platform refuses."""
-    customer = _control_customer(body)
+    customer = named_customer(body, guid_only=True)
     invoice = body.get("invoice")
     if not isinstance(invoice, dict) or not isinstance((invoice.get("generalInfoModel") or {}).get("issueDate"), str) \
             or blank(invoice.get("currentAccountIdentifier")):

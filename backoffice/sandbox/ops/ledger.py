@@ -61,7 +61,7 @@ from django.http import HttpResponse
 
 from ..api import Call, operation, page_params
 from ..models import Document
-from .common import Problems, found, locked, now, paged_query, refused
+from .common import Problems, found, locked, now, paged_query, refused, whole_number
 from .ledger_journal import Outcome, Period
 from .ledger_rules import check_zip
 
@@ -251,19 +251,6 @@ def _check(customer, doc: Document, at: datetime) -> None:
 
 def document_of(call: Call, kind: str, pk, noun: str) -> Document:
     return found(Document.objects.filter(customer=call.customer, kind=kind, pk=pk), f"No {noun} with Id {pk}.")
-
-
-def whole_number(call: Call, name: str, problems: Problems, required: bool = True) -> int | None:
-    raw = call.query.get(name, "").strip()
-    if not raw:
-        if required:
-            problems.add(name, f"The {name} field is required.")
-        return None
-    try:
-        return int(raw)
-    except ValueError:
-        problems.add(name, f"The value '{raw}' is not valid for {name}: an integer is expected.")
-        return None
 
 
 def flag(value, name: str, problems: Problems) -> bool | None:

@@ -13,8 +13,8 @@ from django.utils import timezone
 
 from ..api import Call, operation
 from ..models import Document
-from .common import Problems, refused
-from .ledger import APPROVED, BOOK, JOURNAL, PART, PERIOD, UNREADABLE, document_of, settle, whole_number
+from .common import Problems, refused, whole_number
+from .ledger import APPROVED, BOOK, JOURNAL, PART, PERIOD, UNREADABLE, document_of, settle
 from .ledger_journal import cents, lines_of, open_member
 
 PREVIEW_TYPES = {1: "journal", 2: "general ledger", 3: "journal and ledger certificate",
