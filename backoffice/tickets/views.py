@@ -117,10 +117,6 @@ class TicketEditView(TicketTemplates, ObjectEditView):
             {name: getattr(obj, name) for name in services.TOTALS} if obj.pk else services.totals([]))
         return {"formset": formset, "totals": preview}
 
-    def guarded_save(self, guard, form, save, note=""):
-        # A second ticket for a seat keeps its reason with the submission (or with the record, on an edit).
-        return super().guarded_save(guard, form, save, note=form.duplicate_note())
-
     def save_form(self, form, lines):
         # One company's saves of a seat one at a time: the seat check is made again under this lock.
         Company.objects.select_for_update().filter(pk=form.instance.company_id).first()

@@ -308,9 +308,7 @@ class ObjectEditView(SubmissionGuardMixin, BaseObjectView):
         register_lookups(cls)
 
     def guarded(self, obj):
-        if obj.pk is not None:
-            return False
-        return self.is_company_scoped if self.submission_guard is None else self.submission_guard
+        return obj.pk is None and (self.is_company_scoped if self.submission_guard is None else self.submission_guard)
 
     def get_object(self):
         if "pk" in self.kwargs:
@@ -384,7 +382,8 @@ class ObjectEditView(SubmissionGuardMixin, BaseObjectView):
         obj, answered = self.guarded_submit(
             self.guard_for(obj), form, lambda: self.save_form(form, **formsets), refused=self.refused,
             valid=lambda: all([form.is_valid(), *(formset.is_valid() for formset in formsets.values())]),
-            invalid=lambda: self.render_form(obj, form, self.invalid_status))
+            invalid=lambda: self.render_form(obj, form, self.invalid_status),
+            note=getattr(form, "duplicate_note", None))  # a form that lets a second record through says why
         if answered is not None:
             return answered
         messages.success(request, self.success_message(obj, is_new))
