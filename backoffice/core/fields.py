@@ -330,6 +330,16 @@ def clean_vkn_or_tckn(value) -> str:
     return value
 
 
+class TaxIdField(forms.CharField):
+    """An optional VKN (10 digits) or TCKN (11 digits), checked with its check digits when given."""
+
+    default_validators = [validate_vkn_or_tckn]
+
+    def __init__(self, **kwargs):
+        kwargs.setdefault("max_length", 11)
+        super().__init__(**kwargs)
+
+
 class LineNumberField(TypedNumberField):
     """A phone or fax number of document 3 (10 to 11 digits, landlines too), stored as its digits."""
 

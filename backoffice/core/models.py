@@ -147,6 +147,12 @@ def record_indexes(prefix: str) -> list:
             models.Index(fields=["company", "status_read_at"], name=f"{prefix}_read")]
 
 
+def made_by(verbose_name=_("created by")):
+    """Who made a record here; the record stays (with nobody) when the user is deleted."""
+    return models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True,
+                             related_name="+", verbose_name=verbose_name)
+
+
 class RemoteRecord(models.Model):
     """Abstract base of every mirrored record: the local copy plus what the platform said of it."""
 

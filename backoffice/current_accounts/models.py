@@ -6,13 +6,12 @@ from the platform. A child's pending_action "delete" is a deletion on its way; t
 platform has done it, and stays with the platform's Error when it refused.
 """
 
-from django.conf import settings
 from django.db import models
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 
 from backoffice.core.fields import MONEY
-from backoffice.core.models import RemoteRecord, record_indexes
+from backoffice.core.models import RemoteRecord, made_by, record_indexes
 from backoffice.core.search import FoldedSearchField
 
 
@@ -42,8 +41,7 @@ class CurrentAccount(RemoteRecord):
     is_used = models.BooleanField(_("used in documents"), default=False)
     # When the whole account and its child lists were last read from the platform (the list has less).
     details_read_at = models.DateTimeField(_("details read at"), null=True, blank=True)
-    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True,
-                                   related_name="+", verbose_name=_("created by"))
+    created_by = made_by()
     # What the list's search and find_accounts() look in, folded the Turkish way (core.search).
     search_text = FoldedSearchField(sources=("name", "surname", "identifier", "code"))
 

@@ -12,7 +12,7 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from backoffice.core import codes, domains
-from backoffice.core.fields import LocalizedDecimalField, SizedFileField, clean_vkn_or_tckn, localized_formfield
+from backoffice.core.fields import LocalizedDecimalField, SizedFileField, TaxIdField, localized_formfield
 from backoffice.core.generic.forms import PlatformExportForm
 from backoffice.core.validators import validate_document_number, validate_driver_tckn
 from backoffice.core.generic.lines import LineFormSetBase, line_formset, unit_choices
@@ -116,6 +116,7 @@ class DispatchNoteForm(NumberingFields, forms.ModelForm):
                   "seller_identifier", "seller_name", "seller_surname", "seller_city", "seller_district",
                   "seller_country", "notes")
         formfield_callback = localized_formfield
+        field_classes = dict.fromkeys(("carrier_vkn_tckn", "buyer_identifier", "seller_identifier"), TaxIdField)
         widgets = {"notes": forms.Textarea(attrs={"rows": 2}),
                    "issue_date": forms.DateInput(attrs={"type": "date"}, format="%Y-%m-%d"),
                    "issue_time": forms.TimeInput(attrs={"type": "time"}, format="%H:%M"),
@@ -168,15 +169,6 @@ class DispatchNoteForm(NumberingFields, forms.ModelForm):
             raise ValidationError(_("A plate is the province code, one to three letters and two to five digits, "
                                     "e.g. 34 ABC 123."))
         return plate
-
-    def clean_carrier_vkn_tckn(self):
-        return clean_vkn_or_tckn(self.cleaned_data.get("carrier_vkn_tckn"))
-
-    def clean_buyer_identifier(self):
-        return clean_vkn_or_tckn(self.cleaned_data.get("buyer_identifier"))
-
-    def clean_seller_identifier(self):
-        return clean_vkn_or_tckn(self.cleaned_data.get("seller_identifier"))
 
     def clean(self):
         cleaned = super().clean()
@@ -410,14 +402,11 @@ class DispatchExportForm(PlatformExportForm):
     endDate = forms.DateTimeField(label=_("Sent until"), required=False)
     issueStartDate = forms.DateTimeField(label=_("Note date from"), required=False)
     issueEndDate = forms.DateTimeField(label=_("Note date until"), required=False)
-    targetVknTckn = forms.CharField(label=_("Receiver's tax or national id"), max_length=11, required=False)
+    targetVknTckn = TaxIdField(label=_("Receiver's tax or national id"), required=False)
     date_ranges = (("startDate", "endDate"), ("issueStartDate", "issueEndDate"))
 
     def __init__(self, *args, kind=None, **kwargs):
         super().__init__(*args, **kwargs)
-
-    def clean_targetVknTckn(self):
-        return clean_vkn_or_tckn(self.cleaned_data.get("targetVknTckn"))
 
 
 class UblReplaceForm(forms.Form):

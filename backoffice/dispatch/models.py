@@ -9,7 +9,6 @@ answer was lost is found again by it and never created twice.
 
 import uuid
 
-from django.conf import settings
 from django.db import models
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
@@ -18,7 +17,7 @@ from backoffice.core import codes
 from backoffice.core.exports import PlatformExport, export_rules
 from backoffice.core.fields import MONEY
 from backoffice.core.generic.registry import model_url
-from backoffice.core.models import RemoteRecord, record_indexes
+from backoffice.core.models import RemoteRecord, made_by, record_indexes
 from backoffice.core.search import FoldedSearchField
 from backoffice.core.documents import KeptDocument
 
@@ -97,8 +96,7 @@ class DispatchNote(RemoteRecord):
     # The UBL way: the file as uploaded (checked before it was saved) and its original name.
     ubl_file = models.FileField(_("UBL file"), upload_to="dispatch/ubl/%Y/%m/", blank=True)
     ubl_name = models.CharField(_("file name"), max_length=255, blank=True)
-    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True,
-                                   related_name="+", verbose_name=_("created by"))
+    created_by = made_by()
     # What the list's search looks in, folded the Turkish way (core.search).
     search_text = FoldedSearchField(sources=("despatch_number", "receiver_name", "receiver_identifier",
                                              "local_reference_id", "plate_number"))

@@ -6,7 +6,6 @@ The tables are those the dispatch app made when it held the receiving side too (
 in state only (migrations/0001_initial.py).
 """
 
-from django.conf import settings
 from django.db import models
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
@@ -14,7 +13,7 @@ from django.utils.translation import gettext_lazy as _
 from backoffice.core import codes, domains
 from backoffice.core.exports import PlatformExport, export_rules
 from backoffice.core.fields import MONEY
-from backoffice.core.models import RemoteRecord, record_indexes
+from backoffice.core.models import RemoteRecord, made_by, record_indexes
 from backoffice.core.search import FoldedSearchField
 from backoffice.core.documents import KeptDocument
 
@@ -116,8 +115,7 @@ class DispatchReply(RemoteRecord):
     envelope_message = models.TextField(_("envelope message"), blank=True)
     ubl_file = models.FileField(_("UBL file"), upload_to="dispatch/replies/%Y/%m/", blank=True)
     ubl_name = models.CharField(_("file name"), max_length=255, blank=True)
-    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True,
-                                   related_name="+", verbose_name=_("created by"))
+    created_by = made_by()
 
     class Meta(RemoteRecord.Meta):
         db_table = "dispatch_dispatchreply"

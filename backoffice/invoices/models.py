@@ -10,14 +10,13 @@ found again by that ettn and never saved twice.
 
 import uuid
 
-from django.conf import settings
 from django.db import models
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 
 from backoffice.core import codes
 from backoffice.core.fields import MONEY
-from backoffice.core.models import Company, RemoteRecord, record_indexes
+from backoffice.core.models import Company, RemoteRecord, made_by, record_indexes
 from backoffice.core.search import FoldedSearchField
 from backoffice.core.documents import KeptDocument
 
@@ -95,8 +94,7 @@ class Invoice(RemoteRecord):
     # The platform's whole record (get invoice), read when the invoice is opened.
     detail = models.JSONField(_("platform record"), null=True, blank=True)
     detail_read_at = models.DateTimeField(_("read in full at"), null=True, blank=True)
-    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True,
-                                   related_name="+", verbose_name=_("created by"))
+    created_by = made_by()
     # What the list's search looks in, folded the Turkish way (core.search).
     search_text = FoldedSearchField(sources=("invoice_number", "target_title", "target_vkn_tckn", "description"))
 
@@ -204,8 +202,7 @@ class PdfBundle(models.Model):
     """The PDFs of many invoices in one ZIP, fetched in the background at the full allowed rate."""
 
     company = models.ForeignKey(Company, on_delete=models.CASCADE, related_name="+")
-    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True,
-                                   related_name="+")
+    created_by = made_by(None)
     invoices = models.ManyToManyField(Invoice, related_name="+")
     total = models.PositiveIntegerField(default=0)
     fetched = models.PositiveIntegerField(default=0)

@@ -11,7 +11,7 @@ from django.core.exceptions import ValidationError
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
-from backoffice.core.fields import clean_vkn_or_tckn
+from backoffice.core.fields import TaxIdField
 
 from . import services, workbook
 from .models import Journal
@@ -54,8 +54,8 @@ class JournalForm(forms.ModelForm):
     batch_id = forms.CharField(label=gettext_lazy("Branch number"), required=False, max_length=20, initial="0",
                                help_text=gettext_lazy("batchID of the Y line: 0 for the head office (Excel "
                                                       "journals only)."))
-    entity_identifier = forms.CharField(label=gettext_lazy("Tax or national id"), required=False, max_length=11,
-                                        help_text=gettext_lazy("The company's VKN or TCKN (Excel journals only)."))
+    entity_identifier = TaxIdField(label=gettext_lazy("Tax or national id"), required=False,
+                                   help_text=gettext_lazy("The company's VKN or TCKN (Excel journals only)."))
 
     first_line_counter = forms.IntegerField(
         label=gettext_lazy("First line counter"), required=False, min_value=1,
@@ -114,9 +114,6 @@ class JournalForm(forms.ModelForm):
             except workbook.WorkbookError as exc:
                 raise ValidationError(str(exc)) from None
         return upload
-
-    def clean_entity_identifier(self):
-        return clean_vkn_or_tckn(self.cleaned_data.get("entity_identifier"))
 
     def clean_batch_id(self):
         value = (self.cleaned_data.get("batch_id") or "").strip()

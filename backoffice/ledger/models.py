@@ -6,13 +6,12 @@ platform's (its list is mirrored; the certificate submission is a record action 
 checker's, one row per problem, the first LEDGER_FINDINGS_KEPT of a journal (the counts per rule are all).
 """
 
-from django.conf import settings
 from django.db import models
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 
 from backoffice.core.fields import MONEY
-from backoffice.core.models import Company, RemoteRecord, record_indexes
+from backoffice.core.models import Company, RemoteRecord, made_by, record_indexes
 
 from .choices import CheckState, GeneralBookType, PeriodStatus, SourceKind, TaskStatus
 
@@ -111,8 +110,7 @@ class Journal(RemoteRecord):
     """A journal (yevmiye) uploaded here: checked by us first, then zipped and uploaded as a period."""
 
     remote_id = models.CharField(_("period id"), max_length=64, blank=True)
-    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True,
-                                   related_name="+", verbose_name=_("uploaded by"))
+    created_by = made_by(_("uploaded by"))
     # The upload's fields (document 3, 4.4).
     start_date = models.DateField(_("start date"))
     end_date = models.DateField(_("end date"))

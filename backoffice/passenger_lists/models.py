@@ -5,7 +5,6 @@ Field names are the platform's, in snake case. Totals are written in one place o
 services.list_totals (through services._store_tickets).
 """
 
-from django.conf import settings
 from django.db import models
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
@@ -13,7 +12,7 @@ from django.utils.translation import gettext_lazy as _
 from backoffice.core import domains
 from backoffice.core.exports import PlatformExport, export_rules
 from backoffice.core.fields import MONEY
-from backoffice.core.models import RemoteRecord
+from backoffice.core.models import RemoteRecord, made_by
 from backoffice.core.reports import ReportItemBase, ReportRunBase, run_link
 from backoffice.core.search import FoldedSearchField
 
@@ -54,8 +53,7 @@ class PassengerList(tickets_api.VehicleOperator, RemoteRecord):
                                     verbose_name=_("replaced by"))
     reported_at = models.DateTimeField(_("reported on"), null=True, blank=True)
     platform_created = models.DateTimeField(_("created on the platform"), null=True, blank=True)
-    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True,
-                                   related_name="+", verbose_name=_("created by"))
+    created_by = made_by()
     # What the list's search looks in, folded the Turkish way (core.search).
     search_text = FoldedSearchField(sources=("passenger_list_number", "expedition_number", "vehicle_plate",
                                              "remote_id", "vehicle_operating_title"))

@@ -6,14 +6,13 @@ sub-company as the back-office knows it: created here (a RemoteRecord pushed to 
 a report. SubCompanyOperation is one credit or product request sent to the platform.
 """
 
-from django.conf import settings
 from django.db import models
 from django.db.models import Case, Q, Value, When
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from backoffice.core.choices import SyncState
-from backoffice.core.models import Company, RemoteRecord
+from backoffice.core.models import Company, RemoteRecord, made_by
 from backoffice.core.search import FoldedSearchField
 from backoffice.core.validators import validate_platform_email
 
@@ -131,8 +130,7 @@ class SubCompany(RemoteRecord):
     contact_email = models.EmailField(_("contact e-mail"), blank=True, validators=[validate_platform_email])
     search_text = FoldedSearchField(sources=("name", "identifier", "contact_full_name", "contact_email"))
     contact_phone = models.CharField(_("contact phone"), max_length=10, blank=True)
-    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True,
-                                   related_name="+", verbose_name=_("created by"))
+    created_by = made_by()
     # Set when the creation timed out after the request left: never sent again without the user's word.
     # When a request that may have reached the platform left (a 5xx, a timeout): it is not sent again before a
     # usage report fetched after it shows whether it took effect (services.*_reconcile).
@@ -191,8 +189,7 @@ class SubCompanyOperation(RemoteRecord):
     # usage report fetched after it shows whether it took effect (services.*_reconcile).
     maybe_sent_at = models.DateTimeField(_("may have reached the platform at"), null=True, blank=True)
     response = models.JSONField(_("platform's answer"), null=True, blank=True)
-    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True,
-                                   related_name="+", verbose_name=_("requested by"))
+    created_by = made_by(_("requested by"))
 
     class Meta(RemoteRecord.Meta):
         ordering = ["-created_at", "-pk"]

@@ -5,7 +5,6 @@ Field names are the platform's, in snake case (ticketNumber -> ticket_number). T
 stored for the list pages and written in one place only: services._store_children (via totals()).
 """
 
-from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
@@ -14,7 +13,7 @@ from django.utils.translation import gettext_lazy as _
 
 from backoffice.core.exports import PlatformExport, export_rules
 from backoffice.core.fields import MONEY
-from backoffice.core.models import RemoteRecord
+from backoffice.core.models import RemoteRecord, made_by
 from backoffice.core.reports import ReportItemBase, ReportRunBase, run_link
 from backoffice.core.search import FoldedSearchField
 from backoffice.core.validators import validate_document_number
@@ -77,8 +76,7 @@ class Ticket(RemoteRecord):
     total_taxes = models.DecimalField(_("other taxes"), default=0, **MONEY)
     payable_amount = models.DecimalField(_("payable"), default=0, **MONEY)
 
-    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True,
-                                   related_name="+", verbose_name=_("created by"))
+    created_by = made_by()
 
     ticket_type: str = ""  # YOLCU / ETKINLIK, set by each kind
     kind: str = ""  # TicketKind

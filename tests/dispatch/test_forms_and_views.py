@@ -102,6 +102,7 @@ def test_a_carrier_company_needs_no_driver_and_drops_typed_drivers(web, company)
     ({"delivery_country": ""}, "delivery_country", "required"),
     ({"buyer_identifier": "4840000006"}, "buyer_name", "name or title"),
     ({"buyer_identifier": "4840000007"}, "buyer_identifier", "check digit"),
+    ({"seller_identifier": "4840000007", "seller_name": "Depo"}, "seller_identifier", "check digit"),
     ({"lines": []}, "lines", "at least one line"),
     ({"lines": [{**LINE, "quantity": "0"}]}, "lines-0-quantity", "greater than or equal"),
     ({"lines": [{**LINE, "product_name": "  "}]}, "lines-0-product_name", "required"),
