@@ -23,13 +23,14 @@ apt_install = if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
 	apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(1) >/dev/null; \
 	else echo "note: Debian package(s) $(1) missing and not installable here (not root or no apt-get)"; fi
 
-.PHONY: help run test test-deep bench chaos venv install migrate seed messages test-tools clean distclean
+.PHONY: help run test test-deep bench bench-scale chaos venv install migrate seed messages test-tools clean distclean
 
 help:
 	@echo "make run      migrate, load demo data, start web (:8000), sandbox (:8001), worker, cron, Redis"
 	@echo "make test     install what the tests need and run the whole suite"
 	@echo "make test-deep  the property tests with ten times the examples, random (a release, a nightly run)"
 	@echo "make bench    run the benchmarks (tests/benchmarks, marker bench)"
+	@echo "make bench-scale  the throughput benchmarks at scale (a platform 50 ms away, 1, 2 and 4 workers)"
 	@echo "make chaos    1,000 documents through real workers under faults, then the mirror against the sandbox"
 	@echo "make install | migrate | seed | messages | clean | distclean"
 
@@ -95,8 +96,13 @@ test-deep: $(STAMP) $(MO_FILES) test-tools
 	@HYPOTHESIS_PROFILE=deep $(PY) -m pytest $(PYTEST_PARALLEL) -m hypothesis $(PYTEST_ARGS)
 
 bench: $(STAMP) $(MO_FILES)
-	@$(PY) -m pytest tests/benchmarks -m bench -s $(PYTEST_ARGS); rc=$$?; \
+	@$(PY) -m pytest tests/benchmarks -m "bench and not scale" -s $(PYTEST_ARGS); rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "make bench: no benchmark collected: failing" >&2; exit 1; fi; exit $$rc
+
+# Throughput at scale: the sandbox 50 ms away, 1, 2 and 4 worker processes (tests/benchmarks/test_scale.py).
+bench-scale: $(STAMP) $(MO_FILES)
+	@$(PY) -m pytest tests/benchmarks -m scale -s $(PYTEST_ARGS); rc=$$?; \
+	if [ $$rc -eq 5 ]; then echo "make bench-scale: no benchmark collected: failing" >&2; exit 1; fi; exit $$rc
 
 clean:
 	find . -path ./$(VENV) -prune -o -name __pycache__ -type d -prune -exec rm -rf {} +

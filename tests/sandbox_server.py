@@ -63,7 +63,7 @@ class SandboxServer:
 
     def add_fault(self, **fields) -> int:
         """A fault rule (fields of FaultRule: path, method, error_rate, error_status, latency_ms,
-        timeout_seconds, timeout_after, after_apply "" / "error" / "drop", storm_429, retry_after,
+        latency_jitter_ms, timeout_seconds, timeout_after, after_apply "" / "error" / "drop", storm_429, retry_after,
         expire_tokens, remaining); its id."""
         return self.control("POST", "faults", fields)["id"]
 

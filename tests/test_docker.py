@@ -2,6 +2,7 @@
 collects static files works with the production storage. (No Docker engine here: nothing is built.)"""
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -41,6 +42,21 @@ def test_compose_file_is_accepted_with_every_service(tmp_path):
     assert "DJANGO_PRODUCTION: '1'" in config
     assert "gunicorn" in config and "--with-scheduler" in config and "backoffice.cron" in config
     assert "service_completed_successfully" in config  # web, worker, cron wait for the migrations
+
+
+@needs_compose
+def test_compose_scales_the_workers_by_a_number(tmp_path):
+    """WORKERS in docker/.env (or --scale worker=N) runs N workers: the worker service holds nothing that exists once
+    per host (a container name, a published port), so N of them can run side by side (docs/SCALING.md)."""
+    def worker(env):
+        result = compose("config", env=env, tmp_path=tmp_path)
+        assert result.returncode == 0, result.stderr
+        # The worker service's block of the YAML compose prints: from "  worker:" to the next service.
+        return re.search(r"^  worker:\n(.*?)(?=^  \S|^\S)", result.stdout, re.M | re.S).group(1)
+
+    default, scaled = worker(SECRETS), worker({**SECRETS, "WORKERS": "4"})
+    assert re.search(r"^    scale: 1$", default, re.M) and re.search(r"^    scale: 4$", scaled, re.M)
+    assert "container_name:" not in scaled and "ports:" not in scaled
 
 
 @needs_compose

@@ -6,6 +6,7 @@ sweep re-enqueues, one by one, whatever a lost batch left behind.
 """
 
 import contextvars
+import itertools
 import threading
 from collections.abc import Callable, Hashable
 from contextlib import contextmanager
@@ -47,9 +48,10 @@ def relaxed_commits():
             cursor.execute("RESET synchronous_commit")
 
 
-def batch_queue(records, *, job, name, args=()) -> list:
-    """LOCAL/FAILED -> QUEUED in one UPDATE, and one job per PUSH_BATCH_SIZE records:
-    job(*args, pks) pushes them (push_batch)."""
+def batch_queue(records, *, job, name, args=(), series=None, lanes=1) -> list:
+    """LOCAL/FAILED -> QUEUED in one UPDATE, and one job per PUSH_BATCH_SIZE records: job(*args, pks) pushes
+    them (push_batch). series(record) -> (key, number) of a numbered record: the batches are then cut along the
+    series (series_batches) for lanes that run side by side, in one job and across workers."""
     records = list(records)
     if not records:
         return []
@@ -59,9 +61,36 @@ def batch_queue(records, *, job, name, args=()) -> list:
                                          sync_state__in=[SyncState.LOCAL, SyncState.FAILED])
                    .order_by("pk").values_list("pk", flat=True))
         model.objects.filter(pk__in=pks).update(sync_state=SyncState.QUEUED, last_error="", updated_at=timezone.now())
+        if series is None:
+            batches = [pks[i:i + PUSH_BATCH_SIZE] for i in range(0, len(pks), PUSH_BATCH_SIZE)]
+        else:
+            numbered = {record.pk: series(record) for record in records}
+            batches = series_batches(sorted(pks, key=lambda pk: numbered[pk][1]), lambda pk: numbered[pk][0], lanes)
         return [jobs.enqueue(job, name=name, company=records[0].company_id, target=selection_target(model, batch),
                              args=[*args, batch])
-                for batch in (pks[i:i + PUSH_BATCH_SIZE] for i in range(0, len(pks), PUSH_BATCH_SIZE))]
+                for batch in batches]
+
+
+def series_batches(pks, key, lanes=1) -> list[list]:
+    """Batches of numbered records (pks in number order) whose lanes seldom wait for one another: each series
+    (key) is cut into runs of at most PUSH_BATCH_SIZE / lanes consecutive numbers, the runs are dealt out in turn
+    (the first run of every series before the second of any), and a batch takes the runs that follow in that order
+    while they fit in it, never two of one series. So a worker's lanes each push a series of their own, workers
+    taking the next batches side by side mostly push other series, and a series' next run comes as late as it can
+    (number N+1 never goes before N: core.sync.series_lane)."""
+    longest = max(1, PUSH_BATCH_SIZE // max(1, lanes))
+    runs = []
+    for group in lane_groups(pks, key):
+        size = -(-len(group) // -(-len(group) // longest))  # runs of even length, none longer than `longest`
+        runs.append([group[i:i + size] for i in range(0, len(group), size)])
+    batches, names = [[]], set()
+    for run in (run for turn in itertools.zip_longest(*runs) for run in turn if run):
+        if len(batches[-1]) + len(run) > PUSH_BATCH_SIZE or key(run[0]) in names:
+            batches.append([])
+            names = set()
+        batches[-1].extend(run)
+        names.add(key(run[0]))
+    return [one for one in batches if one]
 
 
 @dataclass

@@ -56,8 +56,10 @@ class Plan:
         """Retry-After seconds of the first storm that fires, 0 when none."""
         return next((max(1, rule.retry_after) for rule in self.rules if rule.storm_429 and self._fires(rule)), 0)
 
-    def latency_ms(self) -> int:
-        return sum(rule.latency_ms for rule in self.rules if rule.latency_ms and self._fires(rule))
+    def latency_ms(self) -> float:
+        """The fixed latency of every rule that fires, each with its random extra (0 to latency_jitter_ms)."""
+        return sum(rule.latency_ms + random.uniform(0, rule.latency_jitter_ms) for rule in self.rules
+                   if (rule.latency_ms or rule.latency_jitter_ms) and self._fires(rule))
 
     def timeout_seconds(self, after: bool = False) -> float:
         """The sleep before the operation, or (after) the one after it ran: the platform acted, the caller hears

@@ -111,6 +111,9 @@ class FaultRule(models.Model):
     error_rate = models.FloatField(_("error rate"), default=0.0, help_text=_("0 to 1: share of requests failed."))
     error_status = models.PositiveSmallIntegerField(_("error status"), default=500)
     latency_ms = models.PositiveIntegerField(_("added latency (ms)"), default=0)
+    latency_jitter_ms = models.PositiveIntegerField(
+        _("random extra latency (ms)"), default=0,
+        help_text=_("Up to this much more, drawn anew for every request: a platform a real network away."))
     timeout_seconds = models.FloatField(_("timeout (s)"), default=0.0,
                                         help_text=_("Sleep this long before answering."))
     timeout_after = models.BooleanField(

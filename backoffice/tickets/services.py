@@ -262,10 +262,12 @@ def passenger_ticket_push(pk):
 
 def tickets_queue(*, tickets) -> list:
     """Send many tickets (of one kind and company) in batch jobs (core.batch: LOCAL/FAILED -> QUEUED in one
-    UPDATE, one job per 100 tickets; each still claimed and reconciled before a resend)."""
+    UPDATE, one job per 100 tickets cut along their series; each still claimed and reconciled before a resend)."""
     tickets = list(tickets)
     kind = type(tickets[0]).kind if tickets else None
-    return batch.batch_queue(tickets, job=tickets_push_batch, name="tickets_push_batch", args=[kind])
+    return batch.batch_queue(tickets, job=tickets_push_batch, name="tickets_push_batch", args=[kind],
+                             series=lambda ticket: (ticket.ticket_number[:7], ticket.ticket_number),
+                             lanes=int(conf.get("TICKET_PUSH_CONCURRENCY")))
 
 
 @job(gettext_lazy("Send tickets"))

@@ -1,4 +1,5 @@
-"""What the list-page benchmarks share: rows made by PostgreSQL itself, a timed page, a page at two sizes."""
+"""What the benchmarks share: rows made by PostgreSQL itself, a timed page, a page at two sizes, tickets spread
+over series."""
 
 import statistics
 import time
@@ -111,3 +112,14 @@ def compare_sizes(what, clients, variants, check, rounds=15) -> list:
             failures.append(f"{label}: {ratio:.2f}x, {counts[small_label]} vs {counts[big_label]} queries")
             print(slowest_plan(clients[big_label], url))
     return failures
+
+
+def spread_over_series(tickets, prefixes):
+    """Renumber the tickets over prefixes taking turns by pk, each prefix from 1 up, so that the tickets saved one
+    after another belong to every series (as at several sales desks)."""
+    year = tickets[0].ticket_date.year
+    for index, ticket in enumerate(tickets):
+        ticket.prefix = prefixes[index % len(prefixes)]
+        ticket.ticket_number = f"{ticket.prefix}{year}{index // len(prefixes) + 1:09d}"
+    type(tickets[0]).objects.bulk_update(tickets, ["prefix", "ticket_number"], batch_size=1000)
+    return tickets

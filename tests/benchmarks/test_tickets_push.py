@@ -18,6 +18,7 @@ from rq import Worker
 from backoffice.core.choices import SyncState
 from backoffice.tickets import services
 from backoffice.tickets.models import EventTicket
+from tests.benchmarks.common import spread_over_series
 from tests.testapp.testing import _empty, manage, output, stop, wait_for
 from tests.tickets.conftest import make_tickets
 
@@ -29,20 +30,9 @@ PREFIXES = ("PSA", "PSB", "PSC", "PSD", "PSE", "PSF")[:int(os.environ.get("BENCH
 pytestmark = [pytest.mark.bench, pytest.mark.worker, pytest.mark.django_db(transaction=True)]
 
 
-def spread_over_series(tickets):
-    """Renumber the tickets over PREFIXES taking turns by pk, each prefix from 1 up: a batch job (100
-    tickets by pk) then holds every series, and its lanes, one per series, run side by side."""
-    year = tickets[0].ticket_date.year
-    for index, ticket in enumerate(tickets):
-        ticket.prefix = PREFIXES[index % len(PREFIXES)]
-        ticket.ticket_number = f"{ticket.prefix}{year}{index // len(PREFIXES) + 1:09d}"
-    EventTicket.objects.bulk_update(tickets, ["prefix", "ticket_number"], batch_size=1000)
-    return tickets
-
-
 def test_push_through_the_worker_against_a_bare_request_loop(sandbox, make_sandbox_company):
     worker_company, bare_company = make_sandbox_company(name="Worker A.Ş."), make_sandbox_company(name="Bare A.Ş.")
-    tickets = spread_over_series(make_tickets(worker_company, COUNT))
+    tickets = spread_over_series(make_tickets(worker_company, COUNT), PREFIXES)
     payloads = [services.ticket_payload(ticket) for ticket in tickets]
 
     # The least a push can cost: one POST after another on a kept-alive session, nothing recorded.

@@ -28,6 +28,41 @@ def test_lane_groups_keep_one_key_together_in_the_given_order():
     assert batch.lane_groups([3, 1, 2]) == [[3], [1], [2]]  # no key: each record on its own
 
 
+@pytest.mark.parametrize("count,series,lanes", [(4000, 8, 1), (4000, 8, 3), (5000, 3, 3), (250, 1, 3), (7, 3, 3),
+                                               (1001, 2, 2), (4, 2, 1)])
+def test_series_batches_keep_each_series_in_order_and_give_lanes_and_workers_series_of_their_own(count, series, lanes):
+    key = {pk: f"S{pk % series}" for pk in range(count)}.get
+    batches = batch.series_batches(list(range(count)), key, lanes)
+
+    taken = [pk for one in batches for pk in one]
+    assert sorted(taken) == list(range(count))  # every record once
+    for name in {key(pk) for pk in taken}:  # a series' numbers in order, batch after batch
+        numbers = [pk for pk in taken if key(pk) == name]
+        assert numbers == sorted(numbers)
+    assert max(len(one) for one in batches) <= batch.PUSH_BATCH_SIZE
+    for one in batches:  # a series in one run of a batch: one lane takes it whole
+        for name in {key(pk) for pk in one}:
+            at = [index for index, pk in enumerate(one) if key(pk) == name]
+            assert at == list(range(at[0], at[-1] + 1))
+    # Batches that run side by side (as many as there are series' first runs) push different series.
+    first_turn = batches[:max(1, series // lanes)]
+    names = [name for one in first_turn for name in {key(pk) for pk in one}]
+    assert len(names) == len(set(names))
+
+
+def test_tickets_are_queued_in_batches_cut_along_their_series(company, settings):
+    settings.TICKET_PUSH_CONCURRENCY = 1
+    for prefix in ("AAA", "BBB", "CCC"):
+        tickets = make_tickets(company, 150, prefix=prefix)
+    jobs = services.tickets_queue(tickets=tickets)
+
+    batches = [run.job_args["args"][-1] for run in jobs]
+    prefixes = [{ticket.prefix for ticket in EventTicket.objects.filter(pk__in=one)} for one in batches]
+    assert prefixes == [{"AAA"}, {"BBB"}, {"CCC"}] * 2  # one series a batch, the series in turn
+    assert all(len(one) == 75 for one in batches)
+    assert set(EventTicket.objects.values_list("sync_state", flat=True)) == {SyncState.QUEUED}
+
+
 def test_a_batch_of_several_prefixes_reaches_the_platform_in_number_order(sandbox, sandbox_company, settings):
     settings.TICKET_PUSH_CONCURRENCY = 3
     settings.PLATFORM_TIMEOUT = (5, 10)

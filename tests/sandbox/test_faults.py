@@ -64,6 +64,18 @@ def test_latency_delays_the_answer(sandbox, api):
     assert time.monotonic() - started < 0.4
 
 
+def test_a_random_latency_is_drawn_anew_for_each_request_within_its_bound(sandbox, api):
+    sandbox.add_fault(path="/invoice/*", latency_ms=100, latency_jitter_ms=300)
+    took = []
+    for index in range(6):
+        started = time.monotonic()
+        assert api.get("invoice", STATUS.format(f"jitter-{index}")).status_code == 200
+        took.append(time.monotonic() - started)
+    assert min(took) >= 0.1
+    # Six draws from 0 to 300 ms all within 30 ms of each other: about one chance in 10^7.
+    assert max(took) - min(took) > 0.03, took
+
+
 def test_timeout_outlasts_the_client(sandbox, api):
     sandbox.add_fault(path="/invoice/*", timeout_seconds=1.5, remaining=1)
     with pytest.raises(requests.Timeout):

@@ -1,0 +1,97 @@
+"""Throughput at scale (issue 32), `make bench-scale`: a platform a network away and workers on several machines.
+
+The sandbox answers every call of the ticket service BENCH_SCALE_LATENCY_MS (50) later. BENCH_SCALE_TICKETS (4,000)
+event tickets numbered in 8 series go through 1, 2 and 4 worker processes (BENCH_SCALE_WORKERS="1,2,4"), each
+started apart with its own environment, name and connections, as on separate machines, sharing one database and
+one Redis. Each worker has one call in flight (TICKET_PUSH_CONCURRENCY=1; BENCH_SCALE_LANES=3 gives it the
+default's three lanes), so the ideal is workers x 1 / latency (x 20 per second at 50 ms); each measured rate is
+printed against it (the issue's target: at least 0.85).
+Asserted: every ticket reached the platform exactly once and is synced; never an absolute time.
+"""
+
+import os
+import time
+
+import django_rq
+import pytest
+from django.db import connection
+from rq import Worker
+
+from backoffice.core.choices import SyncState
+from backoffice.tickets import services
+from backoffice.tickets.models import EventTicket
+from tests.benchmarks.common import spread_over_series
+from tests.testapp.testing import _empty, manage, output, stop, wait_for
+from tests.tickets.conftest import make_tickets
+
+COUNT = int(os.environ.get("BENCH_SCALE_TICKETS", 4000))
+LATENCY_MS = int(os.environ.get("BENCH_SCALE_LATENCY_MS", 50))
+WORKER_COUNTS = [int(n) for n in os.environ.get("BENCH_SCALE_WORKERS", "1,2,4").split(",")]
+LANES = int(os.environ.get("BENCH_SCALE_LANES", 1))
+SERIES = ("SCA", "SCB", "SCC", "SCD", "SCE", "SCF", "SCG", "SCH")
+CREATE_PATH = "/ticket/v1/event-ticket"
+
+pytestmark = [pytest.mark.bench, pytest.mark.scale, pytest.mark.worker, pytest.mark.django_db(transaction=True)]
+
+
+def start_workers(count):
+    """count worker processes as on count machines: each its own process, name and connections; the first runs the
+    scheduler too (the batches that wait for an earlier number are run again through it)."""
+    workers = []
+    for index in range(count):
+        env = {"TICKET_PUSH_CONCURRENCY": str(LANES)}
+        scheduler = ["--with-scheduler"] if index == 0 else []
+        workers.append(manage("rqworker", "default", *scheduler, "--name", f"scale-{index + 1}-{os.getpid()}",
+                              env=env))
+    return workers
+
+
+def push_through(workers_count, company):
+    """The tickets of company pushed by workers_count workers: tickets a second."""
+    tickets = spread_over_series(make_tickets(company, COUNT, prefix=SERIES[0]), SERIES)
+    queue = django_rq.get_queue("default")
+    _empty(queue)
+    workers = start_workers(workers_count)
+    try:
+        wait_for(lambda: len(Worker.all(queue=queue)) >= workers_count, timeout=60, message="the workers to register")
+        start = time.perf_counter()
+        services.tickets_queue(tickets=tickets)
+
+        def done():
+            return not EventTicket.objects.filter(company=company).exclude(
+                sync_state__in=[SyncState.SYNCED, SyncState.FAILED]).exists()
+
+        try:
+            wait_for(done, timeout=max(600, 4 * COUNT * LATENCY_MS / 1000), interval=0.5,
+                     message="every ticket to be pushed")
+        except AssertionError as exc:
+            raise AssertionError(f"{exc}\n{output(workers[0])[-4000:]}") from None
+        return COUNT / (time.perf_counter() - start)
+    finally:
+        for process in workers:
+            stop(process)
+        _empty(queue)
+
+
+def test_workers_on_several_machines_against_a_platform_a_network_away(sandbox, make_sandbox_company):
+    rows = []
+    for workers_count in WORKER_COUNTS:
+        sandbox.reset()  # the request log counted from here; the customers stay
+        sandbox.add_fault(path="/ticket/*", latency_ms=LATENCY_MS)
+        company = make_sandbox_company(name=f"Ölçek {workers_count} A.Ş.")
+        rate = push_through(workers_count, company)
+        assert EventTicket.objects.filter(company=company, sync_state=SyncState.SYNCED).count() == COUNT
+        creates = sum(row["count"] for row in sandbox.stats()["requests"]
+                      if row["method"] == "POST" and row["path"] == CREATE_PATH and row["status"] == 200)
+        assert creates == COUNT  # each ticket exactly once
+        ideal = workers_count * 1000 / LATENCY_MS
+        rows.append((workers_count, rate, ideal))
+    print(f"\n[bench] {COUNT:,} event tickets in {len(SERIES)} series, the sandbox answering after {LATENCY_MS} ms, "
+          f"on {connection.vendor}, {LANES} lane(s) per worker:")
+    for workers_count, rate, ideal in rows:
+        print(f"[bench]   {workers_count} worker(s): {rate:,.1f}/s against the ideal {ideal:,.0f}/s: "
+              f"ratio {rate / ideal:.2f} (target at least 0.85)")
+    if len(rows) > 1:
+        base = rows[0][1] / rows[0][0]
+        print("[bench]   per worker against " + f"{rows[0][0]} worker(s): " + ", ".join(
+            f"{w} workers {rate / w / base:.2f}" for w, rate, _ in rows[1:]))
