@@ -60,6 +60,19 @@ def test_compose_scales_the_workers_by_a_number(tmp_path):
 
 
 @needs_compose
+def test_a_worker_host_names_the_shared_database_redis_and_media(tmp_path):
+    """A host of a larger deployment points its services at the shared PostgreSQL, Redis and media storage from
+    docker/.env alone (docs/SCALING.md), and passes the lane count to the containers."""
+    shared = {"DATABASE_HOST": "db.internal", "REDIS_URL": "redis://:secret@redis.internal:6379/0",
+              "MEDIA_VOLUME": "/srv/backoffice-media", "TICKET_PUSH_CONCURRENCY": "2"}
+    result = compose("config", env={**SECRETS, **shared}, tmp_path=tmp_path)
+    assert result.returncode == 0, result.stderr
+    worker = re.search(r"^  worker:\n(.*?)(?=^  \S|^\S)", result.stdout, re.M | re.S).group(1)
+    assert "@db.internal:5432/backoffice" in worker and "redis://:secret@redis.internal:6379/0" in worker
+    assert "/srv/backoffice-media:/app/var/media" in worker and "TICKET_PUSH_CONCURRENCY: '2'" in worker
+
+
+@needs_compose
 def test_compose_refuses_to_run_without_the_secrets(tmp_path):
     result = compose("config", env={key: value for key, value in SECRETS.items() if key != "DJANGO_SECRET_KEY"},
                      tmp_path=tmp_path)
