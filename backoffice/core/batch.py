@@ -73,14 +73,15 @@ def batch_queue(records, *, job, name, args=(), series=None, lanes=1) -> list:
 
 def series_batches(pks, key, lanes=1) -> list[list]:
     """Batches of numbered records (pks in number order) whose lanes seldom wait for one another: each series
-    (key) is cut into runs of at most PUSH_BATCH_SIZE / lanes consecutive numbers, the runs are dealt out in turn
-    (the first run of every series before the second of any), and a batch takes the runs that follow in that order
-    while they fit in it, never two of one series. So a worker's lanes each push a series of their own, workers
-    taking the next batches side by side mostly push other series, and a series' next run comes as late as it can
-    (number N+1 never goes before N: core.sync.series_lane)."""
-    longest = max(1, PUSH_BATCH_SIZE // max(1, lanes))
+    (key) is cut into runs of at most PUSH_BATCH_SIZE / lanes consecutive numbers (/ series when there are fewer),
+    the runs are dealt out in turn (the first run of every series before the second of any), and a batch takes the
+    runs that follow in that order while they fit in it, never two of one series. So a worker's lanes each push a
+    series of their own, workers taking the next batches side by side mostly push other series, and a series' next
+    run comes as late as it can (number N+1 never goes before N: core.sync.series_lane)."""
+    groups = lane_groups(pks, key)
+    longest = max(1, PUSH_BATCH_SIZE // max(1, min(lanes, len(groups))))
     runs = []
-    for group in lane_groups(pks, key):
+    for group in groups:
         size = -(-len(group) // -(-len(group) // longest))  # runs of even length, none longer than `longest`
         runs.append([group[i:i + size] for i in range(0, len(group), size)])
     batches, names = [[]], set()

@@ -29,7 +29,7 @@ def test_lane_groups_keep_one_key_together_in_the_given_order():
 
 
 @pytest.mark.parametrize("count,series,lanes", [(4000, 8, 1), (4000, 8, 3), (5000, 3, 3), (250, 1, 3), (7, 3, 3),
-                                               (1001, 2, 2), (4, 2, 1)])
+                                               (1001, 2, 2), (4, 2, 1), (150, 1, 3)])
 def test_series_batches_keep_each_series_in_order_and_give_lanes_and_workers_series_of_their_own(count, series, lanes):
     key = {pk: f"S{pk % series}" for pk in range(count)}.get
     batches = batch.series_batches(list(range(count)), key, lanes)
