@@ -8,6 +8,8 @@ itself more often.
   its lock outlives a killed worker by a minute; the worker starts it again, or takes over another's, only
   at its maintenance, every 10 minutes by default. Every few seconds instead, so that scheduled work is
   not left overdue for minutes (make chaos found it).
+- An idle worker waits on the queue for at most that interval, so that its maintenance is not put off for the
+  worker's TTL (RQ's default, 405 s, left an idle survivor's scheduler off for minutes).
 - A lock whose holder is a dead process of this machine is released at that maintenance, so a worker that
   outlives a killed one takes the scheduler over at once instead of after the lock's minute (make chaos,
   whose killed worker held the lock, left deferred pushes overdue past its settling time).
@@ -57,6 +59,13 @@ class Worker(RQWorker):
         kwargs.setdefault("job_monitoring_interval", int(getattr(settings, "WORKER_HEARTBEAT_SECONDS", 5)))
         kwargs.setdefault("maintenance_interval", int(getattr(settings, "WORKER_MAINTENANCE_SECONDS", 10)))
         super().__init__(*args, **kwargs)
+
+    @property
+    def dequeue_timeout(self) -> int:
+        # An idle worker waits on the queue for at most a maintenance interval, not RQ's worker TTL less 15 s
+        # (405 s): its maintenance, which takes over the scheduler of a worker that died, is not put off that long
+        # (two hosts, one killed with kill -9 while the other was idle: deferred pushes waited for minutes).
+        return max(1, min(super().dequeue_timeout, int(self.maintenance_interval)))
 
     def run_maintenance_tasks(self):
         process = getattr(self.scheduler, "_process", None) if self.scheduler else None

@@ -11,6 +11,7 @@ Asserted: every ticket reached the platform exactly once and is synced; never an
 
 import os
 import time
+import uuid
 
 import django_rq
 import pytest
@@ -41,8 +42,9 @@ def start_workers(count):
     for index in range(count):
         env = {"TICKET_PUSH_CONCURRENCY": str(LANES)}
         scheduler = ["--with-scheduler"] if index == 0 else []
-        workers.append(manage("rqworker", "default", *scheduler, "--name", f"scale-{index + 1}-{os.getpid()}",
-                              env=env))
+        name = f"scale-{index + 1}-{uuid.uuid4().hex[:8]}"  # a name of an earlier run may still be registered
+        workers.append(manage("rqworker", "default", *scheduler, "--name", name, env=env))
+        workers[-1].worker_name = name
     return workers
 
 
@@ -53,7 +55,9 @@ def push_through(workers_count, company):
     _empty(queue)
     workers = start_workers(workers_count)
     try:
-        wait_for(lambda: len(Worker.all(queue=queue)) >= workers_count, timeout=60, message="the workers to register")
+        names = {process.worker_name for process in workers}
+        wait_for(lambda: names <= {worker.name for worker in Worker.all(queue=queue)}, timeout=60,
+                 message="the workers to register")
         start = time.perf_counter()
         services.tickets_queue(tickets=tickets)
 
