@@ -7,6 +7,7 @@ sweep re-enqueues, one by one, whatever a lost batch left behind.
 
 import contextvars
 import itertools
+import math
 import threading
 from collections.abc import Callable, Hashable
 from contextlib import contextmanager
@@ -82,7 +83,7 @@ def series_batches(pks, key, lanes=1) -> list[list]:
     longest = max(1, PUSH_BATCH_SIZE // max(1, min(lanes, len(groups))))
     runs = []
     for group in groups:
-        size = -(-len(group) // -(-len(group) // longest))  # runs of even length, none longer than `longest`
+        size = math.ceil(len(group) / math.ceil(len(group) / longest))  # even runs, none longer than `longest`
         runs.append([group[i:i + size] for i in range(0, len(group), size)])
     batches, names = [[]], set()
     for run in (run for turn in itertools.zip_longest(*runs) for run in turn if run):

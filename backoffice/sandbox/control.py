@@ -18,8 +18,8 @@ from . import faults, ratelimit
 from .api import NO_ANSWER
 from .models import AccessToken, ApiKey, Customer, FaultRule, RequestLog, SandboxSetting, ServiceUser
 
-FAULT_FIELDS = ("path", "method", "error_rate", "error_status", "latency_ms", "latency_jitter_ms", "timeout_seconds", "timeout_after",
-                "after_apply", "storm_429", "retry_after", "expire_tokens", "remaining")
+FAULT_FIELDS = ("path", "method", "error_rate", "error_status", "latency_ms", "latency_jitter_ms", "timeout_seconds",
+                "timeout_after", "after_apply", "storm_429", "retry_after", "expire_tokens", "remaining")
 SETTING_FIELDS = ("token_lifetime_seconds", "token_max_uses", "rate_limit_scale", "ticket_processing_seconds",
                   "ticket_error_rate", "export_ready_seconds", "clock_offset_seconds")
 

@@ -1,8 +1,8 @@
 """Core pieces the domains share instead of writing them each (issue 31): "Send again" (core.batch), the domain's own
 rules before an action (ActionSet.check), the documented rate limit of an operation (core.platform), the asking of
 statuses one record at a time (core.polling), a dashboard list with its counts (core.dashboard), an upload's size
-limit and a tax id field (core.fields), the form's company (ObjectEditView.form_company), a form's errors on an import row
-(core.imports) and the units a line offers (core.generic.lines)."""
+limit and a tax id field (core.fields), the form's company (ObjectEditView.form_company), a form's errors on an
+import row (core.imports) and the units a line offers (core.generic.lines)."""
 
 from types import SimpleNamespace
 
@@ -135,7 +135,8 @@ def test_a_sized_file_field_refuses_a_larger_file():
 # --- the form's company ------------------------------------------------------------------------------------------
 @pytest.mark.parametrize("typed,kept,error", [
     ("", "", None), ("  1234567890 ", "1234567890", None), ("10000000146", "10000000146", None),
-    ("1234567891", None, "VKN) is not valid"), ("10000000147", None, "TCKN) is not valid"), ("12345", None, "10 digits"),
+    ("1234567891", None, "VKN) is not valid"), ("10000000147", None, "TCKN) is not valid"),
+    ("12345", None, "10 digits"),
     ("123456789012", None, "at most 11"),
 ])
 def test_a_tax_id_field_keeps_a_valid_vkn_or_tckn_and_refuses_another_on_the_field(typed, kept, error):
