@@ -30,7 +30,8 @@ help:
 	@echo "make test     install what the tests need and run the whole suite"
 	@echo "make test-deep  the property tests with ten times the examples, random (a release, a nightly run)"
 	@echo "make bench    run the benchmarks (tests/benchmarks, marker bench)"
-	@echo "make bench-scale  the throughput benchmarks at scale (a platform 50 ms away, 1, 2 and 4 workers)"
+	@echo "make bench-scale  at scale: 1, 2, 4 workers against a platform 50 ms away; fairness between companies;"
+	@echo "                  a worker's memory over 20,000 tickets (tests/benchmarks, marker scale)"
 	@echo "make chaos    1,000 documents through real workers under faults, then the mirror against the sandbox"
 	@echo "make install | migrate | seed | messages | clean | distclean"
 
@@ -99,7 +100,8 @@ bench: $(STAMP) $(MO_FILES)
 	@$(PY) -m pytest tests/benchmarks -m "bench and not scale" -s $(PYTEST_ARGS); rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "make bench: no benchmark collected: failing" >&2; exit 1; fi; exit $$rc
 
-# Throughput at scale: the sandbox 50 ms away, 1, 2 and 4 worker processes (tests/benchmarks/test_scale.py).
+# At scale (issue 32): the sandbox 50 ms away with 1, 2 and 4 worker processes (test_scale.py); one company's 20,000
+# tickets against another's invoices (test_fairness.py); a worker's memory over 20,000 tickets (test_memory.py).
 bench-scale: $(STAMP) $(MO_FILES)
 	@$(PY) -m pytest tests/benchmarks -m scale -s $(PYTEST_ARGS); rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "make bench-scale: no benchmark collected: failing" >&2; exit 1; fi; exit $$rc

@@ -168,6 +168,9 @@ RQ_QUEUES = {
 }
 RQ_SHOW_ADMIN_LINK = False
 RQ = {"JOB_CLASS": "rq.job.Job", "WORKER_CLASS": "backoffice.core.worker.Worker"}
+# Fair between companies: each company's jobs on a queue of its own, taken in turn by the workers (core.jobs).
+# Off (0): one queue for all, first in first out, as before; the fairness benchmark measures both.
+JOB_QUEUE_PER_COMPANY = env_bool("JOB_QUEUE_PER_COMPANY", True)
 # Seconds between two heartbeats of a running job; a job silent for 3 beats + 10 s is lost (core.jobs).
 WORKER_HEARTBEAT_SECONDS = int(os.environ.get("WORKER_HEARTBEAT_SECONDS", 5))
 

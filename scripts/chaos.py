@@ -1,5 +1,5 @@
-"""`make chaos`: documents pushed through the real workers while everything around them fails, then the mirror
-is compared with the platform (issue 11, "make chaos").
+"""`make chaos`: documents of every sending domain pushed through the real workers while everything around them
+fails, then the mirror is compared with the platform (issue 11, "make chaos"; every domain: issue 32).
 
 A bounded run (--max-seconds, 600 by default) on its own database, Redis and sandbox:
 1. setup: a database of its own (PostgreSQL when DATABASE_URL is set: a new database next to it, dropped at the
@@ -7,19 +7,22 @@ A bounded run (--max-seconds, 600 by default) on its own database, Redis and san
    append-only file, the sandbox (`manage.py sandbox_serve`, its own SQLite and control token), two companies
    (one with an API key, one with a service user: bearer tokens), --workers `rqworker --with-scheduler`
    processes and the RQ cron runner, as `make run` starts them;
-2. chaos (--chaos-seconds): --documents event tickets (one job each, and batches), passenger tickets and
-   passenger lists are created through the services at a steady pace, drafts are sent and approved tickets
-   cancelled (record actions), while at random moments a work-horse or a whole worker (with its work-horse)
-   is killed with SIGKILL (a new worker is started), Redis is stopped and started again, and 429 storms
-   come; all along, 10% of the ticket service's calls are answered 500 after the platform applied them and
-   bearer tokens expire after 20 uses;
+2. chaos (--chaos-seconds): --documents documents of every sending domain are created through the services at a
+   steady pace: event tickets (one job each, and batches), passenger tickets and passenger lists (here), current
+   accounts with their children, chart accounts, invoices, dispatch notes, replies to incoming notes and ledger
+   uploads (scripts/chaos_domains.py); drafts are sent, approved tickets cancelled, invoices posted, dispatch
+   notes' statuses changed, incoming notes answered (record actions), while at random moments a work-horse or
+   a whole worker (with its work-horse) is killed with SIGKILL (a new worker is started), Redis is stopped and
+   started again, and 429 storms come on every service; all along, 10% of every sending service's calls are
+   answered 500 after the platform applied them and bearer tokens expire after 20 uses;
 3. settle (--settle-seconds): the faults are cleared and the system is left to finish, until the mirror
    matches the sandbox (or the time is up); then the cron runner stops and the jobs left are waited for;
-4. checks, printed with their figures: every document saved locally exists once on the sandbox (matched by
-   number, and ETTN), no duplicate, no status differing from the sandbox's, nothing stuck (record queued,
-   sending or with an action pending; job still active), and tokens issued <= worker processes started x
-   (run time / token lifetime + 1) + 401 answers. Exit 0 when every check passes, 1 when one fails (which,
-   with examples), 2 when the run itself could not be made.
+4. checks, printed with their figures and per domain: every document saved locally exists once on the sandbox
+   (matched by its natural key: number, ETTN, code, name, upload), no duplicate, no status differing from the
+   sandbox's, nothing stuck (record queued, sending or with an action pending; job still active), no create
+   refused, and tokens issued <= worker processes started x (run time / token lifetime + 1) + 401 answers.
+   Exit 0 when every check passes, 1 when one fails (which, with examples), 2 when the run itself could not be
+   made.
 
 Every process is on loopback and stopped at the end, on Ctrl-C too. Logs are kept in the run's directory,
 which is kept when a check fails (or with --keep). docs/CHAOS.md tells more.
@@ -27,6 +30,7 @@ which is kept when a check fails (or with --keep). docs/CHAOS.md tells more.
 
 import argparse
 import ctypes
+import logging
 import math
 import os
 import random
@@ -39,6 +43,7 @@ import tempfile
 import time
 import uuid
 from collections import Counter, defaultdict
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from decimal import Decimal
@@ -48,12 +53,17 @@ from urllib.parse import urlsplit, urlunsplit
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+import chaos_domains  # noqa: E402 (scripts/, next to this file: the other sending domains)
+
 VKN = "1234567890"  # valid check digits (the sandbox checks them)
 TCKN = "10000000146"
-TICKET_PATHS = {"event_ticket": "/v1/event-ticket", "passenger_ticket": "/v1/passenger-ticket"}
-LIST_PATH = "/v1/passenger-list"
+TICKET_PATHS = {"event_ticket": "/ticket/v1/event-ticket", "passenger_ticket": "/ticket/v1/passenger-ticket"}
+LIST_PATH = "/ticket/v1/passenger-list"
+# Every service the back-office sends documents to: the faults hit them all (the token endpoint is spared).
+FAULT_GLOBS = ("/ticket/*", *chaos_domains.SERVICE_GLOBS)
 WORKING = (20,)  # a ticket the platform still processes (queued): settled means none is left
 STOP_TIMEOUT = 10
+DOMAIN_FIGURES = ("saved", "found", "lost", "duplicates", "differ", "still processed")
 # Environment of the run's processes that must come from this run, never from the caller's shell (a test run
 # calling us has its own Redis, sandbox and test app).
 OWN_VARIABLES = ("DATABASE_URL", "REDIS_URL", "SANDBOX_URL", "SANDBOX_DATABASE_URL", "SANDBOX_CONTROL_TOKEN",
@@ -209,17 +219,20 @@ class Sandbox:
     def stats(self) -> dict:
         return self.control("GET", "stats")
 
-    def pages(self, path, api_key) -> list:
-        """Every item of a list operation of the ticket service, walked 500 at a time with the API key."""
+    def get(self, path, api_key, params=None):
+        """One read of the platform's API (path with its service, e.g. /ticket/v1/...) with a check-only key."""
+        response = self.http.get(f"{self.url}{path}", params=params, timeout=60, headers={"x-api-key": api_key})
+        if response.status_code != 200:
+            raise RunError(f"sandbox GET {path} {params or ''}: {response.status_code} {response.text[:300]}")
+        return response.json() if response.content else None
+
+    def pages(self, path, api_key, **params) -> list:
+        """Every item of a list operation, walked 500 at a time with the API key."""
         from backoffice.remote.common import envelope, list_params
 
         items, index = [], 1
         while True:
-            response = self.http.get(f"{self.url}/ticket{path}", params=list_params(index, 500), timeout=60,
-                                     headers={"x-api-key": api_key})
-            if response.status_code != 200:
-                raise RunError(f"sandbox GET {path} page {index}: {response.status_code} {response.text[:300]}")
-            page = envelope(response.json())
+            page = envelope(self.get(path, api_key, {**params, **list_params(index, 500)}))
             items += page["items"]
             if not page["hasNextPage"] or not page["items"]:
                 return items
@@ -233,17 +246,27 @@ class Unit:
     """Documents created at one moment: one ticket, a batch, an expedition's tickets, or a list."""
 
     at: float
-    kind: str  # event | batch | expedition | list
+    kind: str  # event | batch | expedition | list, or one of chaos_domains' (base, account, chart, invoice, ...)
     company: int  # index into the run's companies
     count: int = 1
     status: int = 0  # requested status of tickets
-    expedition: int = 0
+    expedition: int = 0  # the expedition; for the other domains the unit's number within its kind
 
 
-def plan_units(documents, span, rng) -> tuple[list, dict]:
-    """The documents of the run: 10% passenger lists (one per expedition), 35% passenger tickets (spread over
-    those expeditions), 20% event tickets sent in batch jobs, the rest event tickets sent one job each (half of
-    them drafts, which record actions send later). Spread over `span` seconds, alternately for each company."""
+def plan_units(documents, span, rng, domains=None) -> tuple[list, dict]:
+    """The documents of the run. With `domains` (chaos_domains.Domains) the other sending domains take their
+    shares first (chaos_domains.plan: about 45% of 1,000) and the tickets the rest. Of the tickets' documents: 10%
+    passenger lists (one per expedition), 35% passenger tickets (spread over those expeditions), 20% event tickets
+    sent in batch jobs, the rest event tickets sent one job each (half of them drafts, which record actions send
+    later). Spread over `span` seconds, alternately for each company."""
+    total, others, other_units = documents, {}, []
+    if domains is not None:
+        try:
+            counts, documents = chaos_domains.plan(documents)
+        except ValueError as exc:
+            raise RunError(str(exc)) from None
+        others = chaos_domains.figures_of(counts)
+        other_units = domains.units(counts, span, rng, Unit)
     lists = max(1, round(documents * 0.10))
     passenger = max(lists, round(documents * 0.35))
     batched = round(documents * 0.20)
@@ -265,9 +288,10 @@ def plan_units(documents, span, rng) -> tuple[list, dict]:
             units.append(Unit(rng.uniform(span * 0.1, span * 0.8), "batch", index % 2, size, status=20))
     for index in range(single):
         units.append(Unit(rng.uniform(0, span), "event", index % 2, status=0 if index % 2 else 20))
-    units.sort(key=lambda unit: unit.at)
-    figures = {"documents": documents, "event tickets (one job each)": single, "event tickets (batch jobs)": batched,
-               "passenger tickets": passenger, "passenger lists": lists}
+    units += other_units
+    units.sort(key=lambda unit: (unit.at, unit.kind != "base"))
+    figures = {"documents": total, "event tickets (one job each)": single, "event tickets (batch jobs)": batched,
+               "passenger tickets": passenger, "passenger lists": lists, **others}
     return units, figures
 
 
@@ -314,6 +338,7 @@ class Run:
         self.after_apply = self.token_uses = False
         self.workers_from = None
         self.supervised_at = 0.0
+        self.domains = chaos_domains.Domains(self, describe)
 
     # --- setup ---------------------------------------------------------------------------------------------
 
@@ -363,6 +388,8 @@ class Run:
         self._quiet_logging()
         self._faults_and_settings()
         self._companies()
+        self.domains.prepare(o.dispatch_error_rate)
+        self._faults()
         for _ in range(o.workers):
             self.start_worker()
         self.cron = self.spawn("cron", [*manage, "rqcron", "backoffice.cron"], self.env)
@@ -408,8 +435,6 @@ class Run:
 
     def _quiet_logging(self):
         """This process's own log lines (an enqueue refused while Redis is down) go to a file, not the report."""
-        import logging
-
         handler = logging.FileHandler(self.logs / "driver.log")
         handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s %(message)s"))
         for logger in (logging.getLogger(), logging.getLogger("django")):
@@ -423,22 +448,28 @@ class Run:
         answer = self.sandbox.control("POST", "settings", {"token_lifetime_seconds": o.token_lifetime,
                                                            "token_max_uses": o.token_uses})
         self.token_uses = answer.get("token_max_uses") == o.token_uses
-        # 10% of the ticket service's calls answered 500 after the platform applied them. The token endpoint
-        # is left alone: a token issued but never received would count against the token check unfairly.
-        rule = {"path": "/ticket/*", "method": "*", "error_rate": o.error_rate, "error_status": 500}
-        self.after_apply = self.sandbox.try_control("POST", "faults", {**rule, "after_apply": "error"}) is not None
-        if not self.after_apply:
-            self.sandbox.control("POST", "faults", rule)  # an older sandbox: 500 before applying
-        if o.drop_rate and self.after_apply:
-            self.sandbox.control("POST", "faults", {**rule, "error_rate": o.drop_rate, "after_apply": "drop"})
+
+    def _faults(self):
+        """10% of every sending service's calls answered 500 after the platform applied them. The token endpoint
+        is left alone: a token issued but never received would count against the token check unfairly."""
+        o = self.options
+        for glob in FAULT_GLOBS:
+            rule = {"path": glob, "method": "*", "error_rate": o.error_rate, "error_status": 500}
+            self.after_apply = self.sandbox.try_control("POST", "faults", {**rule, "after_apply": "error"}) \
+                is not None
+            if not self.after_apply:
+                self.sandbox.control("POST", "faults", rule)  # an older sandbox: 500 before applying
+            if o.drop_rate and self.after_apply:
+                self.sandbox.control("POST", "faults", {**rule, "error_rate": o.drop_rate, "after_apply": "drop"})
 
     def _companies(self):
         from backoffice.core.models import Company
 
+        o = self.options
         for index, auth in enumerate(("api_key", "service_user")):
             name = f"Chaos {index + 1} {'API key' if auth == 'api_key' else 'service user'}"
             verify_key = "chaos-verify-" + secrets.token_urlsafe(18)
-            fields = {"name": name, "credits": 1000}
+            fields = {"name": name, "credits": o.credits}
             company_fields = {"auth_method": auth}
             if auth == "api_key":
                 fields["api_key"] = company_fields["api_key"] = "chaos-" + secrets.token_urlsafe(24)
@@ -449,7 +480,7 @@ class Run:
             # A key of its own for the checks: they must not use (or count) the company's tokens.
             self.sandbox.control("POST", "customers", {"name": name, "api_key": verify_key,
                                                        "customer_unique_id": customer["customer_unique_id"]})
-            company = Company.objects.create(name=name, environment="sandbox", credit_quantity=1000,
+            company = Company.objects.create(name=name, environment="sandbox", credit_quantity=o.credits,
                                              customer_unique_id=customer["customer_unique_id"], **company_fields)
             self.companies.append(company)
             self.verify_keys[company.pk] = verify_key
@@ -554,9 +585,12 @@ class Run:
             self.tally.redis_restarts += 1
             self.later.append((self.redis_down_until, self.start_redis))
         elif kind == "storm":
-            self.sandbox.control("POST", "faults", {"path": "/ticket/*", "method": "*", "storm_429": True,
-                                                    "retry_after": self.rng.randint(1, 5),
-                                                    "remaining": self.rng.randint(5, 30)})
+            # Every service at once, each for its own next 5 to 30 calls.
+            retry_after = self.rng.randint(1, 5)
+            for glob in FAULT_GLOBS:
+                self.sandbox.control("POST", "faults", {"path": glob, "method": "*", "storm_429": True,
+                                                        "retry_after": retry_after,
+                                                        "remaining": self.rng.randint(5, 30)})
             self.tally.storms += 1
         if not self.token_uses and o.token_uses:
             # An older sandbox without token_max_uses: expire the tokens at every event instead.
@@ -576,6 +610,8 @@ class Run:
         from backoffice.tickets import services
         from backoffice.tickets.models import EventTicket, PassengerTicket, TicketLine
 
+        if unit.kind not in ("event", "expedition", "list", "batch"):
+            return self.domains.create(unit, now_dt)
         company = self.companies[unit.company]
         line = {"service_description": "Bilet", "amount": Decimal("100.00"), "vat_rate": Decimal("20"), "taxes": []}
         expedition_time = timezone.make_aware(datetime(2026, 6, 1, 8, 0)) + timedelta(hours=unit.expedition)
@@ -695,6 +731,7 @@ class Run:
                     next_event = now + 0.2
             if now < end and now >= next_action:
                 self.actions(targets)
+                self.domains.follow_up(now)
                 next_action = now + o.action_every
             time.sleep(0.1)
         if pending:
@@ -715,14 +752,26 @@ class Run:
         deadline = min(start + o.settle_seconds, self.deadline - 25)
         self.converged = None
         last_compare = 0.0
+        last_follow = 0.0
         while time.monotonic() < deadline:
             self.supervise()
-            if not local_busy(self.companies) and time.monotonic() - last_compare >= 3:
+            if time.monotonic() - last_follow >= 2:
+                # The users' next steps go on (drafts sent, invoices posted, notes answered, months uploaded).
+                last_follow = time.monotonic()
+                self.domains.follow_up(last_follow)
+            if not local_busy(self.companies) and time.monotonic() - last_compare >= 3 \
+                    and not self.domains.open_steps():
                 last_compare = time.monotonic()
                 if compare(self).clean():
                     self.converged = time.monotonic() - start
                     break
             time.sleep(1)
+        # Jobs lost at the very end (a worker that died with Redis after taking a job: RQ gives it up some 70 s
+        # later) come back only through the sweep, which the cron runner enqueues: it runs on until no job is
+        # active (the periodic ones come and go) or the settling time is up.
+        while self.converged is not None and time.monotonic() < deadline and active_runs().exists():
+            self.supervise()
+            time.sleep(0.5)
         # The cron runner only enqueues; once it stops, what is still active is stuck (or still running).
         self.cron.stop()
         self.cron = None
@@ -788,7 +837,7 @@ def record_models():
     from backoffice.passenger_lists.models import PassengerList
     from backoffice.tickets.models import EventTicket, PassengerTicket
 
-    return [EventTicket, PassengerTicket, PassengerList]
+    return [EventTicket, PassengerTicket, PassengerList, *chaos_domains.record_models()]
 
 
 @dataclass
@@ -799,77 +848,103 @@ class Comparison:
     duplicates: list = field(default_factory=list)
     differs: list = field(default_factory=list)
     on_sandbox: int = 0
-    working: int = 0  # tickets the sandbox still processes (queued, 20): their status will change
+    working: int = 0  # documents the sandbox still processes (a ticket queued, 20...): their status will change
+    by_domain: dict = field(default_factory=lambda: defaultdict(Counter))
 
     def clean(self) -> bool:
         return self.saved == self.found and not (self.lost or self.duplicates or self.differs or self.working)
 
+    def figures(self) -> tuple:
+        return (self.saved, self.found, len(self.lost), len(self.duplicates), len(self.differs), self.working)
+
+    @contextmanager
+    def domain(self, name):
+        """What the block adds is the domain's too (the report's per-domain lines)."""
+        before = self.figures()
+        yield
+        for label, now, then in zip(DOMAIN_FIGURES, self.figures(), before):
+            self.by_domain[name][label] += now - then
+
 
 def compare(run) -> Comparison:
     """Every local document matched with the sandbox's, read through the platform's own list operations."""
-    from backoffice.core.choices import SyncState
-    from backoffice.passenger_lists.choices import ListState
-    from backoffice.passenger_lists.models import PassengerList
-    from backoffice.tickets.models import EventTicket, PassengerTicket
 
     result = Comparison()
     for company in run.companies:
         key = run.verify_keys[company.pk]
-        for model, kind in ((EventTicket, "event_ticket"), (PassengerTicket, "passenger_ticket")):
-            remote = defaultdict(list)
-            for item in run.sandbox.pages(TICKET_PATHS[kind], key):
-                remote[str(item.get("ticketNumber") or "")].append(item)
-            result.on_sandbox += sum(len(items) for items in remote.values())
-            local = {t.ticket_number: t for t in model.objects.filter(company=company)}
-            for number, items in remote.items():
-                if len(items) > 1 or number not in local:
-                    result.duplicates.append((kind, number, f"{len(items)} on the sandbox, "
-                                              f"{'known' if number in local else 'unknown'} here"))
-            for number, ticket in local.items():
-                result.saved += 1
-                items = remote.get(number) or []
-                if not items:
-                    result.lost.append(describe(ticket, kind, "not on the sandbox"))
-                    continue
-                result.found += len(items) == 1
-                item = items[0]
-                status = item.get("status")
-                if ticket.remote_id != str(item.get("ettn") or item.get("id") or ""):
-                    result.differs.append(describe(ticket, kind, f"ETTN here {ticket.remote_id or '-'}, "
-                                                                 f"on the sandbox {item.get('ettn')}"))
-                elif ticket.sync_state != SyncState.SYNCED or ticket.remote_status != status:
-                    result.differs.append(describe(ticket, kind, f"sandbox status {status}"))
-                if status in WORKING:
-                    result.working += 1
-        # Lists: the query shows the current ones (a replaced list leaves it) and no status.
-        remote_lists = defaultdict(list)
-        for item in run.sandbox.pages(LIST_PATH, key):
-            remote_lists[str(item.get("id") or "")].append(item)
-        result.on_sandbox += sum(len(items) for items in remote_lists.values())
-        local_lists = list(PassengerList.objects.filter(company=company))
-        known = {plist.remote_id for plist in local_lists if plist.remote_id}
-        expeditions = Counter((item.get("expeditionNumber"), item.get("expeditionTime"))
-                              for items in remote_lists.values() for item in items)
-        for ettn, items in remote_lists.items():
-            if ettn not in known:
-                result.duplicates.append(("passenger_list", ettn, f"{items[0].get('expeditionNumber')}: unknown here"))
-        for (number, moment), count in expeditions.items():
-            if count > 1:
-                result.duplicates.append(("passenger_list", number, f"{count} current lists of one expedition"))
-        for plist in local_lists:
-            result.saved += 1
-            items = remote_lists.get(plist.remote_id) if plist.remote_id else None
-            current = plist.state != ListState.REPLACED
-            if not items:
-                if current:
-                    result.lost.append(describe(plist, "passenger_list", "not among the sandbox's current lists"))
-                else:
-                    result.found += 1  # replaced on both sides
-                continue
-            result.found += 1
-            if plist.sync_state != SyncState.SYNCED or not current:
-                result.differs.append(describe(plist, "passenger_list", "current on the sandbox"))
+        with result.domain("tickets"):
+            compare_tickets(run, result, company, key)
+        with result.domain("passenger lists"):
+            compare_lists(run, result, company, key)
+    run.domains.compare(result, lambda company: run.verify_keys[company.pk])
     return result
+
+
+def compare_tickets(run, result, company, key):
+    from backoffice.core.choices import SyncState
+    from backoffice.tickets.models import EventTicket, PassengerTicket
+
+    for model, kind in ((EventTicket, "event_ticket"), (PassengerTicket, "passenger_ticket")):
+        remote = defaultdict(list)
+        for item in run.sandbox.pages(TICKET_PATHS[kind], key):
+            remote[str(item.get("ticketNumber") or "")].append(item)
+        result.on_sandbox += sum(len(items) for items in remote.values())
+        local = {t.ticket_number: t for t in model.objects.filter(company=company)}
+        for number, items in remote.items():
+            if len(items) > 1 or number not in local:
+                result.duplicates.append((kind, number, f"{len(items)} on the sandbox, "
+                                          f"{'known' if number in local else 'unknown'} here"))
+        for number, ticket in local.items():
+            result.saved += 1
+            items = remote.get(number) or []
+            if not items:
+                result.lost.append(describe(ticket, kind, "not on the sandbox"))
+                continue
+            result.found += len(items) == 1
+            item = items[0]
+            status = item.get("status")
+            if ticket.remote_id != str(item.get("ettn") or item.get("id") or ""):
+                result.differs.append(describe(ticket, kind, f"ETTN here {ticket.remote_id or '-'}, "
+                                                             f"on the sandbox {item.get('ettn')}"))
+            elif ticket.sync_state != SyncState.SYNCED or ticket.remote_status != status:
+                result.differs.append(describe(ticket, kind, f"sandbox status {status}"))
+            if status in WORKING:
+                result.working += 1
+
+
+def compare_lists(run, result, company, key):
+    """Passenger lists: the query shows the current ones (a replaced list leaves it) and no status."""
+    from backoffice.core.choices import SyncState
+    from backoffice.passenger_lists.choices import ListState
+    from backoffice.passenger_lists.models import PassengerList
+
+    remote_lists = defaultdict(list)
+    for item in run.sandbox.pages(LIST_PATH, key):
+        remote_lists[str(item.get("id") or "")].append(item)
+    result.on_sandbox += sum(len(items) for items in remote_lists.values())
+    local_lists = list(PassengerList.objects.filter(company=company))
+    known = {plist.remote_id for plist in local_lists if plist.remote_id}
+    expeditions = Counter((item.get("expeditionNumber"), item.get("expeditionTime"))
+                          for items in remote_lists.values() for item in items)
+    for ettn, items in remote_lists.items():
+        if ettn not in known:
+            result.duplicates.append(("passenger_list", ettn, f"{items[0].get('expeditionNumber')}: unknown here"))
+    for (number, moment), count in expeditions.items():
+        if count > 1:
+            result.duplicates.append(("passenger_list", number, f"{count} current lists of one expedition"))
+    for plist in local_lists:
+        result.saved += 1
+        items = remote_lists.get(plist.remote_id) if plist.remote_id else None
+        current = plist.state != ListState.REPLACED
+        if not items:
+            if current:
+                result.lost.append(describe(plist, "passenger_list", "not among the sandbox's current lists"))
+            else:
+                result.found += 1  # replaced on both sides
+            continue
+        result.found += 1
+        if plist.sync_state != SyncState.SYNCED or not current:
+            result.differs.append(describe(plist, "passenger_list", "current on the sandbox"))
 
 
 def last_run(record):
@@ -890,7 +965,8 @@ def last_run(record):
 
 
 def describe(record, kind, what) -> str:
-    number = getattr(record, "ticket_number", "") or getattr(record, "expedition_number", "")
+    number = getattr(record, "ticket_number", "") or getattr(record, "expedition_number", "") or \
+        chaos_domains.label_of(record)
     run = last_run(record)
     job = f"; last job {run.name} #{run.pk} {run.status} x{run.attempts}: {run.message[:160]}" if run else ""
     return (f"{kind} {number} #{record.pk} ({record.company.auth_method}): {what}; here {record.sync_state}, "
@@ -904,17 +980,22 @@ def requests_on(stats, method, path, statuses=None) -> int:
 
 
 def queue_figures() -> str:
-    """What RQ holds: queued, started and scheduled jobs, and how many scheduled ones are overdue (nobody moves
-    them to the queue: no live scheduler)."""
+    """What RQ holds in every queue it knows (rq:queues: the shared one and any company's): queued, started and
+    scheduled jobs, and how many scheduled ones are overdue (nobody moves them to the queue: no live scheduler)."""
     import django_rq
+    from rq import Queue
     from rq.registry import ScheduledJobRegistry, StartedJobRegistry
 
     try:
-        queue = django_rq.get_queue("default")
-        scheduled = ScheduledJobRegistry(queue=queue)
-        overdue = queue.connection.zcount(scheduled.key, 0, time.time() - 10)
-        return (f"{queue.count} queued, {StartedJobRegistry(queue=queue).count} started, {scheduled.count} scheduled "
-                f"({overdue} overdue by more than 10 s)")
+        connection = django_rq.get_connection("default")
+        queued = started = scheduled = overdue = 0
+        for queue in Queue.all(connection=connection):
+            registry = ScheduledJobRegistry(queue=queue)
+            queued += queue.count
+            started += StartedJobRegistry(queue=queue).count
+            scheduled += registry.count
+            overdue += connection.zcount(registry.key, 0, time.time() - 10)
+        return f"{queued} queued, {started} started, {scheduled} scheduled ({overdue} overdue by more than 10 s)"
     except Exception as exc:  # a figure, not a check
         return f"not readable ({exc.__class__.__name__})"
 
@@ -948,9 +1029,11 @@ def report(run, figures) -> bool:
     answers_401 = stats.get("responses_401", stats.get("by_status", {}).get("401", 0))
     token_limit = t.workers_started * (run_time / o.token_lifetime + 1) + answers_401
     by_status = stats.get("by_status", {})
-    creates_refused = sum(requests_on(stats, "POST", f"/ticket{path}", {400, 409, 422})
-                          for path in (*TICKET_PATHS.values(), LIST_PATH))
-    list_applied = requests_on(stats, "POST", f"/ticket{LIST_PATH}",
+    refused_by_path = Counter({path: requests_on(stats, method, path, {400, 409, 422}) for method, path in
+                               [("POST", path) for path in (*TICKET_PATHS.values(), LIST_PATH)]
+                               + chaos_domains.CREATE_PATHS})
+    creates_refused = sum(refused_by_path.values())
+    list_applied = requests_on(stats, "POST", LIST_PATH,
                                {200, 500, 0} if run.after_apply else {200, 0})
 
     say("")
@@ -961,7 +1044,7 @@ def report(run, figures) -> bool:
     say(f"chaos:       {run.chaos_seconds:.0f} s: work-horses killed {t.horses_killed}, "
         f"workers killed {t.workers_killed} (worker processes started {t.workers_started}), "
         f"Redis restarts {t.redis_restarts}, 429 storms {t.storms}; "
-        f"ticket calls answered {o.error_rate:.0%} 500 "
+        f"calls of every service ({', '.join(FAULT_GLOBS)}) answered {o.error_rate:.0%} 500 "
         f"{'after applying' if run.after_apply else 'BEFORE applying (sandbox without after_apply)'}"
         f"{f', {o.drop_rate:.0%} dropped after applying' if o.drop_rate and run.after_apply else ''}; "
         f"bearer tokens expire after {o.token_uses} uses"
@@ -969,6 +1052,10 @@ def report(run, figures) -> bool:
         f"live {o.token_lifetime} s")
     say(f"actions:     drafts sent {t.sent_tickets} in {t.sent_requests} requests, tickets cancelled "
         f"{t.cancelled_tickets} in {t.cancel_requests} requests, requests refused {t.actions_refused}")
+    say("follow-ups:  " + (", ".join(f"{name} {count}" for name, count in sorted(run.domains.tally.items()))
+                           or "none"))
+    for reason, count in run.domains.refusals.most_common():
+        logging.getLogger("chaos").warning("request refused %s time(s): %s", count, reason)  # logs/driver.log
     unexpected = ", ".join(f"{name} {count}" for name, count in t.unexpected_exits.items()) or "none"
     say(f"processes:   unexpected exits {unexpected}; worker logs: "
         + ", ".join(f"{name} {count}" for name, count in log_counts(run).items()))
@@ -983,9 +1070,9 @@ def report(run, figures) -> bool:
                else f"mirror did not match the sandbox within {run.settle_seconds:.0f} s")
     say(f"settle:      {settled}; wall time {time.monotonic() - run.started:.0f} s of {o.max_seconds:.0f}")
     say("")
+    errors = t.create_errors + run.domains.errors
     checks = [
-        ("documents created through the services without error", f"{len(t.create_errors)} errors",
-         not t.create_errors, t.create_errors),
+        ("documents created through the services without error", f"{len(errors)} errors", not errors, errors),
         ("documents saved locally / found once on the sandbox", f"{comparison.saved} / {comparison.found}",
          comparison.saved == comparison.found, []),
         ("lost (saved locally, not on the sandbox)", len(comparison.lost), not comparison.lost, comparison.lost),
@@ -993,7 +1080,8 @@ def report(run, figures) -> bool:
          [" ".join(map(str, d)) for d in comparison.duplicates]),
         ("passenger lists created on the sandbox (request log) / lists",
          f"{list_applied} / {figures['passenger lists']}", list_applied <= figures["passenger lists"], []),
-        ("creates refused by the sandbox (sent twice or invalid)", creates_refused, creates_refused == 0, []),
+        ("creates refused by the sandbox (sent twice or invalid)", creates_refused, creates_refused == 0,
+         [f"{path}: {count}" for path, count in refused_by_path.items() if count]),
         ("status differs from the sandbox's", f"{len(comparison.differs)} (tickets the sandbox still processes: "
                                               f"{comparison.working})", not comparison.differs, comparison.differs),
         ("stuck records (queued, sending or action pending)", busy, busy == 0, stuck_records(run)),
@@ -1013,6 +1101,11 @@ def report(run, figures) -> bool:
             if len(examples) > 8:
                 say(f"       - ... and {len(examples) - 8} more")
     say("")
+    say("per domain:  " + ", ".join(DOMAIN_FIGURES) + "; stuck")
+    stuck = stuck_by_domain(run)
+    for name, counts in comparison.by_domain.items():
+        say(f"  {name:<18} " + " / ".join(str(counts[label]) for label in DOMAIN_FIGURES) + f"; {stuck[name]}")
+    say("")
     say("result:      " + ("every check passed" if not failed else f"{len(failed)} check(s) failed: "
                            + "; ".join(failed)))
     return not failed
@@ -1031,12 +1124,31 @@ def stuck_records(run) -> list:
     return found
 
 
+def stuck_by_domain(run) -> Counter:
+    """Stuck records (queued, sending, action pending) per domain of the report."""
+    from django.db.models import Q
+
+    from backoffice.core.choices import SyncState
+
+    busy = Q(sync_state__in=[SyncState.QUEUED, SyncState.SENDING]) | ~Q(pending_action="")
+    counts = Counter()
+    for model in record_models():
+        counts[DOMAIN_OF.get(model._meta.app_label, model._meta.app_label)] += \
+            model.objects.filter(busy, company__in=run.companies).count()
+    return counts
+
+
+DOMAIN_OF = {"tickets": "tickets", "passenger_lists": "passenger lists", "current_accounts": "current accounts",
+             "chart_of_accounts": "chart accounts", "invoices": "invoices", "dispatch": "dispatch notes",
+             "dispatch_inbox": "replies", "ledger": "ledger uploads"}
+
+
 # --- main --------------------------------------------------------------------------------------------------
 
 def parse(argv):
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--documents", type=int, default=1000, help="documents created (default 1000)")
-    parser.add_argument("--workers", type=int, default=2, help="RQ worker processes at a time (default 2)")
+    parser.add_argument("--workers", type=int, default=4, help="RQ worker processes at a time (default 4)")
     parser.add_argument("--chaos-seconds", type=float, default=300, help="length of the chaos phase (default 300)")
     parser.add_argument("--settle-seconds", type=float, default=200, help="time the system gets to settle "
                                                                           "(default 200)")
@@ -1046,6 +1158,12 @@ def parse(argv):
     parser.add_argument("--action-every", type=float, default=6.0, help="seconds between record actions (default 6)")
     parser.add_argument("--error-rate", type=float, default=0.1, help="share of ticket calls answered 500 after "
                                                                       "applying (default 0.1)")
+    parser.add_argument("--dispatch-error-rate", type=float, default=0.1,
+                        help="share of dispatch notes and replies the sandbox's tax authority puts in error (a "
+                             "platform answer, not a fault; default 0.1)")
+    parser.add_argument("--credits", type=int, default=2_000_000,
+                        help="credits of each company, which set its rate-limit tier (default 2,000,000: T5, whose "
+                             "invoice status queries let the polls follow 80 e-archive invoices one call each)")
     parser.add_argument("--drop-rate", type=float, default=0.0, help="share of ticket calls left unanswered after "
                                                                      "applying (default 0)")
     parser.add_argument("--token-uses", type=int, default=20, help="a bearer token expires after this many calls")
@@ -1078,7 +1196,7 @@ def main(argv=None) -> int:
     code = 2
     try:
         run.setup()
-        units, figures = plan_units(options.documents, options.chaos_seconds * 0.8, run.rng)
+        units, figures = plan_units(options.documents, options.chaos_seconds * 0.8, run.rng, run.domains)
         say(f"chaos: {options.documents} documents over {options.chaos_seconds:.0f} s, {options.workers} workers, "
             f"settle up to {options.settle_seconds:.0f} s")
         run.chaos(units, figures)

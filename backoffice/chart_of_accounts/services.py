@@ -134,7 +134,7 @@ def _waits(account) -> str:
 def _landed(account) -> None:
     """Accounts that waited for this one go now, and whatever else waited for it (account_landed)."""
     for child in Account.objects.filter(parent=account, sync_state=SyncState.QUEUED):
-        sync.enqueue_push(Account, child.pk, child.company_id)
+        sync.enqueue_push(Account, child.pk, child.company_id, join_running=False)
     account_landed.send(sender=Account, account=account)
 
 

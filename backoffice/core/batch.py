@@ -1,8 +1,9 @@
 """Many records sent at once: batch jobs pushing in parallel lanes, and "send again" for failed ones.
 
-Each record still goes through sync.record_push (claimed, reconciled before a resend); a batch only saves
-the per-record job and overlaps one record's database work with another's wait for the platform. The
-sweep re-enqueues, one by one, whatever a lost batch left behind.
+Each record is still claimed, and reconciled before a resend (sync.claim_many, sync.push_claimed: the steps of
+sync.record_push); a batch saves the per-record job, does its own database work per run of records instead of
+per record, and overlaps one lane's work with another's wait for the platform. The sweep re-enqueues, one by
+one, whatever a lost batch left behind.
 """
 
 import contextvars
@@ -13,6 +14,7 @@ from collections.abc import Callable, Hashable
 from contextlib import contextmanager
 from dataclasses import dataclass
 
+from django.conf import settings
 from django.contrib import messages
 from django.db import connection, transaction
 from django.utils import timezone
@@ -25,6 +27,7 @@ from . import jobs, sync
 from .choices import SyncState
 from .generic.registry import model_url
 from .generic.views import BulkAction
+from .platform import audits_in_bulk, flush_audits
 from .roles import EDITORS, has_role
 from .sync import selection_target
 
@@ -102,9 +105,11 @@ class Pusher:
     key(pk) names the series a record is numbered in (a ticket's prefix): the records of one key go through
     one lane, one after the other in the order given, so the platform receives number N before N+1
     (document 2: the numbers of a prefix continue consecutively); different keys still go in parallel.
-    Without a key every record is its own group. waits_for: as sync.record_push's, for what other jobs of the
-    same series still send: a record that waits ends its group, the other groups go on, and the batch then runs
-    again shortly (jobs.TryLater)."""
+    Without a key nothing is kept in order: lanes take runs of records as they come. waits_for: as
+    sync.record_push's, for what other jobs of the same series still send: a record that waits ends its group,
+    the other groups go on, and the batch then runs again shortly (jobs.TryLater). It is asked at the record's
+    turn, when its lane has claimed the record's run and has not yet written the outcomes of the run's earlier
+    records: it must let a record follow the batch's own earlier numbers (tickets_push_batch's does)."""
 
     model: type
     make: object
@@ -128,8 +133,15 @@ def push_batch(pusher: Pusher, pks) -> dict:
     """Push the QUEUED records of `pks` in order over pusher.lanes threads, each lane taking whole groups
     (lane_groups: one series stays in order). A refused record is left FAILED and the batch goes on; a
     transient error or a rate limit stops it (re-raised for the runner, which runs the batch again: what was
-    sent is skipped, what may have arrived is reconciled first). Returns {"sent": n, "refused": n}."""
-    groups = lane_groups(pks, pusher.key)
+    sent is skipped, what may have arrived is reconciled first). Returns {"sent": n, "refused": n}.
+
+    A lane's own work is done per run of CLAIM_SIZE records, not per record (LaneRun): claimed in one
+    transaction, their outcomes written in one UPDATE and the audit rows of their calls in one INSERT."""
+    if pusher.key is None:  # no order to keep: runs of records a lane claims at once, spread over the lanes
+        size = max(1, min(CLAIM_SIZE, math.ceil(len(pks) / max(1, pusher.lanes))))
+        groups = [list(pks[i:i + size]) for i in range(0, len(pks), size)]
+    else:
+        groups = lane_groups(pks, pusher.key)
     todo = iter(groups)
     lock = threading.Lock()
     counts = {"sent": 0, "refused": 0}
@@ -138,24 +150,24 @@ def push_batch(pusher: Pusher, pks) -> dict:
 
     def lane():
         send, reconcile = pusher.make()
-        with relaxed_commits():
-            while not stopped:
-                with lock:
-                    group = next(todo, None)
-                if group is None:
-                    return
-                for pk in group:
-                    # Another lane's stop ends this group too: its next number waits for the runner's retry.
-                    if stopped:
-                        return
-                    outcome = push_one(pusher.model, pk, send, reconcile, stopped, pusher.waits_for)
-                    if outcome is None:
-                        return
-                    if isinstance(outcome, jobs.TryLater):
-                        waiting.append(outcome)
-                        break
+        with relaxed_commits(), audits_in_bulk():
+            run = LaneRun(pusher, send, reconcile, stopped)
+            try:
+                while not stopped:
                     with lock:
-                        counts[outcome] += 1
+                        group = next(todo, None)
+                    if group is None:
+                        return
+                    for outcome in run.push_group(group):
+                        if isinstance(outcome, jobs.TryLater):
+                            waiting.append(outcome)
+                        else:
+                            with lock:
+                                counts[outcome] += 1
+            except BaseException as exc:  # the lane's own claim or write failed: the batch stops, as for a send
+                stopped.append(exc)
+            finally:
+                run.close()
 
     run_lanes(lane, max(1, min(pusher.lanes, len(groups))))
     done = counts["sent"] + counts["refused"]
@@ -173,6 +185,92 @@ def push_batch(pusher: Pusher, pks) -> dict:
     if waiting:
         raise waiting[0]  # the runner runs the batch again shortly: what was sent is skipped
     return counts
+
+
+# Records a lane claims at once: its database work is per run, and a crash leaves at most these SENDING
+# unsent (their next push asks the platform first, one read each).
+CLAIM_SIZE = 25
+
+
+class LaneRun:
+    """One lane's pushes, a run of records at a time: claimed together (sync.claim_many), each then reconciled
+    or sent in order (sync.push_claimed), the successes written together (sync.records_synced) with the audit
+    rows of their calls, at the end of each run and whenever the lane stops. What the lane claimed but did not
+    send when it stops goes back to QUEUED (sync.unclaim); after a crash it is SENDING, and its next push asks
+    the platform before sending."""
+
+    def __init__(self, pusher: Pusher, send, reconcile, stopped: list):
+        self.pusher, self.send, self.reconcile, self.stopped = pusher, send, reconcile, stopped
+        self.claimed: dict = {}  # pk -> record claimed and not yet pushed
+        self.synced: dict = {}  # pk -> fields the platform gave, not yet written
+
+    def push_group(self, group):
+        """Yield the outcome of each record of the group, in order: "sent", "refused", or the TryLater of a
+        record that waits for an earlier number (the group ends there). Stops at another lane's stop or at an
+        error that stops the batch (kept in `stopped`)."""
+        model, waits_for = self.pusher.model, self.pusher.waits_for
+        for start in range(0, len(group), CLAIM_SIZE):
+            run = group[start:start + CLAIM_SIZE]
+            if self.stopped:
+                return
+            self.claimed = sync.claim_many(model, run)
+            try:
+                for pk in run:
+                    # Another lane's stop ends this group too: its next number waits for the runner's retry.
+                    if self.stopped:
+                        return
+                    record = self.claimed.pop(pk, None)
+                    if record is None:  # not QUEUED when claimed (taken over, left SENDING...): record by record
+                        outcome = push_one(model, pk, self.send, self.reconcile, self.stopped, waits_for)
+                    elif waits_for is not None and (reason := waits_for(record)):
+                        # Asked at its turn, as record_push asks a QUEUED record; given back with the rest.
+                        self.claimed[pk] = record
+                        outcome = jobs.TryLater(getattr(settings, "SYNC_LANE_WAIT_SECONDS", 5), reason)
+                    else:
+                        outcome = self.push_claimed(record)
+                    if outcome is None:
+                        return
+                    yield outcome
+                    if isinstance(outcome, jobs.TryLater):
+                        return
+            finally:
+                self.write()
+
+    def push_claimed(self, record):
+        """As push_one, for a record claimed here: "sent", "refused", a TryLater, or None after a stop."""
+        try:
+            self.synced[record.pk], _reconciled = sync.push_claimed(self.pusher.model, record, send=self.send,
+                                                                    reconcile=self.reconcile)
+            return "sent"
+        except jobs.TryLater as exc:
+            if self.pusher.waits_for is None:
+                self.stopped.append(exc)
+                return None
+            return exc
+        except RemoteError as exc:
+            if exc.permanent:
+                return "refused"
+            self.stopped.append(exc)
+        except BaseException as exc:
+            self.stopped.append(exc)
+        return None
+
+    def write(self):
+        """The run's outcomes and audit rows; what was claimed and not sent goes back to QUEUED."""
+        synced, self.synced = self.synced, {}
+        unsent, self.claimed = list(self.claimed.values()), {}
+        try:
+            sync.records_synced(self.pusher.model, synced)
+            if unsent:
+                sync.unclaim(self.pusher.model, unsent)
+        finally:
+            flush_audits()
+
+    def close(self):
+        try:
+            self.write()
+        except BaseException as exc:  # what stays SENDING is asked for on the platform by its next push
+            self.stopped.append(exc)
 
 
 def hand_over(model, pks) -> int:

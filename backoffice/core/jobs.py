@@ -10,6 +10,12 @@ only ids, load by pk and call one service; the runner owns the retry policy:
   with --with-scheduler). A worker never sleeps. Deferrals do not count as attempts.
 - permanent RemoteError: FAILED with the platform's message.
 - anything else: FAILED with a short message; the traceback (redacted) goes to the log only.
+
+Fair between companies: a company's jobs wait on a queue of their own (company_queue) and the workers take the
+queues in turn (core.worker), so a backlog of thousands of one company's tickets never holds back another company's
+single invoice, whose job is the next one a worker takes. Work that waits a while (a retry, a deferral after a 429,
+a delayed start) comes back through the shared queue's schedule: RQ's scheduler moves only the queues a worker named
+when it started, and the shared queue takes its turn like a company's.
 """
 
 import contextvars
@@ -32,7 +38,6 @@ from django.utils import timezone
 from django.utils.module_loading import import_string
 from django.utils.translation import gettext as _
 from redis.exceptions import RedisError
-from rq import get_current_job
 from rq.job import Job
 from rq.job import JobStatus as RQStatus
 from rq.queue import Queue
@@ -56,6 +61,7 @@ _RQ_ALIVE = {RQStatus.QUEUED, RQStatus.STARTED, RQStatus.SCHEDULED, RQStatus.DEF
 # A new JobRun's RQ job appears only after the caller's commit; until then it is not "lost".
 _SUBMIT_GRACE = timedelta(seconds=60)
 DEFAULT_QUEUE = "default"
+COMPANY_QUEUE_PREFIX = "company-"
 
 _current_run: contextvars.ContextVar = contextvars.ContextVar("backoffice_job_run", default=None)
 
@@ -175,6 +181,8 @@ def enqueue(func, *, name: str = "", company=None, target: str = "", args=(), kw
     """
     name = name or getattr(func, "job_name", "") or func_path(func).rsplit(".", 1)[-1]
     company_id = company.pk if isinstance(company, Company) else company
+    if queue == DEFAULT_QUEUE and company_id:
+        queue = company_queue(company_id)
     existing = _active_run(name=name, company_id=company_id, target=target,
                            statuses=ACTIVE if join_running else tuple(s for s in ACTIVE if s != JobStatus.RUNNING))
     if existing is not None:
@@ -214,14 +222,57 @@ def _active_run(*, name, company_id, target, statuses=ACTIVE) -> JobRun | None:
     return None
 
 
-def _rq_connection(queue=DEFAULT_QUEUE):
-    return django_rq.get_connection(queue)
+def wake(*, name: str, company_id, target: str) -> bool:
+    """A DEFERRED run of this job goes to its queue now instead of at its time, because what it waited for has
+    happened (the number before it in its series reached the platform: core.sync.series_lane). Taken out of the
+    schedule with one ZREM, so that only one of us and the scheduler moves it. False when there is no such run or
+    the scheduler moved it first."""
+    run = _active_run(name=name, company_id=company_id, target=target, statuses=(JobStatus.DEFERRED,))
+    if run is None or not run.rq_job_id:
+        return False
+    try:
+        shared = _queue(DEFAULT_QUEUE)  # deferred work waits in the shared queue's schedule (the module's note)
+        if not shared.connection.zrem(ScheduledJobRegistry(queue=shared).key, run.rq_job_id):
+            return False
+        shared.enqueue_job(Job.fetch(run.rq_job_id, connection=shared.connection))
+        return True
+    except Exception:  # Redis away or the job gone: it runs at its time, or the sweep finds it lost
+        logger.warning("could not wake %s %s", name, target, exc_info=True)
+        return False
+
+
+def _rq_connection():
+    return django_rq.get_connection(DEFAULT_QUEUE)
+
+
+def company_queue(company_id) -> str:
+    """The queue of a company's jobs (settings.JOB_QUEUE_PER_COMPANY; off: every job on the shared queue, first in
+    first out, as before issue 32)."""
+    if not getattr(settings, "JOB_QUEUE_PER_COMPANY", True):
+        return DEFAULT_QUEUE
+    return f"{COMPANY_QUEUE_PREFIX}{company_id}"
 
 
 def _queue(name=DEFAULT_QUEUE):
     # "auto": put the job in Redis now. enqueue() already waits for the commit itself, and a retry
     # scheduled from inside a job must not wait for a transaction it is not part of.
-    return django_rq.get_queue(name, commit_mode="auto")
+    shared = django_rq.get_queue(DEFAULT_QUEUE, commit_mode="auto")
+    if name == DEFAULT_QUEUE:
+        return shared
+    # A company's queue: the shared queue's connection and time limit under its own name; RQ's own class, as
+    # django-rq's reads its settings by the queue's name.
+    return Queue(name, connection=shared.connection, default_timeout=shared._default_timeout,
+                 job_class=shared.job_class, serializer=shared.serializer)
+
+
+def queues(connection=None) -> list[Queue]:
+    """The shared queue and every company's queue Redis knows (RQ lists each queue once a job was put on it): what
+    a worker listens to (core.worker) and what a test's in-process worker runs."""
+    connection = connection or _rq_connection()
+    prefix = Queue.redis_queue_namespace_prefix + COMPANY_QUEUE_PREFIX
+    names = sorted(key.decode()[len(Queue.redis_queue_namespace_prefix):]
+                   for key in connection.smembers(Queue.redis_queues_keys) if key.decode().startswith(prefix))
+    return [_queue(DEFAULT_QUEUE), *(_queue(name) for name in names)]
 
 
 def _is_alive(run: JobRun, rq_job: Job | None = None, *, fetched=False, queued: dict | None = None) -> bool:
@@ -351,7 +402,7 @@ def _submit(queue_name, rq_job_id, delay, *job_args, description=""):
     options = {"job_id": rq_job_id, "description": description}
     try:
         if delay:
-            queue.enqueue_at(_run_at(delay), run_job, *job_args, **options)
+            _queue(DEFAULT_QUEUE).enqueue_at(_run_at(delay), run_job, *job_args, **options)  # see the module's note
         else:
             queue.enqueue(run_job, *job_args, **options)
     except RedisError:
@@ -466,10 +517,8 @@ def _run_again(run: JobRun, path, args, kwargs, delay: float, status, message: s
     JobRun.objects.filter(pk=run.pk).update(
         status=status, message=message, rq_job_id=rq_job_id,
         attempts=F("attempts") if counted else F("attempts") - 1)
-    current = get_current_job()
-    queue = _queue(current.origin if current else DEFAULT_QUEUE)
-    queue.enqueue_at(_run_at(delay), run_job, run.pk, path, list(args), dict(kwargs or {}), job_id=rq_job_id,
-                     description=f"{run.name} {run.target}".strip())
+    _queue(DEFAULT_QUEUE).enqueue_at(_run_at(delay), run_job, run.pk, path, list(args), dict(kwargs or {}),
+                                     job_id=rq_job_id, description=f"{run.name} {run.target}".strip())
 
 
 def flag_set(key: str, seconds: float) -> None:

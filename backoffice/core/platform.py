@@ -1,5 +1,7 @@
 """Glue between a Company and the platform client of backoffice.remote."""
 
+import contextlib
+import contextvars
 import logging
 from datetime import timedelta
 from urllib.parse import urlsplit
@@ -31,29 +33,75 @@ def audit_for(company):
 
     A plain create: inside a caller's transaction that rolls back the row goes too (acceptable: the
     caller's own record of the attempt goes with it). The savepoint keeps a failed write from breaking
-    the caller's transaction, and a failure is logged, never raised.
+    the caller's transaction, and a failure is logged, never raised. Inside audits_in_bulk() the row is kept
+    and written with others instead.
     """
 
     def audit(record: dict) -> None:
         try:
-            with transaction.atomic():
-                RemoteCall.objects.create(
-                    company_id=company.pk,  # the transport outlives this instance: only its pk counts
-                    service=record.get("service", "")[:20],
-                    operation=(record.get("operation") or "")[:60],
-                    method=record.get("method", "")[:8],
-                    path=(record.get("path") or "")[:500],
-                    status=record.get("status"),
-                    duration_ms=max(0, int(record.get("duration_ms") or 0)),
-                    correlation_id=(record.get("correlation_id") or "")[:100],
-                    request_excerpt=record.get("request_excerpt") or "",
-                    response_excerpt=record.get("response_excerpt") or "",
-                    error=record.get("error") or "",
-                )
+            row = RemoteCall(
+                company_id=company.pk,  # the transport outlives this instance: only its pk counts
+                service=record.get("service", "")[:20],
+                operation=(record.get("operation") or "")[:60],
+                method=record.get("method", "")[:8],
+                path=(record.get("path") or "")[:500],
+                status=record.get("status"),
+                duration_ms=max(0, int(record.get("duration_ms") or 0)),
+                correlation_id=(record.get("correlation_id") or "")[:100],
+                request_excerpt=record.get("request_excerpt") or "",
+                response_excerpt=record.get("response_excerpt") or "",
+                error=record.get("error") or "",
+            )
         except Exception:
             logger.exception("could not write the audit row of %s", record.get("operation"))
+            return
+        kept = _kept_audits.get()
+        if kept is not None:
+            kept.append(row)
+        else:
+            _write_audits([row])
 
     return audit
+
+
+# The audit rows of this thread's calls not written yet, inside audits_in_bulk() (None outside).
+_kept_audits: contextvars.ContextVar[list | None] = contextvars.ContextVar("kept_audits", default=None)
+
+
+@contextlib.contextmanager
+def audits_in_bulk():
+    """Inside, the audit rows of this thread's (this context's) calls are kept and written together, by
+    flush_audits() and at the end: one INSERT for a run of calls instead of one each (core.batch's lanes).
+    Each row keeps the time of its call; rows of a process that dies before the flush are lost (the records'
+    states, not the audit, decide what is sent again)."""
+    token = _kept_audits.set([])
+    try:
+        yield
+    finally:
+        try:
+            flush_audits()
+        finally:
+            _kept_audits.reset(token)
+
+
+def flush_audits() -> None:
+    """Write the audit rows kept by audits_in_bulk() so far (nothing outside it)."""
+    kept = _kept_audits.get()
+    if kept:
+        rows = kept[:]
+        kept.clear()
+        _write_audits(rows)
+
+
+def _write_audits(rows) -> None:
+    try:
+        with transaction.atomic():
+            if len(rows) == 1:
+                rows[0].save()
+            else:
+                RemoteCall.objects.bulk_create(rows)
+    except Exception:
+        logger.exception("could not write the audit rows of %s", ", ".join(sorted({row.operation for row in rows})))
 
 
 def limiter() -> RateLimiter:

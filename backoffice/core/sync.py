@@ -15,6 +15,7 @@ rate-limit window). See ARCHITECTURE.md, "The life of a mirrored record".
 """
 
 import hashlib
+import itertools
 import logging
 from datetime import timedelta
 from operator import attrgetter
@@ -22,7 +23,7 @@ from operator import attrgetter
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 from django.db import transaction
-from django.db.models import F, Q
+from django.db.models import Case, F, Q, Value, When
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -69,13 +70,15 @@ def own_fields(model, **fields) -> dict:
     return {name: value for name, value in fields.items() if name in names}
 
 
-def enqueue_push(model, pk, company_id):
+def enqueue_push(model, pk, company_id, *, join_running=True):
+    """The record's push job (deduplicated). join_running=False for a wake-up (what the record waited for has
+    landed): a run still running may have looked before the landing and end with "waits", so it must not count."""
     try:
         path, name = registry["pushables"][model]
     except KeyError:
         raise ImproperlyConfigured(f"{model._meta.label} has no push job: call sync.register_pushable()") from None
     return jobs.enqueue(path, name=name or path.rsplit(".", 1)[-1], company=company_id,
-                        target=record_target(model, pk), args=[pk])
+                        target=record_target(model, pk), args=[pk], join_running=join_running)
 
 
 def record_queue(record):
@@ -144,6 +147,26 @@ def series_lane(number_field: str, waiting: str):
                                        **{number_field: previous}).exists():
             return waiting % {"previous": previous}
         return ""
+
+    def wake_next(record) -> None:
+        """The number after this one, deferred while this one was on its way, goes now rather than at its time:
+        a lane that fell behind (a job lost with its worker) would else catch up one number per deferral
+        (SYNC_LANE_WAIT_SECONDS and the wait in the queue, about 5 s), slower than numbers arrive."""
+        number = getattr(record, number_field) or ""
+        counter = int(number[7:]) if number[7:].isdigit() else 0
+        if not counter:
+            return
+        model = type(record)
+        pushable = registry["pushables"].get(model)
+        following = model.objects.filter(company_id=record.company_id, remote_id="", sync_state=SyncState.QUEUED,
+                                         **{number_field: f"{number[:7]}{counter + 1:09d}"})
+        pk = following.values_list("pk", flat=True).first()
+        if pk and pushable:
+            path, name = pushable
+            jobs.wake(name=name or path.rsplit(".", 1)[-1], company_id=record.company_id,
+                      target=record_target(model, pk))
+
+    waits_for.wake_next = wake_next
     return waits_for
 
 
@@ -177,6 +200,24 @@ def record_push(model, pk, *, send, reconcile, waits_for=None):
                                                 "platform."))
         return _("Nothing to send: the record is “%(state)s”.") % {"state": record.get_sync_state_display()}
     record.refresh_from_db()
+    fields, reconciled = push_claimed(model, record, send=send, reconcile=reconcile)
+    records_synced(model, {pk: fields})
+    if getattr(waits_for, "wake_next", None):
+        waits_for.wake_next(record)  # after the commit of SYNCED above: the next number no longer waits for it
+    return pushed_message(reconciled)
+
+
+def pushed_message(reconciled: bool) -> str:
+    if reconciled:
+        return _("Found on the platform; not sent again.")
+    return _("Sent to the platform.")
+
+
+def push_claimed(model, record, *, send, reconcile) -> tuple[dict, bool]:
+    """The platform's part of record_push, for a record this caller claimed (record.attempts as counted by the
+    claim): asked first when an earlier attempt may have arrived, else sent. Returns (fields, reconciled), for
+    records_synced; on an error the record's state is written here and the error re-raised."""
+    pk = record.pk
     try:
         fields = reconcile(record) if record.attempts > 1 else None
         reconciled = fields is not None
@@ -199,13 +240,69 @@ def record_push(model, pk, *, send, reconcile, waits_for=None):
         # reconciles first, in case the request had gone out.
         _fail(model, pk, _("Unexpected error (%(error)s).") % {"error": exc.__class__.__name__}, LOCAL)
         raise
+    return fields or {}, reconciled
+
+
+def claim_many(model, pks) -> dict:
+    """QUEUED -> SENDING for those of `pks` still QUEUED, in one transaction whose row locks (taken in pk order)
+    let only one caller claim each (RemoteRecord.claim for many). Returns {pk: record as claimed, attempts
+    counted}; a record another caller holds, or in another state, is not in it. Nothing is claimed when the
+    UPDATE does not meet exactly the rows read (a database without row locks raced us): the caller then goes
+    record by record."""
+    if not pks:
+        return {}
     now = timezone.now()
-    if not _sending(model, pk).update(**(fields or {}), sync_state=SyncState.SYNCED, synced_at=now, last_error="",
-                                      last_error_source="", updated_at=now):
-        logger.warning("%s was no longer SENDING when its push finished", record_target(model, pk))
-    if reconciled:
-        return _("Found on the platform; not sent again.")
-    return _("Sent to the platform.")
+    with transaction.atomic():
+        records = {record.pk: record for record in model.objects.select_for_update()
+                   .filter(pk__in=list(pks), sync_state=SyncState.QUEUED).order_by("pk")}
+        if records and model.objects.filter(pk__in=list(records), sync_state=SyncState.QUEUED).update(
+                sync_state=SyncState.SENDING, attempts=F("attempts") + 1, updated_at=now) != len(records):
+            transaction.set_rollback(True)
+            return {}
+    for record in records.values():
+        record.sync_state, record.attempts, record.updated_at = SyncState.SENDING, record.attempts + 1, now
+    return records
+
+
+def unclaim(model, records) -> int:
+    """Records claimed by claim_many that were not sent (their batch stopped before them): back to QUEUED, the
+    attempt given back, so that their next push sends without asking the platform first. Only while still as
+    the claim left them (SENDING, its time): one taken over since is not ours any more."""
+    count = 0
+    for claimed_at, group in itertools.groupby(sorted(records, key=attrgetter("updated_at")),
+                                               key=attrgetter("updated_at")):
+        count += model.objects.filter(pk__in=[record.pk for record in group], sync_state=SyncState.SENDING,
+                                      updated_at=claimed_at).update(
+            sync_state=SyncState.QUEUED, attempts=F("attempts") - 1, updated_at=timezone.now())
+    return count
+
+
+def records_synced(model, outcomes: dict) -> int:
+    """SENDING -> SYNCED with what the platform gave each record ({pk: fields} of push_claimed), in one UPDATE:
+    a field whose value differs between records is written with CASE. Returns how many changed; a record no
+    longer SENDING (taken over meanwhile) is logged and left as it is."""
+    if not outcomes:
+        return 0
+    now = timezone.now()
+    values = {}
+    for name in sorted({name for fields in outcomes.values() for name in fields}):
+        given = {pk: fields[name] for pk, fields in outcomes.items() if name in fields}
+        distinct = set(map(repr, given.values()))
+        if len(given) == len(outcomes) and len(distinct) == 1:
+            values[name] = next(iter(given.values()))
+        else:
+            field = model._meta.get_field(name)
+            values[name] = Case(*[When(pk=pk, then=Value(value, output_field=field)) for pk, value in given.items()],
+                                default=F(name), output_field=field)
+    changed = model.objects.filter(pk__in=list(outcomes), sync_state=SyncState.SENDING).update(
+        **values, sync_state=SyncState.SYNCED, synced_at=now, last_error="", last_error_source="", updated_at=now)
+    if changed < len(outcomes):
+        done = set(model.objects.filter(pk__in=list(outcomes), sync_state=SyncState.SYNCED, synced_at=now)
+                   .values_list("pk", flat=True))
+        for pk in outcomes:
+            if pk not in done:
+                logger.warning("%s was no longer SENDING when its push finished", record_target(model, pk))
+    return changed
 
 
 def _keep_failure(model, pk, exc: RemoteError) -> None:

@@ -10,6 +10,9 @@ itself more often.
   not left overdue for minutes (make chaos found it).
 - An idle worker waits on the queue for at most that interval, so that its maintenance is not put off for the
   worker's TTL (RQ's default, 405 s, left an idle survivor's scheduler off for minutes).
+- Fair between companies (core.jobs): a worker of the shared queue listens to every company's queue too, found
+  in Redis every few seconds, and takes the queues in turn (round robin, whatever --dequeue-strategy says):
+  after a job of one queue it looks first at the next. An idle worker looks for new queues as often.
 - A lock whose holder is a dead process of this machine is released at that maintenance, so a worker that
   outlives a killed one takes the scheduler over at once instead of after the lock's minute (make chaos,
   whose killed worker held the lock, left deferred pushes overdue past its settling time).
@@ -17,6 +20,7 @@ itself more often.
 
 import logging
 import socket
+import time
 
 from django.conf import settings
 from redis.exceptions import RedisError
@@ -24,6 +28,7 @@ from rq.scheduler import SCHEDULER_KEY_TEMPLATE, RQScheduler
 from rq.scripts import release_lock
 from rq.worker import Worker as RQWorker
 
+from . import jobs
 from .supervisor import alive
 
 logger = logging.getLogger(__name__)
@@ -54,18 +59,58 @@ def release_dead_scheduler_locks(connection, *, private=False) -> list[str]:
     return released
 
 
+# Seconds between two looks for company queues that appeared (a company's first job): also the longest an idle
+# worker waits on the queues it knows before it looks again.
+LOOK_FOR_QUEUES_SECONDS = 2
+
+
 class Worker(RQWorker):
     def __init__(self, *args, **kwargs):
         kwargs.setdefault("job_monitoring_interval", int(getattr(settings, "WORKER_HEARTBEAT_SECONDS", 5)))
         kwargs.setdefault("maintenance_interval", int(getattr(settings, "WORKER_MAINTENANCE_SECONDS", 10)))
+        self._next_look = 0.0
         super().__init__(*args, **kwargs)
 
     @property
     def dequeue_timeout(self) -> int:
         # An idle worker waits on the queue for at most a maintenance interval, not RQ's worker TTL less 15 s
         # (405 s): its maintenance, which takes over the scheduler of a worker that died, is not put off that long
-        # (two hosts, one killed with kill -9 while the other was idle: deferred pushes waited for minutes).
-        return max(1, min(super().dequeue_timeout, int(self.maintenance_interval)))
+        # (two hosts, one killed with kill -9 while the other was idle: deferred pushes waited for minutes). With
+        # the company queues, for at most LOOK_FOR_QUEUES_SECONDS: a new company's first job waits no longer.
+        longest = int(self.maintenance_interval)
+        if self._listens_to_companies():
+            longest = min(longest, LOOK_FOR_QUEUES_SECONDS)
+        return max(1, min(super().dequeue_timeout, longest))
+
+    # RQ's dequeue loop reads the order of the queues from this attribute before each wait (its __init__ sets it):
+    # a property, so that the company queues that appeared since are in it.
+    @property
+    def _ordered_queues(self):
+        if time.monotonic() >= self._next_look and self._listens_to_companies():
+            self._next_look = time.monotonic() + LOOK_FOR_QUEUES_SECONDS
+            try:
+                known = {queue.name for queue in self.queues}
+                new = [queue for queue in jobs.queues(self.connection) if queue.name not in known]
+            except RedisError:  # Redis away: RQ's own wait meets it and waits for it
+                new = []
+            self.queues = [*self.queues, *new]  # maintenance cleans the registries of every queue listened to
+            self._queue_order = [*self._queue_order, *new]
+        return self._queue_order
+
+    def _listens_to_companies(self) -> bool:
+        # A worker of the shared queue (RQ asks for the wait before the queues are set: the connection's timeout)
+        return jobs.DEFAULT_QUEUE in [queue.name for queue in getattr(self, "queues", ())]
+
+    @_ordered_queues.setter
+    def _ordered_queues(self, value):
+        self._queue_order = list(value)
+
+    def reorder_queues(self, reference_queue):
+        # Round robin: after a job of one queue, the next queue first.
+        names = [queue.name for queue in self._queue_order]
+        if reference_queue.name in names:
+            at = names.index(reference_queue.name) + 1
+            self._queue_order = self._queue_order[at:] + self._queue_order[:at]
 
     def run_maintenance_tasks(self):
         process = getattr(self.scheduler, "_process", None) if self.scheduler else None

@@ -233,7 +233,7 @@ def _account_landed(account) -> None:
             if child.sync_state == SyncState.LOCAL:
                 resources.queue_change(child)
             else:
-                sync.enqueue_push(model, child.pk, child.company_id)
+                sync.enqueue_push(model, child.pk, child.company_id, join_running=False)
 
 
 def _child_create(child) -> dict:
@@ -324,7 +324,7 @@ PUSHES = {CurrentAccount: current_account_push, Address: address_push, Bank: ban
 def mappings_waiting_for(sender, account, **kwargs) -> None:
     """Mappings that waited for this sub-account to reach the platform go now (the chart's account_landed)."""
     for mapping in Mapping.objects.filter(account=account, sync_state=SyncState.QUEUED):
-        sync.enqueue_push(Mapping, mapping.pk, mapping.company_id)
+        sync.enqueue_push(Mapping, mapping.pk, mapping.company_id, join_running=False)
 
 
 # --- the mirror -------------------------------------------------------------------------------------------

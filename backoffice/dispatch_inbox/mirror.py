@@ -5,6 +5,7 @@ outgoing notes (the receipt list, kept by dispatch: api.receipts_mirror). Where 
 
 from datetime import timedelta
 
+from django.db import IntegrityError, transaction
 from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext as _
@@ -138,12 +139,18 @@ def replies_adopt(company, items) -> None:
             DispatchReply.objects.filter(pk=waiting.pk).update(remote_id=reply_id,
                                                                receipt_number=item["receiptNumber"][:16])
         else:
-            DispatchReply.objects.create(
-                company=company, note=note, way=ReplyWay.PLATFORM, remote_id=reply_id,
-                receipt_number=item["receiptNumber"][:16], answer=ANSWER_OF_STATUS.get(note.remote_status,
-                                                                                       Answer.ACCEPT),
-                # its own status is read by the next poll
-                remote_status=ReplyStatus.QUEUED, sync_state=SyncState.SYNCED, synced_at=timezone.now())
+            try:
+                with transaction.atomic():
+                    DispatchReply.objects.create(
+                        company=company, note=note, way=ReplyWay.PLATFORM, remote_id=reply_id,
+                        receipt_number=item["receiptNumber"][:16], answer=ANSWER_OF_STATUS.get(note.remote_status,
+                                                                                               Answer.ACCEPT),
+                        # its own status is read by the next poll
+                        remote_status=ReplyStatus.QUEUED, sync_state=SyncState.SYNCED, synced_at=timezone.now())
+            except IntegrityError:
+                # Taken meanwhile by our own reply (its push, or the answers poll reading an approval's id, in
+                # another worker since `known` was read): that reply is the one the list names; nothing to add.
+                continue
 
 
 def days_left(note, today=None):

@@ -17,8 +17,12 @@ import http.cookiejar
 import os
 import threading
 import weakref
+from urllib.parse import urlsplit
 
 import requests
+import requests.auth
+import requests.utils
+from requests.sessions import merge_setting
 
 from .netguard import guard_session
 
@@ -30,10 +34,51 @@ def reset_in_child(thing) -> None:
     _resettable.add(thing)
 
 
+class _OwnCredentials(requests.auth.AuthBase):
+    """Every call carries its own credentials in its headers: nothing to add."""
+
+    def __call__(self, request):
+        return request
+
+
+class PlatformSession(requests.Session):
+    """A Session that reads the environment once per origin instead of at every call.
+
+    requests looks at the environment for each request of a Session that trusts it: the proxies (and no_proxy)
+    and the CA bundle (REQUESTS_CA_BUNDLE, CURL_CA_BUNDLE), at a cost that showed in every push (issue 32). Here
+    what it would find for an origin is kept from the first call to it, so proxies and the bundle are honoured as
+    before. ~/.netrc is never read (requests would at every call): the session's auth adds nothing, since every
+    call carries its own credentials, and a netrc entry would replace a bearer token's Authorization header.
+    trust_env = False still leaves the environment out altogether."""
+
+    def __init__(self):
+        super().__init__()
+        self.auth = _OwnCredentials()
+        self._environment: dict[tuple, tuple[dict, str | None]] = {}
+
+    def merge_environment_settings(self, url, proxies, stream, verify, cert):
+        if not self.trust_env or (proxies and "no_proxy" in proxies):
+            return super().merge_environment_settings(url, proxies, stream, verify, cert)
+        parts = urlsplit(url)
+        origin = (parts.scheme.lower(), parts.netloc.lower())
+        known = self._environment.get(origin)
+        if known is None:  # threads may both look once: the same answer
+            known = (requests.utils.get_environ_proxies(url),
+                     os.environ.get("REQUESTS_CA_BUNDLE") or os.environ.get("CURL_CA_BUNDLE"))
+            self._environment[origin] = known
+        environ_proxies, bundle = known
+        proxies = {**environ_proxies, **(proxies or {})}  # the call's own win, as in requests
+        if verify is True or verify is None:
+            verify = bundle or verify
+        return {"proxies": merge_setting(proxies, self.proxies), "stream": merge_setting(stream, self.stream),
+                "verify": merge_setting(verify, self.verify), "cert": merge_setting(cert, self.cert)}
+
+
 def new_session(guarded_urls=(), allowed_hosts=()) -> requests.Session:
-    """A Session for one company: typed URLs behind netguard's adapter, and no cookies (every call carries
-    its own credentials; a shared, long-lived Session must not carry state of one call into the next)."""
-    session = requests.Session()
+    """A Session for one company: typed URLs behind netguard's adapter, the environment read once
+    (PlatformSession), and no cookies (every call carries its own credentials; a shared, long-lived Session must
+    not carry state of one call into the next)."""
+    session = PlatformSession()
     session.cookies.set_policy(http.cookiejar.DefaultCookiePolicy(allowed_domains=[]))
     return guard_session(session, guarded_urls, allowed_hosts)
 

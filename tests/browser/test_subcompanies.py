@@ -12,6 +12,7 @@ import pytest
 from django.contrib.auth.models import Group
 from rq import SimpleWorker
 
+from backoffice.core import jobs
 from backoffice.core.choices import Role, SyncState
 from backoffice.core.models import RemoteCall
 from backoffice.subcompanies import services
@@ -38,8 +39,9 @@ def queue():
 
 
 def work(queue):
-    """Run every queued job with a real RQ worker, in this process, until the queue is empty."""
-    SimpleWorker([queue], connection=queue.connection).work(burst=True, with_scheduler=False)
+    """Run every queued job with a real RQ worker, in this process, until the shared queue and every company's
+    (core.jobs.queues) are empty."""
+    SimpleWorker(jobs.queues(queue.connection), connection=queue.connection).work(burst=True, with_scheduler=False)
 
 
 def wait_for_window(company):

@@ -272,7 +272,7 @@ def test_a_queued_job_that_lost_its_place_in_the_queue_is_lost(rq_queue, company
                              delay=3600)
     later.refresh_from_db()
     connection = rq_queue.connection
-    connection.lrem(rq_queue.key, 0, stranded.rq_job_id)
+    connection.lrem(jobs._queue(stranded.queue).key, 0, stranded.rq_job_id)  # its company's queue
     assert jobs.reap_lost() == 0  # young: its submission may still be on its way
     JobRun.objects.update(enqueued_at=waiting.enqueued_at - jobs._SUBMIT_GRACE * 2)
     with django_capture_on_commit_callbacks(execute=True):
@@ -292,12 +292,12 @@ def test_a_run_whose_enqueue_failed_is_put_back_by_the_next_sweep(rq_queue, comp
     """Redis down at the moment of enqueueing: the run knows it has no place in the queue, so the next sweep puts
     it there at once instead of waiting out the grace of a job still being submitted (make chaos hit it)."""
     from redis.exceptions import ConnectionError as RedisConnectionError
+    from rq.queue import Queue
 
-    class Down:
-        def enqueue(self, *args, **kwargs):
-            raise RedisConnectionError("Connection refused")
+    def down(*args, **kwargs):
+        raise RedisConnectionError("Connection refused")
 
-    monkeypatch.setattr(jobs, "_queue", lambda name: Down())
+    monkeypatch.setattr(Queue, "enqueue", down)
     run = start("body_ok", args=["a"], company=company, capture=django_capture_on_commit_callbacks)
     run.refresh_from_db()
     assert run.status == JobStatus.QUEUED and run.rq_job_id == "" and not rq_queue.get_jobs()

@@ -7,7 +7,7 @@ from stdnum.tr import tckimlik, vkn
 
 from backoffice.subcompanies import services
 from backoffice.subcompanies.models import UsageSnapshot
-from tests.testapp.testing import _empty
+from tests.testapp.testing import Queues, _empty
 
 # Rate-limit windows shrunk the same way in the sandbox and in our limiter: the report's 15 minutes
 # become 0.45 s (ours 0.95 s with the limiter's 0.5 s safety margin), so a test can fetch several reports.
@@ -40,7 +40,7 @@ def subcompany_data(**fields):
 def rq_queue():
     queue = django_rq.get_queue("default")
     _empty(queue)
-    yield queue
+    yield Queues(queue)
     _empty(queue)
 
 

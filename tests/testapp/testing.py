@@ -16,39 +16,79 @@ from rq import Worker
 from rq.job import Job
 from rq.registry import ScheduledJobRegistry
 
+from backoffice.core import jobs
+
 ROOT = Path(__file__).resolve().parents[2]
+
+
+class Queues:
+    """The shared queue and every company's (core.jobs.queues) read as one, as a worker takes them: how many jobs
+    wait, which, in the queues' order; anything else (name, connection, key, the schedule) is the shared queue's."""
+
+    def __init__(self, shared):
+        self.shared = shared
+
+    def __getattr__(self, name):
+        return getattr(self.shared, name)
+
+    def all(self):
+        return jobs.queues(self.shared.connection)
+
+    @property
+    def count(self):
+        return sum(queue.count for queue in self.all())
+
+    @property
+    def job_ids(self):
+        return [job_id for queue in self.all() for job_id in queue.job_ids]
+
+    def get_jobs(self):
+        return [job for queue in self.all() for job in queue.get_jobs()]
+
+    def remove(self, job):
+        for queue in self.all():
+            queue.remove(job)
+
+    def empty(self):
+        for queue in self.all():
+            queue.empty()
 
 
 @pytest.fixture
 def rq_queue():
-    """The default queue, emptied (queued and scheduled jobs) before and after the test."""
+    """Every queue (Queues), emptied (queued and scheduled jobs) before and after the test."""
     queue = django_rq.get_queue("default")
     _empty(queue)
-    yield queue
+    yield Queues(queue)
     _empty(queue)
 
 
 def _empty(queue):
-    queue.empty()
-    registry = ScheduledJobRegistry(queue=queue)
-    for job_id in registry.get_job_ids():
-        queue.connection.delete(Job.key_for(job_id))
-    queue.connection.delete(registry.key)
+    """The shared queue and every company's (core.jobs.queues): their jobs and the schedule; the company queues are
+    forgotten (a test's company may have the pk of an earlier test's)."""
+    for each in jobs.queues(queue.connection):
+        each.empty()
+        registry = ScheduledJobRegistry(queue=each)
+        for job_id in registry.get_job_ids():
+            queue.connection.delete(Job.key_for(job_id))
+        queue.connection.delete(registry.key)
+        if each.name != jobs.DEFAULT_QUEUE:
+            each.delete()
 
 
 def scheduled_at(queue, rq_job_id):
     """Unix time at which a scheduled job will be enqueued, or None."""
-    score = queue.connection.zscore(ScheduledJobRegistry(queue=queue).key, rq_job_id)
+    score = queue.connection.zscore(ScheduledJobRegistry(queue.name, connection=queue.connection).key, rq_job_id)
     return None if score is None else float(score)
 
 
 def run_rq_job(run):
     """Run the RQ job a JobRun points at, here, as a worker would (scheduled or not)."""
     run.refresh_from_db()
-    queue = django_rq.get_queue("default")
+    queue = Queues(django_rq.get_queue("default"))
     job = Job.fetch(run.rq_job_id, connection=queue.connection)
     queue.remove(job)  # taken off the queue / the schedule, as a worker's dequeue does
-    ScheduledJobRegistry(queue=queue).remove(job)
+    ScheduledJobRegistry(queue=queue.shared).remove(job)
     return job.func(*job.args, **job.kwargs)
 
 
