@@ -383,7 +383,7 @@ def test_a_reply_body_that_does_not_fit_the_model_is_422(sandbox, api):
 # --- replies the platform writes ----------------------------------------------------------------------------------
 
 def partial_body(note_id, **changes) -> dict:
-    body = {"despatchAdviceUUID": note_id, "actualDeliveryDateTime": f"{today().isoformat()}T00:30:00",
+    body = {"despatchAdviceUUID": note_id, "actualDeliveryDateTime": f"{today().isoformat()}T00:00:00",
             "deliveryContact": "Depo Sorumlusu Ayşe Yılmaz", "prefix": "KBL",
             "items": [{"lineId": "1", "acceptedQuantity": 240, "rejectedQuantity": 10, "rejectReason": "Yırtık"}]}
     body.update(changes)
@@ -408,7 +408,7 @@ def test_partial_accept_writes_and_queues_the_reply(sandbox, api, clock):
     assert text("cac:DespatchSupplierParty/cac:Party/cac:PartyIdentification/cbc:ID") == SENDER
     delivery = xml.find("cac:Shipment/cac:Delivery", RA_NS)
     assert (text("cbc:ActualDeliveryDate", delivery), text("cbc:ActualDeliveryTime", delivery)) == (
-        today().isoformat(), "00:30:00")
+        today().isoformat(), "00:00:00")
     assert text("cac:DeliveryParty/cac:Contact/cbc:Name", delivery) == "Depo Sorumlusu Ayşe Yılmaz"
     lines = [(text("cac:DespatchLineReference/cbc:LineID", line), text("cbc:ReceivedQuantity", line),
               text("cbc:RejectedQuantity", line), text("cbc:RejectReason", line))
