@@ -8,6 +8,7 @@ one, whatever a lost batch left behind.
 
 import contextvars
 import itertools
+import logging
 import math
 import threading
 from collections.abc import Callable, Hashable
@@ -30,6 +31,8 @@ from .generic.views import BulkAction
 from .platform import audits_in_bulk, flush_audits
 from .roles import EDITORS, has_role
 from .sync import selection_target
+
+logger = logging.getLogger(__name__)
 
 PUSH_BATCH_SIZE = 100
 
@@ -116,6 +119,9 @@ class Pusher:
     lanes: int = 1
     key: Callable[[object], Hashable] | None = None
     waits_for: Callable[[object], str] | None = None
+    # Called with the last record of each run of a lane once it is written SYNCED: what another job deferred
+    # behind it goes now (tickets: the next number's push or batch, core.sync.series_lane's wake_next).
+    landed: Callable[[object], None] | None = None
 
 
 def lane_groups(pks, key=None) -> list[list]:
@@ -203,6 +209,7 @@ class LaneRun:
         self.pusher, self.send, self.reconcile, self.stopped = pusher, send, reconcile, stopped
         self.claimed: dict = {}  # pk -> record claimed and not yet pushed
         self.synced: dict = {}  # pk -> fields the platform gave, not yet written
+        self.last = None  # the last record of those
 
     def push_group(self, group):
         """Yield the outcome of each record of the group, in order: "sent", "refused", or the TryLater of a
@@ -241,6 +248,7 @@ class LaneRun:
         try:
             self.synced[record.pk], _reconciled = sync.push_claimed(self.pusher.model, record, send=self.send,
                                                                     reconcile=self.reconcile)
+            self.last = record
             return "sent"
         except jobs.TryLater as exc:
             if self.pusher.waits_for is None:
@@ -259,12 +267,19 @@ class LaneRun:
         """The run's outcomes and audit rows; what was claimed and not sent goes back to QUEUED."""
         synced, self.synced = self.synced, {}
         unsent, self.claimed = list(self.claimed.values()), {}
+        last, self.last = self.last, None
         try:
             sync.records_synced(self.pusher.model, synced)
             if unsent:
                 sync.unclaim(self.pusher.model, unsent)
         finally:
             flush_audits()
+        if last is not None and self.pusher.landed is not None:
+            try:
+                self.pusher.landed(last)
+            except Exception:  # a wake-up is a shortcut: what it would move still runs at its time
+                logger.warning("could not wake what waits behind %s", selection_target(type(last), [last.pk]),
+                               exc_info=True)
 
     def close(self):
         try:

@@ -1,7 +1,8 @@
 """Credentials at rest: Fernet encryption with keys from the environment.
 
 FIELD_ENCRYPTION_KEYS holds one or more Fernet keys, newest first; MultiFernet decrypts with any of
-them and encrypts with the first, so keys can be rotated (`manage.py rotate_secrets` re-encrypts).
+them and encrypts with the first, so keys can be rotated: put the new key first, run `manage.py rotate_secrets`
+(every stored secret re-encrypted with it), then drop the old keys.
 Development derives a key from SECRET_KEY so that a fresh clone runs without setup.
 """
 

@@ -11,18 +11,14 @@ only ids, load by pk and call one service; the runner owns the retry policy:
 - permanent RemoteError: FAILED with the platform's message.
 - anything else: FAILED with a short message; the traceback (redacted) goes to the log only.
 
-Fair between companies: a company's jobs wait on a queue of their own (company_queue) and the workers take the
-queues in turn (core.worker), so a backlog of thousands of one company's tickets never holds back another company's
-single invoice, whose job is the next one a worker takes. Work that waits a while (a retry, a deferral after a 429,
-a delayed start) comes back through the shared queue's schedule: RQ's scheduler moves only the queues a worker named
-when it started, and the shared queue takes its turn like a company's.
+Fair between companies: a company's jobs wait on a queue of their own and the workers take the queues in turn;
+work that waits a while comes back through the shared queue's schedule (core.queues).
 """
 
 import contextvars
 import logging
 import math
 import random
-import time
 import traceback
 import uuid
 from datetime import datetime, timedelta
@@ -40,7 +36,6 @@ from django.utils.translation import gettext as _
 from redis.exceptions import RedisError
 from rq.job import Job
 from rq.job import JobStatus as RQStatus
-from rq.queue import Queue
 from rq.registry import ScheduledJobRegistry
 
 from backoffice.remote.errors import RateLimited, RemoteError
@@ -48,6 +43,7 @@ from backoffice.remote.errors import RateLimited, RemoteError
 from .choices import JobStatus
 from .failures import failure
 from .joblabels import register_job_labels
+from . import queues
 from .models import Company, JobRun
 from .redaction import redact
 from .registry import registry
@@ -56,12 +52,13 @@ logger = logging.getLogger("backoffice.jobs")
 
 # A JobRun in one of these states will still run: enqueue() returns it instead of a second one.
 ACTIVE = (JobStatus.QUEUED, JobStatus.RUNNING, JobStatus.RETRYING, JobStatus.DEFERRED)
+# The states a run starts from. Not RUNNING: its RQ job delivered a second time (wake() and the scheduler moving one
+# deferred job in the same instant) finds it running and does nothing; a run lost while RUNNING is QUEUED again first.
+_STARTABLE = tuple(status for status in ACTIVE if status != JobStatus.RUNNING)
 # RQ states in which a job will still run (or runs now).
 _RQ_ALIVE = {RQStatus.QUEUED, RQStatus.STARTED, RQStatus.SCHEDULED, RQStatus.DEFERRED}
 # A new JobRun's RQ job appears only after the caller's commit; until then it is not "lost".
 _SUBMIT_GRACE = timedelta(seconds=60)
-DEFAULT_QUEUE = "default"
-COMPANY_QUEUE_PREFIX = "company-"
 
 _current_run: contextvars.ContextVar = contextvars.ContextVar("backoffice_job_run", default=None)
 
@@ -170,7 +167,7 @@ def job(label, *, name: str = ""):
 
 
 def enqueue(func, *, name: str = "", company=None, target: str = "", args=(), kwargs=None, delay: float | None = None,
-            queue: str = DEFAULT_QUEUE, join_running: bool = True) -> JobRun:
+            queue: str = queues.DEFAULT_QUEUE, join_running: bool = True) -> JobRun:
     """Create a JobRun (QUEUED) and put the job on the RQ queue when the caller's transaction commits.
 
     func: the job body (callable or dotted path); it gets *args / **kwargs, which must be plain ids and
@@ -181,8 +178,8 @@ def enqueue(func, *, name: str = "", company=None, target: str = "", args=(), kw
     """
     name = name or getattr(func, "job_name", "") or func_path(func).rsplit(".", 1)[-1]
     company_id = company.pk if isinstance(company, Company) else company
-    if queue == DEFAULT_QUEUE and company_id:
-        queue = company_queue(company_id)
+    if queue == queues.DEFAULT_QUEUE and company_id:
+        queue = queues.company_queue(company_id)
     existing = _active_run(name=name, company_id=company_id, target=target,
                            statuses=ACTIVE if join_running else tuple(s for s in ACTIVE if s != JobStatus.RUNNING))
     if existing is not None:
@@ -224,55 +221,61 @@ def _active_run(*, name, company_id, target, statuses=ACTIVE) -> JobRun | None:
 
 def wake(*, name: str, company_id, target: str) -> bool:
     """A DEFERRED run of this job goes to its queue now instead of at its time, because what it waited for has
-    happened (the number before it in its series reached the platform: core.sync.series_lane). Taken out of the
-    schedule with one ZREM, so that only one of us and the scheduler moves it. False when there is no such run or
-    the scheduler moved it first."""
-    run = _active_run(name=name, company_id=company_id, target=target, statuses=(JobStatus.DEFERRED,))
-    if run is None or not run.rq_job_id:
+    happened (the number before it in its series reached the platform: core.sync.series_lane); a run still RUNNING
+    goes at once when it defers (_wake_run). False when there is no such run or the scheduler moved it first."""
+    run = _active_run(name=name, company_id=company_id, target=target, statuses=_WAKEABLE)
+    return run is not None and _wake_run(run)
+
+
+def wake_holding(*, company_id, label: str, pk) -> bool:
+    """As wake(), for the batch of `label` (a selection target, core.sync.selection_target) whose records include
+    pk: a batch of tickets that waited for a number another batch has just sent."""
+    runs = JobRun.objects.filter(company_id=company_id, status__in=_WAKEABLE, target__startswith=f"{label}:")
+    for run in runs.only("pk", "status", "rq_job_id", "job_args", "name", "target").order_by("pk")[:50]:
+        args = (run.job_args or {}).get("args") or []
+        if args and isinstance(args[-1], list) and pk in args[-1]:
+            return _wake_run(run)
+    return False
+
+
+# A run still RUNNING when what it waits for happens (its other lanes still busy, say) will defer in a moment: it is
+# marked, and goes to its queue as soon as it has (run_job), instead of at its time.
+_WAKEABLE = (JobStatus.DEFERRED, JobStatus.RUNNING)
+_WOKEN = "jobs:woken:{}"
+
+
+def _wake_run(run: JobRun) -> bool:
+    if run.status != JobStatus.RUNNING:
+        return _move_now(run)
+    flag_set(_WOKEN.format(run.pk), 600)
+    run.refresh_from_db(fields=["status", "rq_job_id"])
+    if run.status != JobStatus.DEFERRED:
+        return True  # run_job takes the mark when it defers
+    # It deferred meanwhile, perhaps before the mark was there: whoever takes the mark (here or run_job) moves it.
+    return _take_mark(run) and _move_now(run)
+
+
+def _take_mark(run: JobRun) -> bool:
+    try:
+        return bool(queues.connection().delete(_WOKEN.format(run.pk)))
+    except RedisError:
+        return False
+
+
+def _move_now(run: JobRun) -> bool:
+    """The run's RQ job from the shared queue's schedule to the queue, taken out with one ZREM so that only one of
+    us and the scheduler moves it (should both, run_job starts it once: _STARTABLE)."""
+    if not run.rq_job_id:
         return False
     try:
-        shared = _queue(DEFAULT_QUEUE)  # deferred work waits in the shared queue's schedule (the module's note)
+        shared = queues.shared()  # deferred work waits in the shared queue's schedule (core.queues)
         if not shared.connection.zrem(ScheduledJobRegistry(queue=shared).key, run.rq_job_id):
             return False
         shared.enqueue_job(Job.fetch(run.rq_job_id, connection=shared.connection))
         return True
     except Exception:  # Redis away or the job gone: it runs at its time, or the sweep finds it lost
-        logger.warning("could not wake %s %s", name, target, exc_info=True)
+        logger.warning("could not wake %s %s", run.name, run.target, exc_info=True)
         return False
-
-
-def _rq_connection():
-    return django_rq.get_connection(DEFAULT_QUEUE)
-
-
-def company_queue(company_id) -> str:
-    """The queue of a company's jobs (settings.JOB_QUEUE_PER_COMPANY; off: every job on the shared queue, first in
-    first out, as before issue 32)."""
-    if not getattr(settings, "JOB_QUEUE_PER_COMPANY", True):
-        return DEFAULT_QUEUE
-    return f"{COMPANY_QUEUE_PREFIX}{company_id}"
-
-
-def _queue(name=DEFAULT_QUEUE):
-    # "auto": put the job in Redis now. enqueue() already waits for the commit itself, and a retry
-    # scheduled from inside a job must not wait for a transaction it is not part of.
-    shared = django_rq.get_queue(DEFAULT_QUEUE, commit_mode="auto")
-    if name == DEFAULT_QUEUE:
-        return shared
-    # A company's queue: the shared queue's connection and time limit under its own name; RQ's own class, as
-    # django-rq's reads its settings by the queue's name.
-    return Queue(name, connection=shared.connection, default_timeout=shared._default_timeout,
-                 job_class=shared.job_class, serializer=shared.serializer)
-
-
-def queues(connection=None) -> list[Queue]:
-    """The shared queue and every company's queue Redis knows (RQ lists each queue once a job was put on it): what
-    a worker listens to (core.worker) and what a test's in-process worker runs."""
-    connection = connection or _rq_connection()
-    prefix = Queue.redis_queue_namespace_prefix + COMPANY_QUEUE_PREFIX
-    names = sorted(key.decode()[len(Queue.redis_queue_namespace_prefix):]
-                   for key in connection.smembers(Queue.redis_queues_keys) if key.decode().startswith(prefix))
-    return [_queue(DEFAULT_QUEUE), *(_queue(name) for name in names)]
 
 
 def _is_alive(run: JobRun, rq_job: Job | None = None, *, fetched=False, queued: dict | None = None) -> bool:
@@ -281,7 +284,7 @@ def _is_alive(run: JobRun, rq_job: Job | None = None, *, fetched=False, queued: 
     block new work."""
     if not fetched:
         try:
-            rq_job = Job.fetch(run.rq_job_id, connection=_rq_connection()) if run.rq_job_id else None
+            rq_job = Job.fetch(run.rq_job_id, connection=queues.connection()) if run.rq_job_id else None
         except RedisError:
             return True  # cannot tell: do not risk a duplicate
         except Exception:  # NoSuchJobError, or a job that cannot be read any more
@@ -290,7 +293,7 @@ def _is_alive(run: JobRun, rq_job: Job | None = None, *, fetched=False, queued: 
     if rq_job is None:
         return young and bool(run.rq_job_id)  # no id: its enqueue failed (_submit), nothing will run it
     status = rq_job.get_status(refresh=False)
-    if status in (RQStatus.QUEUED, RQStatus.SCHEDULED) and not young and not _waiting_in_redis(rq_job, status,
+    if status in (RQStatus.QUEUED, RQStatus.SCHEDULED) and not young and not queues.waiting(rq_job, status,
                                                                                                     queued):
         # Redis restarted from its append-only file may keep a job's hash but not its place in the queue or the
         # schedule (the last second is not on disk): nobody would ever run it.
@@ -301,34 +304,6 @@ def _is_alive(run: JobRun, rq_job: Job | None = None, *, fetched=False, queued: 
         silent = (datetime.now(dt_timezone.utc) - rq_job.last_heartbeat.replace(tzinfo=dt_timezone.utc))
         return silent.total_seconds() < heartbeat_lost_after()
     return status in _RQ_ALIVE
-
-
-def _waiting_in_redis(rq_job: Job, status, queued: dict | None = None) -> bool:
-    """Whether a queued job is on its queue's list, or a scheduled one in its queue's schedule (`queued`: the
-    queues' job ids read once for a whole sweep). A job moved this very moment (popped by a worker, moved from
-    the schedule to the queue) is caught by reading its status and places once more."""
-    connection = rq_job.connection
-
-    def present():
-        if status == RQStatus.SCHEDULED and connection.zscore(
-                ScheduledJobRegistry(rq_job.origin, connection=connection).key, rq_job.id) is not None:
-            return True
-        key = Queue(rq_job.origin, connection=connection).key
-        if queued is not None:
-            if key not in queued:
-                queued[key] = {job_id.decode() if isinstance(job_id, bytes) else job_id
-                               for job_id in connection.lrange(key, 0, -1)}
-            return rq_job.id in queued[key]
-        return connection.lpos(key, rq_job.id) is not None
-
-    try:
-        if present():
-            return True
-        if queued is not None:
-            queued.pop(Queue(rq_job.origin, connection=connection).key, None)  # read afresh for the second look
-        return rq_job.get_status(refresh=True) != status or present()
-    except RedisError:
-        return True  # cannot tell: do not risk a duplicate
 
 
 def heartbeat_lost_after() -> float:
@@ -353,7 +328,7 @@ def _mark_lost(run: JobRun) -> bool:
             logger.warning("job run %s (%s %s) lost from the queue; enqueued again", run.pk, run.name, run.target)
             arguments = run.job_args or {}
             transaction.on_commit(partial(
-                _submit, run.queue or DEFAULT_QUEUE, rq_job_id, None, run.pk, present_path(run.func_path),
+                _submit, run.queue or queues.DEFAULT_QUEUE, rq_job_id, None, run.pk, present_path(run.func_path),
                 list(arguments.get("args") or []), dict(arguments.get("kwargs") or {}),
                 description=f"{run.name} {run.target}".strip()))
             return True
@@ -380,7 +355,7 @@ def reap_lost(*, limit: int = 500) -> int:
     if not runs:
         return 0
     try:
-        rq_jobs = Job.fetch_many([run.rq_job_id or "-" for run in runs], connection=_rq_connection())
+        rq_jobs = Job.fetch_many([run.rq_job_id or "-" for run in runs], connection=queues.connection())
     except RedisError:
         return 0
     lost, queued = 0, {}
@@ -391,18 +366,12 @@ def reap_lost(*, limit: int = 500) -> int:
     return lost
 
 
-def _run_at(seconds: float) -> datetime:
-    # RQ's scheduled registry keeps whole seconds and truncates: round up, so that a job never runs
-    # before the rate-limit window it waits for has freed.
-    return datetime.fromtimestamp(math.ceil(time.time() + max(0.0, seconds)), tz=dt_timezone.utc)
-
-
 def _submit(queue_name, rq_job_id, delay, *job_args, description=""):
-    queue = _queue(queue_name)
+    queue = queues.get(queue_name)
     options = {"job_id": rq_job_id, "description": description}
     try:
         if delay:
-            _queue(DEFAULT_QUEUE).enqueue_at(_run_at(delay), run_job, *job_args, **options)  # see the module's note
+            queues.shared().enqueue_at(queues.run_at(delay), run_job, *job_args, **options)  # see the module's note
         else:
             queue.enqueue(run_job, *job_args, **options)
     except RedisError:
@@ -452,10 +421,10 @@ def present_path(path: str) -> str:
 def run_job(run_id: int, path: str, args=(), kwargs=None):
     """The RQ entry point of every job: mark RUNNING, call the body, record the outcome on the JobRun."""
     now = timezone.now()
-    started = JobRun.objects.filter(pk=run_id, status__in=ACTIVE).update(
+    started = JobRun.objects.filter(pk=run_id, status__in=_STARTABLE).update(
         status=JobStatus.RUNNING, started_at=now, finished_at=None, attempts=F("attempts") + 1)
     if not started:
-        logger.info("job run %s is gone or already finished; nothing to do", run_id)
+        logger.info("job run %s is gone, already finished or running elsewhere; nothing to do", run_id)
         return None
     run = JobRun.objects.get(pk=run_id)
     token = _current_run.set(run)
@@ -468,6 +437,9 @@ def run_job(run_id: int, path: str, args=(), kwargs=None):
         else:
             message = _("Waiting %(seconds)s s for the platform's rate limit.") % {"seconds": math.ceil(exc.wait)}
         _run_again(run, path, args, kwargs, exc.wait, JobStatus.DEFERRED, message, counted=False)
+        if isinstance(exc, TryLater) and _take_mark(run):  # what it waits for happened while it ran (wake)
+            run.refresh_from_db(fields=["status", "rq_job_id"])
+            _move_now(run)
         return None
     except RemoteError as exc:
         message = _safe_message(remote_message(exc), run)
@@ -478,7 +450,7 @@ def run_job(run_id: int, path: str, args=(), kwargs=None):
                     % {"attempts": run.attempts, "error": message})
         else:
             delay = retry_delay(run.attempts)
-            at = timezone.localtime(_run_at(delay))
+            at = timezone.localtime(queues.run_at(delay))
             _run_again(run, path, args, kwargs, delay, JobStatus.RETRYING,
                        _("Attempt %(attempt)s of %(max)s failed: %(error)s. Next attempt at %(time)s.")
                        % {"attempt": run.attempts, "max": max_attempts(), "error": message,
@@ -517,7 +489,7 @@ def _run_again(run: JobRun, path, args, kwargs, delay: float, status, message: s
     JobRun.objects.filter(pk=run.pk).update(
         status=status, message=message, rq_job_id=rq_job_id,
         attempts=F("attempts") if counted else F("attempts") - 1)
-    _queue(DEFAULT_QUEUE).enqueue_at(_run_at(delay), run_job, run.pk, path, list(args), dict(kwargs or {}),
+    queues.shared().enqueue_at(queues.run_at(delay), run_job, run.pk, path, list(args), dict(kwargs or {}),
                                      job_id=rq_job_id, description=f"{run.name} {run.target}".strip())
 
 

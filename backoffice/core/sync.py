@@ -131,6 +131,12 @@ def previous_number(number: str) -> str:
     return f"{number[:7]}{counter - 1:09d}" if counter > 1 else ""
 
 
+def next_number(number: str) -> str:
+    """The number after this one in its series, or "" for a number without a counter."""
+    counter = int(number[7:]) if number[7:].isdigit() else 0
+    return f"{number[:7]}{counter + 1:09d}" if counter else ""
+
+
 def series_lane(number_field: str, waiting: str):
     """A waits_for (record_push, core.batch) that keeps one lane per prefix across jobs: a series' numbers
     continue consecutively, so a create waits while the number before it (same prefix and year) is still on its
@@ -149,22 +155,23 @@ def series_lane(number_field: str, waiting: str):
         return ""
 
     def wake_next(record) -> None:
-        """The number after this one, deferred while this one was on its way, goes now rather than at its time:
-        a lane that fell behind (a job lost with its worker) would else catch up one number per deferral
-        (SYNC_LANE_WAIT_SECONDS and the wait in the queue, about 5 s), slower than numbers arrive."""
-        number = getattr(record, number_field) or ""
-        counter = int(number[7:]) if number[7:].isdigit() else 0
-        if not counter:
+        """The number after this one, deferred while this one was on its way (its own push, or a batch holding it),
+        goes now rather than at its time: a lane that fell behind (a job lost with its worker) would else catch up
+        one number per deferral (SYNC_LANE_WAIT_SECONDS and the wait in the queue, about 5 s), slower than numbers
+        arrive, and a batch that met another worker's batch of its series still running would wait out its 5 s."""
+        following = next_number(getattr(record, number_field) or "")
+        if not following:
             return
         model = type(record)
         pushable = registry["pushables"].get(model)
-        following = model.objects.filter(company_id=record.company_id, remote_id="", sync_state=SyncState.QUEUED,
-                                         **{number_field: f"{number[:7]}{counter + 1:09d}"})
-        pk = following.values_list("pk", flat=True).first()
-        if pk and pushable:
-            path, name = pushable
-            jobs.wake(name=name or path.rsplit(".", 1)[-1], company_id=record.company_id,
-                      target=record_target(model, pk))
+        pk = model.objects.filter(company_id=record.company_id, remote_id="", sync_state=SyncState.QUEUED,
+                                  **{number_field: following}).values_list("pk", flat=True).first()
+        if not pk:
+            return
+        if pushable and jobs.wake(name=pushable[1] or pushable[0].rsplit(".", 1)[-1], company_id=record.company_id,
+                                  target=record_target(model, pk)):
+            return
+        jobs.wake_holding(company_id=record.company_id, label=model._meta.label_lower, pk=pk)  # a batch holds it
 
     waits_for.wake_next = wake_next
     return waits_for

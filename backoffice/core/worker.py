@@ -10,7 +10,7 @@ itself more often.
   not left overdue for minutes (make chaos found it).
 - An idle worker waits on the queue for at most that interval, so that its maintenance is not put off for the
   worker's TTL (RQ's default, 405 s, left an idle survivor's scheduler off for minutes).
-- Fair between companies (core.jobs): a worker of the shared queue listens to every company's queue too, found
+- Fair between companies (core.queues): a worker of the shared queue listens to every company's queue too, found
   in Redis every few seconds, and takes the queues in turn (round robin, whatever --dequeue-strategy says):
   after a job of one queue it looks first at the next. An idle worker looks for new queues as often.
 - A lock whose holder is a dead process of this machine is released at that maintenance, so a worker that
@@ -28,7 +28,7 @@ from rq.scheduler import SCHEDULER_KEY_TEMPLATE, RQScheduler
 from rq.scripts import release_lock
 from rq.worker import Worker as RQWorker
 
-from . import jobs
+from . import queues as job_queues
 from .supervisor import alive
 
 logger = logging.getLogger(__name__)
@@ -90,7 +90,7 @@ class Worker(RQWorker):
             self._next_look = time.monotonic() + LOOK_FOR_QUEUES_SECONDS
             try:
                 known = {queue.name for queue in self.queues}
-                new = [queue for queue in jobs.queues(self.connection) if queue.name not in known]
+                new = [queue for queue in job_queues.all_queues(self.connection) if queue.name not in known]
             except RedisError:  # Redis away: RQ's own wait meets it and waits for it
                 new = []
             self.queues = [*self.queues, *new]  # maintenance cleans the registries of every queue listened to
@@ -99,7 +99,7 @@ class Worker(RQWorker):
 
     def _listens_to_companies(self) -> bool:
         # A worker of the shared queue (RQ asks for the wait before the queues are set: the connection's timeout)
-        return jobs.DEFAULT_QUEUE in [queue.name for queue in getattr(self, "queues", ())]
+        return job_queues.DEFAULT_QUEUE in [queue.name for queue in getattr(self, "queues", ())]
 
     @_ordered_queues.setter
     def _ordered_queues(self, value):

@@ -13,14 +13,27 @@ _NAMES = "|".join(re.escape(name) for name in SECRET_NAMES)
 MASK = "***"
 EXCERPT_LIMIT = 2000
 
+# (pattern, replacement, words one of which a text must hold for the pattern to match): a text without any of
+# them (most bodies: a ticket's is read in a tenth of the time) is not scanned by the pattern at all.
 _PATTERNS = [
     # "password": "x"  /  'token': 'x'
-    (re.compile(rf'(["\']?(?:{_NAMES})["\']?\s*[:=]\s*)(["\'])(.*?)(?<!\\)\2', re.IGNORECASE), rf"\1\2{MASK}\2"),
+    (re.compile(rf'(["\']?(?:{_NAMES})["\']?\s*[:=]\s*)(["\'])(.*?)(?<!\\)\2', re.IGNORECASE), rf"\1\2{MASK}\2",
+     SECRET_NAMES),
     # password=x&...  (form bodies, query strings)
-    (re.compile(rf"((?:^|[?&\s])(?:{_NAMES})=)([^&\s]+)", re.IGNORECASE), rf"\1{MASK}"),
+    (re.compile(rf"((?:^|[?&\s])(?:{_NAMES})=)([^&\s]+)", re.IGNORECASE), rf"\1{MASK}", SECRET_NAMES),
     # Authorization: Bearer x
-    (re.compile(r"(Bearer\s+)[A-Za-z0-9\-._~+/=]+", re.IGNORECASE), rf"\1{MASK}"),
+    (re.compile(r"(Bearer\s+)[A-Za-z0-9\-._~+/=]+", re.IGNORECASE), rf"\1{MASK}", ("bearer",)),
 ]
+
+
+def _folded(text: str) -> str:
+    """text in lower case, with every letter outside ASCII that re.IGNORECASE takes for an ASCII one turned into it
+    ("Authorızation" is matched): "ı" and "ſ"; lower() already turns the Kelvin sign into "k" and "İ" into "i" and a
+    combining dot, dropped here. Replacements, not str.translate, which takes 70 µs for a ticket's body."""
+    folded = text.lower()
+    if not folded.isascii():
+        folded = folded.replace("\u0307", "").replace("ı", "i").replace("ſ", "s")
+    return folded
 
 
 def redact(text, secrets=()):
@@ -31,8 +44,10 @@ def redact(text, secrets=()):
     for secret in secrets:
         if secret and len(secret) >= 4:
             text = text.replace(secret, MASK)
-    for pattern, replacement in _PATTERNS:
-        text = pattern.sub(replacement, text)
+    folded = _folded(text)
+    for pattern, replacement, words in _PATTERNS:
+        if any(word in folded for word in words):
+            text = pattern.sub(replacement, text)
     return text
 
 

@@ -298,8 +298,14 @@ def tickets_push_batch(kind, pks) -> str:
         # The number before it is in this batch: its lane pushed it just before (or stopped before this one).
         return "" if sync.previous_number(record.ticket_number) in numbers else ticket_waits_for(record)
 
+    def landed(record):
+        # The next number is another job's (a later batch, or a ticket queued alone): it may wait for this one.
+        if sync.next_number(record.ticket_number) not in numbers:
+            ticket_waits_for.wake_next(record)
+
     counts = batch.push_batch(batch.Pusher(model, lane, int(conf.get("TICKET_PUSH_CONCURRENCY")),
-                                           key=lambda pk: queued[pk].prefix, waits_for=waits_for), in_number_order)
+                                           key=lambda pk: queued[pk].prefix, waits_for=waits_for, landed=landed),
+                              in_number_order)
     if model.objects.filter(pk__in=pks, sync_state=SyncState.SYNCED, remote_status__in=WORKING_STATUSES).exists():
         poll_soon(company_id=company.pk)
     return ngettext("%(sent)s ticket sent, %(refused)s refused.", "%(sent)s tickets sent, %(refused)s refused.",

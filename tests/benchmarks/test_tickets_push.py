@@ -1,5 +1,5 @@
 """Pushing tickets through the real worker to the sandbox against a bare loop of HTTP requests posting
-the same payloads to the sandbox. Prints both throughputs and their ratio, measured in the same run;
+the same payloads to the sandbox (half before the worker's run, half after). Prints both throughputs and their ratio, measured in the same run;
 asserts the ratio (at least 0.5) and that every ticket went exactly once, never an absolute time.
 Run with `make bench` (BENCH_PUSH_TICKETS changes the count, 5,000 by default; BENCH_PUSH_PREFIXES the
 number of series they are numbered in, 3 by default: the tickets of one prefix go through one lane, in
@@ -35,16 +35,21 @@ def test_push_through_the_worker_against_a_bare_request_loop(sandbox, make_sandb
     tickets = spread_over_series(make_tickets(worker_company, COUNT), PREFIXES)
     payloads = [services.ticket_payload(ticket) for ticket in tickets]
 
-    # The least a push can cost: one POST after another on a kept-alive session, nothing recorded.
+    # The least a push can cost: one POST after another on a kept-alive session, nothing recorded. Half before the
+    # worker's run and half after it, so that a machine busier in one part of the run weighs on both sides alike.
     session = requests.Session()
     session.trust_env = False
     url = worker_company.base_url("ticket") + "/v1/event-ticket"
     headers = {"x-api-key": bare_company.api_key}
-    start = time.perf_counter()
-    for payload in payloads:
-        response = session.post(url, json=payload, headers=headers, timeout=30)
-        assert response.status_code == 200, response.text
-    bare_rate = COUNT / (time.perf_counter() - start)
+
+    def bare_loop(part) -> float:
+        start = time.perf_counter()
+        for payload in part:
+            response = session.post(url, json=payload, headers=headers, timeout=30)
+            assert response.status_code == 200, response.text
+        return time.perf_counter() - start
+
+    bare_seconds = bare_loop(payloads[:COUNT // 2])
 
     # The same payloads through the job machinery and the real worker(s) with --with-scheduler.
     queue = django_rq.get_queue("default")
@@ -70,6 +75,7 @@ def test_push_through_the_worker_against_a_bare_request_loop(sandbox, make_sandb
             stop(process)
         _empty(queue)
 
+    bare_rate = COUNT / (bare_seconds + bare_loop(payloads[COUNT // 2:]))
     assert EventTicket.objects.filter(company=worker_company, sync_state=SyncState.SYNCED).count() == COUNT
     creates = sum(row["count"] for row in sandbox.stats()["requests"]
                   if row["method"] == "POST" and row["path"] == "/ticket/v1/event-ticket" and row["status"] == 200)
@@ -78,5 +84,5 @@ def test_push_through_the_worker_against_a_bare_request_loop(sandbox, make_sandb
     print(f"\n[bench] pushing {COUNT:,} event tickets in {len(PREFIXES)} series on {connection.vendor}: "
           f"bare request loop {bare_rate:,.0f}/s; "
           f"through {WORKERS} worker(s) {worker_rate:,.0f}/s (enqueueing took {enqueued:.1f} s of it); "
-          f"ratio {ratio:.2f} (at least 0.5)")
+          f"ratio {ratio:.2f} (target at least 0.85; asserted at least 0.5, as a busy machine may fall below it)")
     assert ratio >= 0.5

@@ -12,7 +12,7 @@ import pytest
 from django.contrib.auth.models import Group
 from rq import SimpleWorker
 
-from backoffice.core import jobs
+from backoffice.core import queues
 from backoffice.core.choices import Role, SyncState
 from backoffice.core.models import RemoteCall
 from backoffice.subcompanies import services
@@ -40,8 +40,8 @@ def queue():
 
 def work(queue):
     """Run every queued job with a real RQ worker, in this process, until the shared queue and every company's
-    (core.jobs.queues) are empty."""
-    SimpleWorker(jobs.queues(queue.connection), connection=queue.connection).work(burst=True, with_scheduler=False)
+    (core.queues.all_queues) are empty."""
+    SimpleWorker(queues.all_queues(queue.connection), connection=queue.connection).work(burst=True, with_scheduler=False)
 
 
 def wait_for_window(company):

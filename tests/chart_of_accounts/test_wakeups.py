@@ -11,8 +11,7 @@ from backoffice.chart_of_accounts import services as chart
 from backoffice.chart_of_accounts.models import Account
 from backoffice.core.choices import JobStatus, SyncState
 from tests.current_accounts.test_services import client
-from tests.current_accounts.test_wakeups import assert_woken, lands, push_runs, running
-from tests.testapp.testing import rq_queue, run_rq_job  # noqa: F401 (fixture)
+from tests.testapp.testing import assert_woken, lands, push_runs, rq_queue, run_rq_job, running  # noqa: F401 (fixture)
 
 # The database engine matters here (the runs' rows and their commits): CI's SQLite pass runs these too.
 pytestmark = [pytest.mark.django_db, pytest.mark.database]

@@ -14,7 +14,7 @@ from django.core.exceptions import ImproperlyConfigured
 from django.utils import translation
 from rq.job import Job
 
-from backoffice.core import jobs
+from backoffice.core import jobs, queues
 from backoffice.core.choices import JobStatus, SyncState
 from backoffice.core.models import JobRun
 from backoffice.core.registry import registry
@@ -272,7 +272,7 @@ def test_a_queued_job_that_lost_its_place_in_the_queue_is_lost(rq_queue, company
                              delay=3600)
     later.refresh_from_db()
     connection = rq_queue.connection
-    connection.lrem(jobs._queue(stranded.queue).key, 0, stranded.rq_job_id)  # its company's queue
+    connection.lrem(queues.get(stranded.queue).key, 0, stranded.rq_job_id)  # its company's queue
     assert jobs.reap_lost() == 0  # young: its submission may still be on its way
     JobRun.objects.update(enqueued_at=waiting.enqueued_at - jobs._SUBMIT_GRACE * 2)
     with django_capture_on_commit_callbacks(execute=True):
@@ -377,3 +377,29 @@ def test_an_old_relay_path_finds_the_body_of_its_name_in_its_app_or_the_app_spli
         "backoffice.dispatch.taxpayers.taxpayers_refresh"
     with pytest.raises(ImportError):
         jobs.job_body("backoffice.tickets.jobs.no_such_relay")
+
+
+CALLS = []
+
+
+def body_counted(name):
+    CALLS.append(name)
+    return f"ran {name}"
+
+
+def test_a_job_delivered_again_while_its_run_is_running_does_nothing(rq_queue, company,
+                                                                    django_capture_on_commit_callbacks):
+    """jobs.wake and RQ's scheduler may both move one deferred job in the same instant: its second delivery finds the
+    run RUNNING (another worker has it) and neither runs the body nor counts an attempt."""
+    CALLS.clear()
+    run = start("body_counted", args=["twice"], company=company, target="twice",
+                capture=django_capture_on_commit_callbacks)
+    JobRun.objects.filter(pk=run.pk).update(status=JobStatus.RUNNING, attempts=1)  # the first delivery runs it
+    assert jobs.run_job(run.pk, f"{HERE}.body_counted", ["twice"]) is None
+    run.refresh_from_db()
+    assert CALLS == [] and (run.status, run.attempts) == (JobStatus.RUNNING, 1)
+
+    JobRun.objects.filter(pk=run.pk).update(status=JobStatus.DEFERRED)  # as the first delivery left it: runs again
+    assert jobs.run_job(run.pk, f"{HERE}.body_counted", ["twice"]) == "ran twice"
+    run.refresh_from_db()
+    assert CALLS == ["twice"] and (run.status, run.attempts) == (JobStatus.SUCCEEDED, 2)

@@ -11,10 +11,11 @@ from rq.job import Job
 from rq.job import JobStatus as RQStatus
 from rq.registry import ScheduledJobRegistry
 
-from backoffice.core import jobs
+from backoffice.core import jobs, queues
 from backoffice.core.choices import JobStatus, SyncState
 from backoffice.core.models import JobRun
 from backoffice.core.sync import record_target
+from backoffice.remote.errors import RateLimited
 from backoffice.tickets.models import EventTicket
 from tests.testapp.testing import rq_queue, run_rq_job, scheduled_at  # noqa: F401 (fixture)
 from tests.tickets.test_numbering import platform_numbers
@@ -32,6 +33,15 @@ def body_waits_for(key):
     if not jobs.flag_is_set(key):
         raise jobs.TryLater(WAIT, "waits for the number before it")
     return "sent"
+
+
+def body_woken_while_running(company_id, target, rate_limited):
+    """A run that finds its number waiting, while another worker lands the number before it (which wakes this run,
+    still RUNNING) before this run has deferred."""
+    assert jobs.wake(name="lane_push", company_id=company_id, target=target) is True
+    if rate_limited:
+        raise RateLimited(WAIT)
+    raise jobs.TryLater(WAIT, "waits for the number before it")
 
 
 @pytest.fixture(autouse=True)
@@ -52,7 +62,7 @@ def deferred(company, capture, *, target="lane:2", key=None):
 
 
 def run_queue():
-    return jobs._queue(jobs.DEFAULT_QUEUE)
+    return queues.shared()
 
 
 def queued_times(rq_queue, rq_job_id):
@@ -151,3 +161,66 @@ def test_a_ticket_that_lands_wakes_the_deferred_push_of_the_next_number(
     assert set(EventTicket.objects.filter(pk__in=[t.pk for t in tickets]).values_list("sync_state", flat=True)) == {
         SyncState.SYNCED}
     assert platform_numbers(sandbox_company) == [t.ticket_number for t in tickets]
+
+
+def test_a_batch_that_sends_a_number_wakes_the_deferred_batch_holding_the_next(
+        fast, sandbox_company, rq_queue, settings, django_capture_on_commit_callbacks):
+    """Two batches of one series on two workers: the later numbers' batch ran first and waits (DEFERRED) for the
+    earlier one's last number; when the earlier batch writes that number SYNCED, the waiting batch goes to the queue
+    at once rather than after SYNC_LANE_WAIT_SECONDS. A batch whose next number is its own wakes nothing."""
+    from backoffice.core.sync import selection_target
+    from backoffice.tickets import services
+    from tests.tickets.conftest import make_tickets
+
+    settings.SYNC_LANE_WAIT_SECONDS = WAIT
+    tickets = make_tickets(sandbox_company, 6, prefix="BWK")
+    EventTicket.objects.filter(pk__in=[t.pk for t in tickets]).update(sync_state=SyncState.QUEUED)
+    earlier, later = [t.pk for t in tickets[:3]], [t.pk for t in tickets[3:]]
+
+    def batch_run(pks):
+        with django_capture_on_commit_callbacks(execute=True):
+            return jobs.enqueue(services.tickets_push_batch, name="tickets_push_batch", company=sandbox_company,
+                                target=selection_target(EventTicket, pks), args=["event", pks])
+
+    first, second = batch_run(earlier), batch_run(later)
+    assert run_rq_job(second) is None  # its first number waits for the earlier batch's last: deferred
+    second.refresh_from_db()
+    assert second.status == JobStatus.DEFERRED and scheduled_at(rq_queue, second.rq_job_id) is not None
+
+    assert run_rq_job(first) == "3 tickets sent, 0 refused."
+    second.refresh_from_db()
+    assert scheduled_at(rq_queue, second.rq_job_id) is None, "the waiting batch still waits for its time"
+    assert queued_times(rq_queue, second.rq_job_id) == 1
+    assert run_rq_job(second) == "3 tickets sent, 0 refused."
+    assert platform_numbers(sandbox_company) == [t.ticket_number for t in tickets]
+
+
+def test_a_wake_finds_only_a_deferred_batch_that_holds_the_number(company, rq_queue,
+                                                                 django_capture_on_commit_callbacks):
+    """jobs.wake_holding: a batch of other records, or of the record but not deferred, stays where it is."""
+    others = deferred(company, django_capture_on_commit_callbacks, target="tickets.eventticket:7+2:abc")
+    JobRun.objects.filter(pk=others.pk).update(job_args={"args": ["event", [7, 8, 9]]})
+    assert jobs.wake_holding(company_id=company.pk, label="tickets.eventticket", pk=10) is False
+    assert jobs.wake_holding(company_id=company.pk, label="invoices.invoice", pk=8) is False  # another model
+    assert scheduled_at(rq_queue, others.rq_job_id) is not None
+    assert jobs.wake_holding(company_id=company.pk, label="tickets.eventticket", pk=8) is True
+    assert scheduled_at(rq_queue, others.rq_job_id) is None and queued_times(rq_queue, others.rq_job_id) == 1
+    assert jobs.wake_holding(company_id=company.pk, label="tickets.eventticket", pk=8) is False  # moved already
+
+
+@pytest.mark.parametrize("rate_limited", [False, True], ids=["waits-for-a-number", "rate-limited"])
+def test_a_run_woken_while_running_goes_to_the_queue_as_soon_as_it_defers(
+        company, rq_queue, rate_limited, django_capture_on_commit_callbacks):
+    """The wake came while the run still ran (a batch's other lanes still busy): it defers and goes to its queue at
+    once, not at its time. A deferral for the platform's rate limit keeps its time: the window must pass."""
+    with django_capture_on_commit_callbacks(execute=True):
+        run = jobs.enqueue(f"{HERE}.body_woken_while_running", name="lane_push", company=company, target="lane:5",
+                           args=[company.pk, "lane:5", rate_limited])
+    assert run_rq_job(run) is None
+    run.refresh_from_db()
+    assert run.status == JobStatus.DEFERRED
+    if rate_limited:
+        assert scheduled_at(rq_queue, run.rq_job_id) is not None and queued_times(rq_queue, run.rq_job_id) == 0
+    else:
+        assert scheduled_at(rq_queue, run.rq_job_id) is None, "the woken run waits for its time"
+        assert queued_times(rq_queue, run.rq_job_id) == 1

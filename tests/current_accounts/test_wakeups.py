@@ -3,21 +3,15 @@ run may have looked before the landing and end with "waits for its current accou
 of its own instead of joining the running one (sync.enqueue_push(..., join_running=False))."""
 
 from dataclasses import replace
-from datetime import datetime
-from datetime import timezone as dt_timezone
 
 import pytest
-from django.utils import timezone, translation
-from rq.job import Job
-from rq.job import JobStatus as RQStatus
+from django.utils import translation
 
 from backoffice.chart_of_accounts import services as chart
 from backoffice.core.choices import JobStatus, SyncState
-from backoffice.core.models import JobRun
-from backoffice.core.sync import record_target
 from backoffice.current_accounts import services
 from backoffice.current_accounts.models import Address, Bank, Contact, CurrentAccount, Mapping
-from tests.testapp.testing import rq_queue, run_rq_job  # noqa: F401 (fixture)
+from tests.testapp.testing import assert_woken, lands, push_runs, rq_queue, run_rq_job, running  # noqa: F401 (fixture)
 
 from .test_services import chart_tree, first_address, new_account, push
 
@@ -35,37 +29,6 @@ CHILDREN = {
 def english():
     with translation.override("en"):
         yield
-
-
-def push_runs(record):
-    return JobRun.objects.filter(target=record_target(type(record), record.pk)).order_by("pk")
-
-
-def running(record, queue):
-    """The record's push run, as a worker has it now: RUNNING here, its RQ job STARTED and beating (alive)."""
-    [run] = push_runs(record)
-    rq_job = Job.fetch(run.rq_job_id, connection=queue.connection)
-    queue.remove(rq_job)  # taken by the worker
-    rq_job.set_status(RQStatus.STARTED)
-    rq_job.heartbeat(datetime.now(dt_timezone.utc), 60)
-    JobRun.objects.filter(pk=run.pk).update(status=JobStatus.RUNNING, started_at=timezone.now())
-    return run
-
-
-def lands(record, **fields):
-    """The record's push has just reached the platform: SYNCED with its id."""
-    type(record).objects.filter(pk=record.pk).update(sync_state=SyncState.SYNCED, synced_at=timezone.now(), **fields)
-    record.refresh_from_db()
-    return record
-
-
-def assert_woken(record, run, queue):
-    """A second run of the record's push, QUEUED and on its queue, besides the one still running."""
-    runs = list(push_runs(record))
-    assert [r.pk for r in runs][0] == run.pk and JobRun.objects.get(pk=run.pk).status == JobStatus.RUNNING
-    woken = [r for r in runs if r.pk != run.pk]
-    assert len(woken) == 1, "the wake-up joined the running push instead of enqueueing one of its own"
-    assert woken[0].status == JobStatus.QUEUED and woken[0].rq_job_id in queue.job_ids
 
 
 @pytest.mark.parametrize("model", list(CHILDREN), ids=lambda model: model.__name__)

@@ -29,3 +29,15 @@ def test_filter_cleans_log_records():
     record = logging.LogRecord("x", logging.INFO, __file__, 1, "sent %s", ("Bearer sekrit-token",), None)
     RedactingFilter().filter(record)
     assert "sekrit" not in record.getMessage()
+
+
+def test_names_in_any_letter_case_the_pattern_takes_are_masked_though_a_text_is_scanned_only_when_it_holds_one():
+    # re.IGNORECASE matches "ı", "İ", "ſ" and the Kelvin sign as ASCII letters: the quick check before the scan too.
+    for text, secret in (('{"AUTHORİZATİON": "Basic c2VjcmV0LTEy"}', "c2VjcmV0LTEy"),
+                         ('{"Passworđ": "x", "paſſword": "pw-ſ-1234"}', "pw-ſ-1234"),
+                         ("authorızatıon=hidden-5678&x=1", "hidden-5678"),
+                         ('{"\u212aEY": 1, "TO\u212aEN": "t-9999"}', "t-9999"),
+                         ("sent with BEARER abc.def-4321", "abc.def-4321")):
+        assert secret not in redact(text), text
+    plain = '{"ticketNumber": "PSA2026000000001", "customerFirstName": "Işıl", "amount": 100}'
+    assert redact(plain) == plain

@@ -9,10 +9,12 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
 from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
+import redis
 
 from backoffice.core import crypto, platform
 from backoffice.core.platform import client_for
@@ -21,7 +23,7 @@ from backoffice.remote.errors import AuthenticationFailed
 from backoffice.remote.invoices import InvoicesClient
 from backoffice.remote.passenger_lists import PassengerListClient
 from backoffice.remote.tickets import EventTicketClient, PassengerTicketClient
-from backoffice.remote.tokens import token_key
+from backoffice.remote.tokens import RedisTokenStore, token_key
 
 ROOT = Path(__file__).resolve().parents[2]
 INVOICE_ID = "6f1c0a4e-0000-4000-8000-000000000001"
@@ -235,3 +237,72 @@ def test_a_late_401_drops_only_the_token_that_failed(sandbox, sandbox_service_us
     assert store.get(key) == "token-renewed-by-another-process"
     store.drop(key, "token-renewed-by-another-process")
     assert store.get(key) is None
+
+
+# --- (d) a token read from Redis once per process, then held until its Redis key expires ----------------
+
+def _other_process_store(redis_connection):
+    """The store of another process of the deployment: the same Redis, key secret and cipher, holding nothing."""
+    return RedisTokenStore(redis_connection, crypto.encrypt, crypto.decrypt, prefix=platform.token_store().prefix,
+                           key_secret=platform.token_store().key_secret)
+
+
+def test_a_token_is_read_from_redis_once_then_held_until_its_key_expires(sandbox, sandbox_service_user_company,
+                                                                       redis_connection):
+    sandbox.configure(token_lifetime_seconds=600)
+    client_for(sandbox_service_user_company, InvoicesClient).outbox_status(INVOICE_ID)
+    key = shared_key(sandbox_service_user_company)
+    other = _other_process_store(redis_connection)
+    token = other.get(key)  # the first read: GET and PTTL in one round trip
+    name = other.redis_key(key)
+    left_ms = redis_connection.pttl(name)
+    assert token and 0 < left_ms <= (600 - 60) * 1000
+
+    redis_connection.set(name, "what a read of Redis would see now", px=left_ms)
+    assert other.get(key) == token  # held: nothing read from Redis
+    assert other.held._tokens[key][1] - time.monotonic() <= left_ms / 1000  # and not past the key's own expiry
+
+    redis_connection.delete(name)
+    fresh = _other_process_store(redis_connection)
+    assert fresh.get(key) is None  # a process that holds nothing reads Redis
+    redis_connection.set(name, "no expiry: not a key this store wrote")
+    assert fresh.get(key) is None
+
+
+def test_a_token_held_by_one_process_and_refused_is_dropped_and_the_renewed_one_read(
+        sandbox, sandbox_service_user_company, redis_connection):
+    company = sandbox_service_user_company
+    client_for(company, InvoicesClient).outbox_status(INVOICE_ID)
+    key = shared_key(company)
+    stale = platform.token_store().get(key)
+    elsewhere = _other_process_store(redis_connection)
+    assert elsewhere.get(key) == stale  # another process holds the token too
+
+    # The platform refuses the token; this process renews it (one 401, one new token).
+    sandbox.add_fault(path="/invoice/*", expire_tokens=True, remaining=1)
+    client_for(company, InvoicesClient).outbox_status(INVOICE_ID)
+    renewed = platform.token_store().get(key)
+    assert renewed != stale and elsewhere.get(key) == stale  # the other process still holds the old one
+
+    # The other process learns it from the platform's 401 on its held token: drops that one only, reads the renewed.
+    elsewhere.drop(key, stale)
+    assert elsewhere.get(key) == renewed
+    assert platform.token_store().get(key) == renewed
+    assert sandbox.stats()["tokens_issued"] == 2
+
+
+def test_calls_go_on_with_the_held_token_while_redis_is_away(sandbox, sandbox_service_user_company):
+    company = sandbox_service_user_company
+    client = client_for(company, InvoicesClient)
+    client.outbox_status(INVOICE_ID)
+    store = platform.token_store()
+    held = store.held.get(shared_key(company))
+    assert held
+    away = redis.Redis(host="127.0.0.1", port=1, socket_connect_timeout=0.2)  # nothing listens on port 1
+    away_store = RedisTokenStore(away, crypto.encrypt, crypto.decrypt, prefix=store.prefix, key_secret=store.key_secret)
+    away_store.held.put(shared_key(company), held, 60)
+    assert away_store.get(shared_key(company)) == held
+    away_store.drop(shared_key(company), held)  # Redis away: dropped here all the same
+    assert away_store.get(shared_key(company)) is None
+    away_store.put(shared_key(company), "fetched-while-redis-was-away", 60)
+    assert away_store.get(shared_key(company)) == "fetched-while-redis-was-away"

@@ -7,22 +7,26 @@ import sys
 import tempfile
 import time
 from contextlib import contextmanager
+from datetime import datetime
+from datetime import timezone as dt_timezone
 from pathlib import Path
 
 import django_rq
 import pytest
 from django.db import connection
+from django.utils import timezone
 from rq import Worker
 from rq.job import Job
+from rq.job import JobStatus as RQStatus
 from rq.registry import ScheduledJobRegistry
 
-from backoffice.core import jobs
+from backoffice.core import queues
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 class Queues:
-    """The shared queue and every company's (core.jobs.queues) read as one, as a worker takes them: how many jobs
+    """The shared queue and every company's (core.queues.all_queues) read as one, as a worker takes them: how many jobs
     wait, which, in the queues' order; anything else (name, connection, key, the schedule) is the shared queue's."""
 
     def __init__(self, shared):
@@ -32,7 +36,7 @@ class Queues:
         return getattr(self.shared, name)
 
     def all(self):
-        return jobs.queues(self.shared.connection)
+        return queues.all_queues(self.shared.connection)
 
     @property
     def count(self):
@@ -64,15 +68,15 @@ def rq_queue():
 
 
 def _empty(queue):
-    """The shared queue and every company's (core.jobs.queues): their jobs and the schedule; the company queues are
+    """The shared queue and every company's (core.queues.all_queues): their jobs and the schedule; the company queues are
     forgotten (a test's company may have the pk of an earlier test's)."""
-    for each in jobs.queues(queue.connection):
+    for each in queues.all_queues(queue.connection):
         each.empty()
         registry = ScheduledJobRegistry(queue=each)
         for job_id in registry.get_job_ids():
             queue.connection.delete(Job.key_for(job_id))
         queue.connection.delete(registry.key)
-        if each.name != jobs.DEFAULT_QUEUE:
+        if each.name != queues.DEFAULT_QUEUE:
             each.delete()
 
 
@@ -90,6 +94,51 @@ def run_rq_job(run):
     queue.remove(job)  # taken off the queue / the schedule, as a worker's dequeue does
     ScheduledJobRegistry(queue=queue.shared).remove(job)
     return job.func(*job.args, **job.kwargs)
+
+
+def push_runs(record):
+    """The JobRuns of a record's own push, oldest first."""
+    from backoffice.core.models import JobRun
+    from backoffice.core.sync import record_target
+
+    return JobRun.objects.filter(target=record_target(type(record), record.pk)).order_by("pk")
+
+
+def running(record, queue):
+    """The record's push run, as a worker has it now: RUNNING here, its RQ job taken off its queue, STARTED and
+    beating (alive)."""
+    from backoffice.core.choices import JobStatus
+    from backoffice.core.models import JobRun
+
+    [run] = push_runs(record)
+    rq_job = Job.fetch(run.rq_job_id, connection=queue.connection)
+    queue.remove(rq_job)
+    rq_job.set_status(RQStatus.STARTED)
+    rq_job.heartbeat(datetime.now(dt_timezone.utc), 60)
+    JobRun.objects.filter(pk=run.pk).update(status=JobStatus.RUNNING, started_at=timezone.now())
+    return run
+
+
+def lands(record, **fields):
+    """The record's push has just reached the platform (another worker's): SYNCED with what it got."""
+    from backoffice.core.choices import SyncState
+
+    type(record).objects.filter(pk=record.pk).update(sync_state=SyncState.SYNCED, synced_at=timezone.now(), **fields)
+    record.refresh_from_db()
+    return record
+
+
+def assert_woken(record, run, queue):
+    """A second run of the record's push, QUEUED and on its queue, besides the one still running: a wake-up that
+    joined the running run would leave the record QUEUED once that run ends with "waits"."""
+    from backoffice.core.choices import JobStatus
+    from backoffice.core.models import JobRun
+
+    runs = list(push_runs(record))
+    assert [r.pk for r in runs][0] == run.pk and JobRun.objects.get(pk=run.pk).status == JobStatus.RUNNING
+    woken = [r for r in runs if r.pk != run.pk]
+    assert len(woken) == 1, "the wake-up joined the running push instead of enqueueing one of its own"
+    assert woken[0].status == JobStatus.QUEUED and woken[0].rq_job_id in queue.job_ids
 
 
 def database_url() -> str:
