@@ -40,10 +40,10 @@ from rq.registry import ScheduledJobRegistry
 
 from backoffice.remote.errors import RateLimited, RemoteError
 
+from . import queues
 from .choices import JobStatus
 from .failures import failure
 from .joblabels import register_job_labels
-from . import queues
 from .models import Company, JobRun
 from .redaction import redact
 from .registry import registry

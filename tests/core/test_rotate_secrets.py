@@ -5,6 +5,7 @@ from cryptography.fernet import Fernet
 from django.core.management import CommandError, call_command
 from django.db import connection
 
+from backoffice.core.management.commands import rotate_secrets
 from backoffice.core.models import Company
 
 pytestmark = pytest.mark.django_db
@@ -18,7 +19,8 @@ def stored(company, column):
         return cursor.fetchone()[0]
 
 
-def test_secrets_are_re_encrypted_with_the_newest_key_and_read_without_the_old_one(settings, capsys):
+def test_secrets_are_re_encrypted_with_the_newest_key_and_read_without_the_old_one(settings, capsys, monkeypatch):
+    monkeypatch.setattr(rotate_secrets, "CHUNK", 1)  # a row a statement: every row read past the chunks' seams
     settings.FIELD_ENCRYPTION_KEYS = [OLD]
     with_key = Company.objects.create(name="Anahtarlı A.Ş.", api_key="key-rotate-0001",
                                       service_username="svc", service_password="pw-rotate-0002")

@@ -26,21 +26,21 @@ def encrypted_fields():
 
 
 def rotate(model, names) -> int:
-    """Every row of model with a value in names read and written again; the rows written."""
-    written = 0
+    """Every row of model with a value in names read and written again, CHUNK rows at a time (by pk: no server-side
+    cursor, which a failed read would leave open in a rolled-back transaction); the rows written."""
+    written, last = 0, None
+    rows = model._base_manager.only("pk", *names).order_by("pk")
     with transaction.atomic():
-        rows = model._base_manager.only("pk", *names).order_by("pk")
-        batch = []
-        for row in rows.iterator(chunk_size=CHUNK):  # decrypted as read: a value no key opens raises ValueError
-            if any(getattr(row, name) for name in names):
-                batch.append(row)
-            if len(batch) >= CHUNK:
-                model._base_manager.bulk_update(batch, names)
-                written, batch = written + len(batch), []
-        if batch:
-            model._base_manager.bulk_update(batch, names)
-            written += len(batch)
-    return written
+        while True:
+            # Decrypted as read: a value no key opens raises ValueError and rolls the model's writes back.
+            chunk = list((rows if last is None else rows.filter(pk__gt=last))[:CHUNK])
+            if not chunk:
+                return written
+            last = chunk[-1].pk
+            changed = [row for row in chunk if any(getattr(row, name) for name in names)]
+            if changed:
+                model._base_manager.bulk_update(changed, names)
+                written += len(changed)
 
 
 class Command(BaseCommand):
