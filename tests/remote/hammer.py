@@ -8,13 +8,15 @@ import time
 import redis
 
 from backoffice.remote.errors import RateLimited, RemoteError
+from backoffice.remote import ratelimit
 from backoffice.remote.ratelimit import RateLimiter
 from backoffice.remote.transport import Transport, TransportConfig
 
 INVOICE_ID = "6f1c0a4e-0000-4000-8000-000000000001"
 
 
-def run(redis_url, scale, prefix, company_key, base_urls, api_key, duration, ready, go, start, results):
+def run(redis_url, scale, prefix, company_key, base_urls, api_key, duration, ready, go, start, results, margin):
+    ratelimit.MIN_SAFETY_MARGIN = margin  # this process's limiter: the test's scaled window keeps production's margin
     limiter = RateLimiter(redis.Redis.from_url(redis_url), scale=scale, prefix=prefix)
     transport = Transport(
         TransportConfig(company_key=company_key, tier=1, base_urls=base_urls, api_key=api_key,
