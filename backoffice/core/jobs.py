@@ -36,7 +36,6 @@ from django.utils.translation import gettext as _
 from redis.exceptions import RedisError
 from rq.job import Job
 from rq.job import JobStatus as RQStatus
-from rq.registry import ScheduledJobRegistry
 
 from backoffice.remote.errors import RateLimited, RemoteError
 
@@ -263,19 +262,7 @@ def _take_mark(run: JobRun) -> bool:
 
 
 def _move_now(run: JobRun) -> bool:
-    """The run's RQ job from the shared queue's schedule to the queue, taken out with one ZREM so that only one of
-    us and the scheduler moves it (should both, run_job starts it once: _STARTABLE)."""
-    if not run.rq_job_id:
-        return False
-    try:
-        shared = queues.shared()  # deferred work waits in the shared queue's schedule (core.queues)
-        if not shared.connection.zrem(ScheduledJobRegistry(queue=shared).key, run.rq_job_id):
-            return False
-        shared.enqueue_job(Job.fetch(run.rq_job_id, connection=shared.connection))
-        return True
-    except Exception:  # Redis away or the job gone: it runs at its time, or the sweep finds it lost
-        logger.warning("could not wake %s %s", run.name, run.target, exc_info=True)
-        return False
+    return bool(run.rq_job_id) and queues.move_now(run.rq_job_id)
 
 
 def _is_alive(run: JobRun, rq_job: Job | None = None, *, fetched=False, queued: dict | None = None) -> bool:
@@ -437,7 +424,8 @@ def run_job(run_id: int, path: str, args=(), kwargs=None):
         else:
             message = _("Waiting %(seconds)s s for the platform's rate limit.") % {"seconds": math.ceil(exc.wait)}
         _run_again(run, path, args, kwargs, exc.wait, JobStatus.DEFERRED, message, counted=False)
-        if isinstance(exc, TryLater) and _take_mark(run):  # what it waits for happened while it ran (wake)
+        # What it waits for happened while it ran (wake): at once. A rate-limit deferral keeps its time; its mark goes.
+        if _take_mark(run) and isinstance(exc, TryLater):
             run.refresh_from_db(fields=["status", "rq_job_id"])
             _move_now(run)
         return None

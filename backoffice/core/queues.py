@@ -6,6 +6,7 @@ invoice. Work that waits a while (a retry, a deferral after a 429, a delayed sta
 schedule: RQ's scheduler moves only the queues a worker named when it started.
 """
 
+import logging
 import math
 import time
 from datetime import datetime
@@ -18,6 +19,8 @@ from rq.job import Job
 from rq.job import JobStatus as RQStatus
 from rq.queue import Queue
 from rq.registry import ScheduledJobRegistry
+
+logger = logging.getLogger(__name__)
 
 DEFAULT_QUEUE = "default"
 COMPANY_QUEUE_PREFIX = "company-"
@@ -93,3 +96,17 @@ def waiting(rq_job: Job, status, queued: dict | None = None) -> bool:
         return rq_job.get_status(refresh=True) != status or present()
     except RedisError:
         return True  # cannot tell: do not risk a duplicate
+
+
+def move_now(rq_job_id: str) -> bool:
+    """A scheduled job from the shared queue's schedule to the queue, taken out with one ZREM so that only one of us
+    and the scheduler moves it (should both, jobs.run_job starts its run once). False when it was not there."""
+    try:
+        common = shared()  # deferred work waits in the shared queue's schedule
+        if not common.connection.zrem(ScheduledJobRegistry(queue=common).key, rq_job_id):
+            return False
+        common.enqueue_job(Job.fetch(rq_job_id, connection=common.connection))
+        return True
+    except Exception:  # Redis away or the job gone: it runs at its time, or the sweep finds it lost
+        logger.warning("could not move job %s out of the schedule", rq_job_id, exc_info=True)
+        return False

@@ -125,7 +125,7 @@ def test_wake_without_redis_leaves_the_run_to_its_time(company, rq_queue, monkey
     def away(*args, **kwargs):
         raise RedisConnectionError("Redis is away")
 
-    monkeypatch.setattr(jobs, "ScheduledJobRegistry", away)
+    monkeypatch.setattr(queues, "ScheduledJobRegistry", away)
     assert wake(company) is False
     monkeypatch.undo()
     assert scheduled_at(rq_queue, run.rq_job_id) is not None
