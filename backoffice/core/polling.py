@@ -54,6 +54,7 @@ class StatusPoll:
     follow_delay: Callable = lambda: 10  # seconds between two runs while following
     keep_following: Callable | None = None  # (company) -> bool; default: a send was less than follow_seconds ago
     defer_when_limited: bool = True  # RateLimited before anything was asked: run again when the window frees
+    after: Callable | None = None  # (company) after a run that changed something (what follows a status)
     options: dict = field(default_factory=dict)
 
 
@@ -96,6 +97,8 @@ def run(poll: StatusPoll, company) -> tuple[int, int]:
             logger.warning("%s: statuses of %s not read: %s", poll.name, [r.remote_id for r in records], exc)
             answers = {}
         changed += _keep(poll, records, answers)
+    if changed and poll.after is not None:
+        poll.after(company)
     return calls, changed
 
 

@@ -6,5 +6,5 @@ from backoffice.core import domains
 class DispatchConfig(domains.DomainConfig):
     name = "backoffice.dispatch"
     verbose_name = _("Dispatch notes")
-    declares = ('copies', 'families', 'mirror', 'push', 'taxpayers')
+    declares = ('copies', 'families', 'invoicing', 'mirror', 'push', 'taxpayers')
     uses = ('current_accounts',)

@@ -38,6 +38,15 @@ paint(DispatchStatus, success=[DispatchStatus.APPROVED, DispatchStatus.AUTO_APPR
       danger=[DispatchStatus.ERROR, DispatchStatus.APPROVAL_ERROR, DispatchStatus.REJECTION_ERROR,
               DispatchStatus.PARTIAL_ACCEPTANCE_ERROR, DispatchStatus.REJECTED],
       warning=[DispatchStatus.PARTIALLY_ACCEPTED])
+# Delivered to the tax authority and not rejected by the receiver: goods that went and are to be invoiced within
+# 7 days (the invoicing watch: dispatch.invoicing).
+SENT_STATUSES = (DispatchStatus.DELIVERED, DispatchStatus.APPROVED, DispatchStatus.APPROVING,
+                 DispatchStatus.APPROVAL_ERROR, DispatchStatus.AUTO_APPROVED, DispatchStatus.AWAITING_APPROVAL,
+                 DispatchStatus.REJECTION_ERROR, DispatchStatus.PARTIALLY_ACCEPTED,
+                 DispatchStatus.PARTIALLY_ACCEPTING, DispatchStatus.PARTIAL_ACCEPTANCE_ERROR)
+# What "Faturalaştır" takes: the receiver's answer is in (approved, by itself after its 7 days, or in part), so the
+# quantities to invoice are known.
+INVOICEABLE_STATUSES = (DispatchStatus.APPROVED, DispatchStatus.AUTO_APPROVED, DispatchStatus.PARTIALLY_ACCEPTED)
 # Document 3, 3.3 (and the issue): a note is changed only as a draft or after an error.
 EDITABLE_STATUSES = (DispatchStatus.DRAFT, DispatchStatus.ERROR)
 # What the create and update bodies may ask for: 0 saves a draft, 20 saves and sends at once.

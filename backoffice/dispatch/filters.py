@@ -5,7 +5,7 @@ from backoffice.core.choices import SyncState
 from backoffice.core import dashboard as core_dashboard
 from backoffice.core.generic import BaseFilterSet, DateFromFilter, DateToFilter
 
-from . import dashboard
+from . import invoicing
 from .choices import Answer, DispatchStatus, Profile, ReplyStatus, Source
 from .models import DispatchNote, DispatchTaxpayer, ReceivedReply
 
@@ -22,15 +22,22 @@ class DispatchNoteFilterSet(BaseFilterSet):
     # the dashboard's list of sent notes within (or just past) their 7-day invoicing window, not invoiced yet
     view = django_filters.ChoiceFilter(choices=(("to_invoice", _("To be invoiced")),), method="filter_view",
                                        label=_("Show"))
+    # the 7-day watch (dispatch.invoicing): each value a range of dates over the partial index
+    invoicing = django_filters.ChoiceFilter(choices=invoicing.FILTER_CHOICES, method="filter_invoicing",
+                                            label=_("Invoicing"))
 
     class Meta:
         model = DispatchNote
-        fields = ("q", "remote_status", "sync_state", "profile", "source", "receiver", "date_from", "date_to", "view")
+        fields = ("q", "remote_status", "sync_state", "profile", "source", "receiver", "date_from", "date_to", "view",
+                  "invoicing")
 
     def filter_view(self, queryset, name, value):
         if value == "to_invoice":
-            return dashboard.invoicing_window(queryset, core_dashboard.today())
+            return invoicing.invoicing_window(queryset, core_dashboard.today())
         return queryset
+
+    def filter_invoicing(self, queryset, name, value):
+        return invoicing.filtered(queryset, value)
 
 
 class DispatchTaxpayerFilterSet(BaseFilterSet):

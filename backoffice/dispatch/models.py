@@ -21,7 +21,7 @@ from backoffice.core.models import RemoteRecord, made_by, record_indexes
 from backoffice.core.search import FoldedSearchField
 from backoffice.core.documents import KeptDocument
 
-from .choices import EDITABLE_STATUSES, Answer, DispatchStatus, DocumentKind, Numbering, Profile, ReplyStatus, Source
+from .choices import EDITABLE_STATUSES, SENT_STATUSES, Answer, DispatchStatus, DocumentKind, Numbering, Profile, ReplyStatus, Source
 
 QUANTITY = {"max_digits": 18, "decimal_places": 6}
 
@@ -96,6 +96,13 @@ class DispatchNote(RemoteRecord):
     # The UBL way: the file as uploaded (checked before it was saved) and its original name.
     ubl_file = models.FileField(_("UBL file"), upload_to="dispatch/ubl/%Y/%m/", blank=True)
     ubl_name = models.CharField(_("file name"), max_length=255, blank=True)
+    # The invoice that bills the note (issue 33), as the invoices domain keeps it (dispatch.invoicing.set_invoiced):
+    # its number (or its draft's name) and where it is (core's record target, "invoices.invoice:<pk>"). Empty: not
+    # invoiced, and counted by the 7-day watch while the note is sent (index dispatch_note_to_invoice).
+    invoiced_as = models.CharField(_("invoice"), max_length=64, blank=True)
+    invoiced_target = models.CharField(max_length=64, blank=True, editable=False)
+    # The day the daily check marked the note's 7 days as running out (dispatch.invoicing.deadlines_mark).
+    deadline_marked_on = models.DateField(_("marked as running out on"), null=True, blank=True)
     created_by = made_by()
     # What the list's search looks in, folded the Turkish way (core.search).
     search_text = FoldedSearchField(sources=("despatch_number", "receiver_name", "receiver_identifier",
@@ -117,7 +124,10 @@ class DispatchNote(RemoteRecord):
         indexes = [*record_indexes("dispatch_note"),
                    models.Index(fields=["company", "-issue_date", "-id"], name="dispatch_note_co_issued"),
                    models.Index(fields=["company", "remote_status", "-created_at"], name="dispatch_note_co_status"),
-                   models.Index(fields=["company", "receiver_identifier"], name="dispatch_note_co_receiver")]
+                   models.Index(fields=["company", "receiver_identifier"], name="dispatch_note_co_receiver"),
+                   # the 7-day watch: sent, not invoiced, by date (a few rows of a million)
+                   models.Index(fields=["company", "issue_date"], name="dispatch_note_to_invoice",
+                                condition=Q(invoiced_as="", remote_status__in=SENT_STATUSES))]
 
     def __str__(self):
         return self.despatch_number or str(_("Dispatch note %(reference)s") % {"reference": self.local_reference_id

@@ -127,3 +127,14 @@ def _note_status_read(note) -> None:
     DispatchNote.objects.filter(pk=note.pk, sync_state=SyncState.SYNCED).update(**fields, status_read_at=timezone.now())
 
 
+def answered_lines(note):
+    """The note's lines, each with the receiver's answer to it when a reply came (the newest reply): the UBL numbers
+    a note's lines 1, 2, ... in their order, which is how the reply names them."""
+    lines = list(note.lines.all())
+    receipt = note.receipts.order_by("-received_at", "-pk").prefetch_related("lines").first()
+    if receipt is None:
+        return lines, None, False
+    by_id = {line.line_id: line for line in receipt.lines.all()}
+    for index, line in enumerate(lines, start=1):
+        line.answer = by_id.get(str(index))
+    return lines, receipt, bool(by_id)

@@ -1,12 +1,43 @@
 import django_tables2 as tables
+from django.template.loader import render_to_string
+from django.utils.html import format_html
 from django.utils.translation import gettext_lazy as _
 
 from backoffice.core.choices import SyncState
 from backoffice.core.generic import ChoiceBadgeColumn, DateTimeColumn, LinkedColumn
+from backoffice.core.generic.registry import target_label
 from backoffice.core.generic.tables import MoneyColumn, OrderedTable, RemoteStatusColumn
+
+from . import invoicing
 
 from .choices import Answer, DispatchStatus, ReplyStatus
 from .models import DispatchNote, DispatchTaxpayer, ReceivedReply
+
+
+class InvoicingColumn(tables.Column):
+    """The invoice that bills the note (a link), else the days left of its 7 to be invoiced (dispatch.invoicing),
+    flagged when the daily check marked it as running out; "—" for a note the watch does not count."""
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("empty_values", ())
+        kwargs.setdefault("orderable", False)
+        kwargs.setdefault("verbose_name", _("Invoice"))
+        super().__init__(*args, **kwargs)
+
+    def render(self, record):
+        if record.invoiced_as:
+            _label, url = target_label(record.invoiced_target)
+            if url:
+                return format_html('<a class="font-monospace" href="{}" data-invoiced>{}</a>', url, record.invoiced_as)
+            return format_html('<span class="font-monospace" data-invoiced>{}</span>', record.invoiced_as)
+        left = invoicing.days_left(record)
+        if left is None:
+            return "—"
+        return render_to_string("dispatch/includes/invoicing_days.html", {
+            "days": left, "late": max(0, -left), "marked": invoicing.marked(record)})
+
+    def value(self, record):
+        return record.invoiced_as or invoicing.days_left(record)
 
 
 class DispatchNoteTable(OrderedTable):
@@ -17,15 +48,16 @@ class DispatchNoteTable(OrderedTable):
     shipment_date = DateTimeColumn()
     remote_status = RemoteStatusColumn(DispatchStatus, verbose_name=_("Status"))
     sync_state = ChoiceBadgeColumn(SyncState)
+    invoicing = InvoicingColumn()
 
     # On a phone: the number, the receiver and the status.
-    secondary_columns = ("issue_date", "shipment_date", "plate_number", "payable_amount")
+    secondary_columns = ("issue_date", "shipment_date", "plate_number", "payable_amount", "invoicing")
     tertiary_columns = ("receiver_identifier", "local_reference_id", "sync_state")
 
     class Meta(OrderedTable.Meta):
         model = DispatchNote
         fields = ("despatch_number", "issue_date", "receiver_name", "receiver_identifier", "shipment_date",
-                  "plate_number", "local_reference_id", "payable_amount", "remote_status", "sync_state")
+                  "plate_number", "local_reference_id", "payable_amount", "remote_status", "invoicing", "sync_state")
         sequence = fields
         order_by = ("-created_at", "-id")
         empty_text = _("No dispatch notes yet. Write one with New dispatch note, upload a UBL file, or read the new "

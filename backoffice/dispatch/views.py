@@ -8,6 +8,7 @@ a 404). The documents view is the one place a view waits for the platform (a PDF
 
 from django.contrib import messages
 from django.shortcuts import redirect
+from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
@@ -17,7 +18,8 @@ from backoffice.core.generic.directory import register_directory_pages
 from backoffice.core.generic.documents import register_document_view
 from backoffice.core.generic.families import register_export_pages
 from backoffice.core.generic.reading import register_read_view
-from backoffice.core.generic.registry import model_url, register_model_view, register_model_views
+from backoffice.core.generic.registry import (extra_bulk_actions, model_url, register_model_view, register_model_views,
+                                              target_label)
 from backoffice.core.generic.views import (
     BulkAction,
     BulkActionView,
@@ -30,8 +32,9 @@ from backoffice.core.generic.views import (
 from backoffice.core.jobs import enqueue, runs_of
 from backoffice.core.roles import EDITORS, has_role
 
-from . import filters, mirror, push, services, tables, taxpayers
-from .choices import DispatchStatus, DocumentKind, Source
+from . import filters, invoicing, mirror, push, services, tables, taxpayers
+from .choices import INVOICEABLE_STATUSES, DispatchStatus, DocumentKind, Source
+from .receipts import answered_lines
 from .families import DISPATCH_EXPORTS
 from .forms import DispatchNoteForm, DriverFormSet, LineFormSet, UblReplaceForm, UblUploadForm
 from .models import DispatchDriver, DispatchLine, DispatchNote, DispatchTaxpayer, ReceivedReply
@@ -130,20 +133,22 @@ class NoteDetailView(ObjectDetailView):
             else None,
             "on_platform": bool(note.remote_id), "refresh_interval": 3 if moving else None,
             "replace_url": model_url(note, "replace") if may_edit and not services.replace_refusal(note) else None,
+            "invoicing": invoicing_card(note, may_edit),
         }
 
 
-def answered_lines(note):
-    """The note's lines, each with the receiver's answer to it when a reply came (the newest reply): the UBL numbers
-    a note's lines 1, 2, ... in their order, which is how the reply names them."""
-    lines = list(note.lines.all())
-    receipt = note.receipts.order_by("-received_at", "-pk").prefetch_related("lines").first()
-    if receipt is None:
-        return lines, None, False
-    by_id = {line.line_id: line for line in receipt.lines.all()}
-    for index, line in enumerate(lines, start=1):
-        line.answer = by_id.get(str(index))
-    return lines, receipt, bool(by_id)
+def invoicing_card(note, may_edit) -> dict:
+    """The note's invoice (a link), or its days left to be invoiced; and "Faturalaştır" when the invoices domain
+    registered it (core's bulk actions of another app) and the receiver's answer is in."""
+    _label, url = target_label(note.invoiced_target) if note.invoiced_as else (None, None)
+    left = invoicing.days_left(note)
+    action = extra_bulk_actions(DispatchNote).get("invoice")
+    invoice_url = None
+    if action is not None and may_edit and note.remote_status in INVOICEABLE_STATUSES:
+        invoice_url = f"{reverse(action.url_name)}?pk={note.pk}"
+    return {"label": note.invoiced_as, "url": url, "days": left, "late": max(0, -(left or 0)),
+            "marked": invoicing.marked(note), "invoice_url": invoice_url,
+            "action_label": action.label if action is not None else ""}
 
 
 class NoteBulkView(BulkActionView):

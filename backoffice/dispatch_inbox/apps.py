@@ -9,5 +9,5 @@ class DispatchInboxConfig(domains.DomainConfig):
 
     name = "backoffice.dispatch_inbox"
     verbose_name = _("Incoming dispatch notes")
-    declares = ('families', 'mirror', 'polls', 'replies')
+    declares = ('families', 'mirror', 'polls', 'replies', 'watch')
     uses = ('dispatch',)

@@ -42,6 +42,8 @@ class IncomingNote(RemoteRecord):
     receipt_id = models.CharField(_("reply id"), max_length=64, blank=True)
     receipt_number = models.CharField(_("reply number"), max_length=16, blank=True)
     lines_read_at = models.DateTimeField(_("lines read"), null=True, blank=True)
+    # The day the daily check marked the note's 7 days to answer as running out (dispatch_inbox.watch).
+    deadline_marked_on = models.DateField(_("marked as running out on"), null=True, blank=True)
     # What the list's search looks in, folded the Turkish way (core.search).
     search_text = FoldedSearchField(sources=("despatch_number", "sender_title", "sender_identifier", "receipt_number"))
 

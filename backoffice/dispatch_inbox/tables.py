@@ -29,8 +29,12 @@ class DaysLeftColumn(tables.Column):
             return format_html('<span class="badge text-bg-danger" data-days-left="{}">{}</span>', left,
                                ngettext("%(days)s day late", "%(days)s days late", -left) % {"days": -left})
         color = "danger" if left <= 1 else "warning" if left <= 3 else "secondary"
-        return format_html('<span class="badge text-bg-{}" data-days-left="{}">{}</span>', color, left,
-                           ngettext("%(days)s day", "%(days)s days", left) % {"days": left})
+        badge = format_html('<span class="badge text-bg-{}" data-days-left="{}">{}</span>', color, left,
+                            ngettext("%(days)s day", "%(days)s days", left) % {"days": left})
+        if record.deadline_marked_on:  # the daily check's mark: its days run out by tomorrow
+            return format_html('{} <i class="bi bi-flag-fill text-danger" data-deadline-marked title="{}"></i>', badge,
+                               _("The daily check marked this note: its days to answer run out by tomorrow."))
+        return badge
 
     def value(self, record):
         return days_left(record)

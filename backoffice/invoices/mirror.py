@@ -19,6 +19,7 @@ from backoffice.remote.accounting_invoices import AccountingInvoiceClient
 from backoffice.remote.common import field
 
 from .choices import WORKING_STATUSES, InvoiceStatus, RecordType
+from .from_dispatch import sync_notes
 from .models import Invoice, ListSync
 from .services import POLL, InvoiceError, accounting, full_fields, item_fields, service, setting
 
@@ -61,6 +62,7 @@ def invoices_mirror(company_id, full=False) -> str:
         if whole:
             dropped += _drop_missing(company, client, is_send, seen, started)
         ListSync.objects.filter(pk=state.pk).update(changed_until=newest, **({"full_at": started} if whole else {}))
+    sync_notes(company)  # a number given, an invoice declined or deleted: the dispatch watch follows
     return _("%(count)s invoice(s) read, %(new)s new, %(dropped)s no longer on the platform.") % {
         "count": read, "new": new, "dropped": dropped}
 
@@ -207,7 +209,7 @@ INVOICES_POLL = StatusPoll(
     settle=_settle, batch=lambda company: int(setting("INVOICE_POLL_IDS")), calls=poll_budget, take=_next_batch,
     stamp="status_read_at", follow_seconds=lambda: setting("INVOICE_POLL_FOLLOW_MINUTES") * 60,
     follow_delay=lambda: setting("INVOICE_POLL_FOLLOW_SECONDS"), keep_following=_recently_sent_working,
-    defer_when_limited=False)
+    defer_when_limited=False, after=sync_notes)
 
 
 # --- what core runs for this domain (read when the app is ready: core.domains) --------------------------------------

@@ -168,6 +168,11 @@ class InvoiceLine(models.Model):
     withholding_code = models.CharField(_("VAT withholding"), max_length=10, blank=True)
     other_tax_code = models.CharField(_("other tax"), max_length=10, blank=True)
     other_tax_rate = models.DecimalField(_("other tax %"), max_digits=5, decimal_places=2, null=True, blank=True)
+    # Made from a dispatch note's line (from_dispatch.py): "<note number> · <line>", the quantity the note carried
+    # and the quantity the receiver accepted (None: it answered nothing for the line); shown beside the line.
+    despatch_source = models.CharField(_("dispatch note line"), max_length=40, blank=True)
+    despatched_quantity = models.DecimalField(_("dispatched quantity"), null=True, blank=True, **RATE)
+    accepted_quantity = models.DecimalField(_("accepted quantity"), null=True, blank=True, **RATE)
     # As computed when saved (totals.py), the figures the platform computes the same way.
     line_extension_amount = models.DecimalField(_("net amount"), default=0, **MONEY)
     vat_amount = models.DecimalField(_("VAT"), default=0, **MONEY)
@@ -182,6 +187,26 @@ class InvoiceLine(models.Model):
         ordering = ["position", "id"]
         verbose_name = _("invoice line")
         verbose_name_plural = _("invoice lines")
+
+
+class DispatchReference(models.Model):
+    """A dispatch note an outgoing invoice bills (from_dispatch.py): while the invoice stands (not deleted, not
+    declined, returned or cancelled) the note is invoiced. Its number and date are kept as the invoice wrote them."""
+
+    invoice = models.ForeignKey(Invoice, on_delete=models.CASCADE, related_name="dispatch_references")
+    note = models.ForeignKey("dispatch.DispatchNote", on_delete=models.SET_NULL, null=True, blank=True,
+                             related_name="+", verbose_name=_("dispatch note"))
+    despatch_number = models.CharField(_("dispatch note number"), max_length=16, blank=True)
+    issue_date = models.DateField(_("dispatch note date"), null=True, blank=True)
+
+    class Meta:
+        ordering = ["issue_date", "despatch_number", "id"]
+        constraints = [models.UniqueConstraint(fields=["invoice", "note"], name="invoices_dispatch_ref_unique")]
+        verbose_name = _("dispatch note invoiced")
+        verbose_name_plural = _("dispatch notes invoiced")
+
+    def __str__(self):
+        return self.despatch_number
 
 
 class InvoiceDocument(KeptDocument):

@@ -275,6 +275,8 @@ def send_refusal(invoice) -> str:
         return _("Only a draft (saved, not sent) is sent; this invoice has no change to send.")
     if not invoice.line_count and not invoice.lines.exists():
         return _("Add at least one line.")
+    if not invoice.prefix:  # 4.2 save rule 4; a draft made from dispatch notes may have none yet
+        return _("Give the number prefix: edit the draft first.")
     return ""
 
 

@@ -27,7 +27,7 @@ from backoffice.core.resources import ResourceError
 from backoffice.core.roles import EDITORS, EVERYONE, has_role
 from backoffice.remote.errors import RemoteError
 
-from . import documents, filters, mirror, services, tables, taxpayers, totals
+from . import documents, filters, from_dispatch, mirror, services, tables, taxpayers, totals
 from .choices import WORKING_STATUSES, DocumentKind, RecordType
 from .forms import AUTOMATIC, InvoiceForm, LineFormSet
 from .models import Invoice, PdfBundle, Taxpayer
@@ -117,7 +117,12 @@ class InvoiceDetailView(ObjectDetailView):
         lines = list(invoice.lines.all())
         platform_lines = (invoice.detail or {}).get("invoiceLines") or [] if invoice.detail else []
         reading = mirror.read_soon(invoice)  # a stale copy is read in the background; the page follows it
+        references = list(invoice.dispatch_references.select_related("note"))
+        for reference in references:
+            reference.url = model_url(reference.note, "detail") if reference.note_id else None
         return {
+            "dispatch_references": references,
+            "frees_notes": invoice.remote_status in from_dispatch.FREEING_STATUSES,
             "lines": lines, "platform_lines": platform_lines if not lines else [],
             "actions": actions.buttons(invoice, user),
             "is_draft": services.is_draft(invoice),

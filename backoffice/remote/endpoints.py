@@ -28,6 +28,8 @@ STATE_CHANGES = frozenset({"event_ticket.update_status", "passenger_ticket.updat
                            "dispatch.outbox_update_status", "dispatch.reply_update_status",
                            # an update whose body says 20 sends the note: a second one is refused (not 0 / 40)
                            "dispatch.outbox_put_json", "dispatch.outbox_put_ubl", "dispatch.reply_put",
+                           # answers sent again are queued: a second try finds them out of error and is refused
+                           "invoice.response_retry",
                            # a GET that sends the certificates to the tax authority
                            "ledger.send_certificates"})
 
@@ -122,6 +124,14 @@ _add("invoice.outbox_html", "invoice", "GET", "/v2/outboxinvoice/{id}/html/{isSt
 _add("invoice.inbox_html", "invoice", "GET", "/v2/inboxinvoice/{id}/html/{isStandartXslt}", P)
 _add("invoice.earchive_html", "invoice", "GET", "/v2/earchive/{id}/html/{isStandartXslt}", P)
 _add("invoice.taxpayer_list", "invoice", "GET", "/v1/gibuser/receiverboxalias/zip", P)
+# Answers to incoming commercial invoices and the e-archive cancellation (the facts file; the provider's client).
+# Rate-limit class: none, like the rows just above: section 8 lists no rule for these paths (its rules cover status,
+# listing, PDF and UBL paths only), so remote/ratelimit.py has no pattern for them and they wait for no slot.
+_add("invoice.response_get", "invoice", "GET", "/v1/invoiceresponse/getbyinvoiceid/{id}", P)
+_add("invoice.response_send", "invoice", "POST", "/v1/invoiceresponse", P)
+_add("invoice.response_retry", "invoice", "PUT", "/v1/invoiceresponse/retryinvoiceresponselist", P)
+# Body: a JSON array of ids. Sent again after it applied it changes nothing (cancelled ones count as done).
+_add("invoice.earchive_cancel", "invoice", "PUT", "/v1/earchive/cancelinvoice", P)
 
 # --- document 3, 4.1: current accounts and their mappings, addresses, banks, contacts --------------
 _add("current_account.list", "accounting", "GET", "/v1/currentaccount", X)

@@ -1,11 +1,19 @@
-"""Invoice service: the status and document operations of document 1, section 8 (all rate-limited).
+"""Invoice service: the status and document operations of document 1, section 8 (all rate-limited); the answers to
+incoming commercial invoices and the e-archive cancellation (the facts file's paths, not rate-limited).
 
 Documents come back as (file bytes, content type), unwrapped from the platform's Response object.
+
+The answer's body is the provider's .NET client's ApproveRejectInvoiceModel, spelled as it sends it: {InvoiceId,
+Status, Reason}. Status is the invoice status the answer asks for: 60 (Approved, KABUL) or 80 (Declined, RED), the
+values of that client's InvoiceStatus enum (it names no others for the field; to be confirmed with the provider).
 """
 
 from functools import partialmethod
 
-from .common import Client, check_page_size
+from .accounting import raise_refusal, unless_gone
+from .common import Client, check_page_size, ids
+
+ACCEPT, REJECT = 60, 80  # Status of an answer: the provider's InvoiceStatus Approved and Declined
 
 
 class InvoicesClient(Client):
@@ -58,3 +66,34 @@ class InvoicesClient(Client):
         """The tax authority's list of registered users: a ZIP holding one JSON file (facts file)."""
         content, _type = self._call("taxpayer_list", raw=True)
         return content
+
+    # --- answers to incoming commercial invoices (TICARIFATURA, 8 days) and e-archive cancellation -----------------
+    def response_of(self, invoice_id) -> dict | None:
+        """The answer to an incoming invoice: {id, invoiceId, status (60 / 80), responseStatus (20, 50, 60, 40),
+        reason, message, envelopeId, createdDate, updatedDate}; None when it has none (404), also when the platform
+        accepted it itself after 8 days (its status, 65, says so)."""
+        answer = unless_gone(self._call, "response_get", path_params={"id": str(invoice_id)})
+        raise_refusal(answer, self.prefix + "response_get")
+        return answer if isinstance(answer, dict) else None
+
+    def send_response(self, invoice_id, *, accept: bool, reason: str = "") -> dict:
+        """Accept or reject (with a reason) an incoming commercial invoice: the answer, queued. A POST: after a lost
+        answer, ask response_of() before sending it again (a second answer is refused)."""
+        if not accept and not (reason or "").strip():
+            raise ValueError("a rejection needs its reason")
+        body = {"InvoiceId": str(invoice_id), "Status": ACCEPT if accept else REJECT}
+        if (reason or "").strip():
+            body["Reason"] = reason.strip()
+        answer = self._call("response_send", json=body)
+        raise_refusal(answer, self.prefix + "response_send")
+        return answer or {}
+
+    def retry_responses(self, invoice_ids) -> None:
+        """Send again the answers in error (40) of these incoming invoices, all or none."""
+        raise_refusal(self._call("response_retry", json=ids(invoice_ids, "invoice id")),
+                      self.prefix + "response_retry")
+
+    def earchive_cancel(self, invoice_ids) -> None:
+        """Cancel approved e-archive invoices (status 100), all or none; cancelled ones already count as done."""
+        raise_refusal(self._call("earchive_cancel", json=ids(invoice_ids, "invoice id")),
+                      self.prefix + "earchive_cancel")

@@ -18,7 +18,7 @@ from backoffice.chart_of_accounts.models import Account
 from backoffice.core import dashboard
 from backoffice.core.choices import SyncState
 from backoffice.current_accounts.models import CurrentAccount
-from backoffice.dispatch import dashboard as dispatch_dashboard
+from backoffice.dispatch import invoicing as dispatch_invoicing
 from backoffice.dispatch.models import DispatchNote
 from backoffice.dispatch_inbox.models import IncomingNote
 from backoffice.invoices.models import Invoice
@@ -172,19 +172,24 @@ def test_outgoing_notes_in_their_invoicing_window(client, accountant, full):
     assert 'data-days-left="-10"' in html and "10 gün gecikti" in html and 'data-days-left="5"' in html
     for gone in ("IRS2026000000003", "IRS2026000000004", "IRS2026000000005"):
         assert gone not in html  # ran out long ago, rejected, a draft
-    assert "sonraki bir sürümde" in html  # invoices are linked to notes later
+    assert "Faturalaştır" in html  # how a note leaves the list
     url = next(url for url in links(html) if "view=to_invoice" in url)
     notes = listed(client, url)
     assert "IRS2026000000001" in notes and "IRS2026000000002" in notes
     assert "IRS2026000000003" not in notes and "IRS2026000000004" not in notes and "IRS2026000000005" not in notes
 
 
-def test_the_is_invoiced_test_is_one_function(full):
-    """Issue 33 links notes to invoices by changing dispatch.dashboard.not_invoiced only."""
+def test_an_invoiced_note_leaves_the_window(full):
+    """Whether a note is invoiced is decided in one place (dispatch.invoicing.not_invoiced): what the invoices domain
+    told the watch."""
     notes = DispatchNote.objects.filter(company=full)
-    assert list(dispatch_dashboard.not_invoiced(notes)) == list(notes)
-    window = dispatch_dashboard.invoicing_window(notes, TODAY)
+    assert list(dispatch_invoicing.not_invoiced(notes)) == list(notes)
+    window = dispatch_invoicing.invoicing_window(notes, TODAY)
     assert {note.despatch_number for note in window} == {"IRS2026000000001", "IRS2026000000002"}
+    note = notes.get(despatch_number="IRS2026000000002")
+    assert dispatch_invoicing.set_invoiced(full, {note.pk: ("ABC2026000000001", "invoices.invoice:1")}) == 1
+    window = dispatch_invoicing.invoicing_window(notes, TODAY)
+    assert {note.despatch_number for note in window} == {"IRS2026000000001"}
 
 
 def test_ledger_months_with_their_state_and_the_next_month_due(client, accountant, full):

@@ -20,6 +20,7 @@ NAMED_IN_BRIEF = [
     *[f"ledger.{op}" for op in ("list_periods", "list_parts", "book_entries", "preview", "send_certificates",
                                 "upload")],
     "dispatch.taxpayer_list", "dispatch.outbox_post_json", "dispatch.reply_approve_reject",
+    "invoice.response_get", "invoice.response_send", "invoice.response_retry", "invoice.earchive_cancel",
 ]
 
 

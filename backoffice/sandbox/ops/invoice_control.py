@@ -1,6 +1,7 @@
-"""The sandbox's control actions for invoices (ops/invoice_store.py keeps the store): seed invoices in bulk, set an
-invoice's status, register users on the taxpayer list, write the UBL of a body no save rule checked (the tax
-authority's checks as the tests' oracle). Tests and benchmarks call them; the platform has none."""
+"""The sandbox's control actions for invoices (ops/invoice_store.py keeps the store): seed invoices in bulk, seed one
+incoming invoice of chosen content (awaiting an answer when commercial), set an invoice's status, register users on
+the taxpayer list, write the UBL of a body no save rule checked (the tax authority's checks as the tests' oracle).
+Tests and benchmarks call them; the platform has none. The answers' settings are in invoice_responses.py."""
 
 import hashlib
 import re
@@ -15,12 +16,13 @@ from .. import fakes
 from ..control import BadRequest, control_action
 from ..models import Document, SandboxSetting
 from . import provinces
-from .common import blank, create_in_batches, locked, named_customer, now
+from .common import blank, create_in_batches, is_guid, locked, moment, named_customer, now
 from .invoice_documents import unchecked_ubl
+from .invoice_responses import await_answer
 from .invoice_store import (APPROVED, COUNTER, DEFAULT_ADDRESS, E_ARCHIVE, E_INVOICE, EARSIVFATURA, ERROR,
-                            ERROR_MESSAGE, INCOMING, OUTGOING, POSTED, QUEUED, SEEDED, STATUSES, find, priced, queue,
-                            record, stamp, totals)
-from .invoice_taxpayers import EINVOICE_APP, TAXPAYER, generated_taxpayers, generated_vkn
+                            ERROR_MESSAGE, INCOMING, OUTGOING, POSTED, PROFILES, QUEUED, SEEDED, STATUSES, find,
+                            priced, queue, record, stamp, totals)
+from .invoice_taxpayers import EINVOICE_APP, TAXPAYER, generated_taxpayers, generated_vkn, title_of
 
 
 @control_action("POST", "invoices/status")
@@ -171,3 +173,130 @@ def control_unchecked_ubl(body):
             or blank(invoice.get("currentAccountIdentifier")):
         raise BadRequest("invoice must be a save body with currentAccountIdentifier and generalInfoModel.issueDate")
     return {"ubl": unchecked_ubl(invoice, customer).decode("utf-8")}
+
+
+# An incoming invoice of a test's choosing (invoices/incoming). Not an option of invoices/seed: that action makes
+# volume, deterministic by sequence number (seeded again, the same invoice), approved, from SEED_LINES; this one makes
+# one invoice of given content (supplier, receipt moment, goods, the dispatch notes it invoices) whose commercial
+# profile awaits an answer (invoice_responses.py).
+DEFAULT_SUPPLIER = "1234567890"  # the sandbox's e-invoice user of the examples (every customer's taxpayer list)
+INCOMING_LINES = ({"name": "Çimento (50 kg)", "quantity": 40, "unit_code": "C62", "unit_price": 185.5, "vat_rate": 20},
+                  {"name": "İnşaat demiri", "quantity": 1250, "unit_code": "KGM", "unit_price": 21.4, "vat_rate": 20})
+INCOMING_PROFILES = {"TEMELFATURA": 0, "TICARIFATURA": 1, 0: 0, 1: 1}
+
+
+def _incoming_lines(value) -> tuple[list[dict], list[str]]:
+    """(the lines as the store keeps them, the goods' names) of the body's lines."""
+    items = list(INCOMING_LINES) if value is None else value
+    if not isinstance(items, list) or not items:
+        raise BadRequest("lines must be a non-empty array of {name, quantity, unit_code, unit_price, vat_rate}")
+    lines, names = [], []
+    for index, line in enumerate(items):
+        if not isinstance(line, dict) or not isinstance(line.get("name"), str) or blank(line["name"]):
+            raise BadRequest(f"lines[{index}] must be an object with a name")
+        figures = {}
+        for name, low, default in (("quantity", None, None), ("unit_price", 0, None), ("vat_rate", 0, 20)):
+            number = line.get(name, default)
+            if isinstance(number, bool) or not isinstance(number, (int, float)) or \
+                    (number <= 0 if low is None else number < low) or (name == "vat_rate" and number > 100):
+                raise BadRequest(f"lines[{index}].{name} must be a number ({'above 0' if low is None else 'from 0'}"
+                                 f"{' to 100' if name == 'vat_rate' else ''})")
+            figures[name] = number
+        unit = line.get("unit_code") or "C62"
+        if not isinstance(unit, str) or not re.fullmatch(r"[A-Z0-9]{2,3}", unit):
+            raise BadRequest(f"lines[{index}].unit_code must be a UN/ECE unit code such as C62 or KGM")
+        lines.append(priced({"amount": figures["quantity"], "unitPrice": figures["unit_price"], "unitCode": unit,
+                             "vatRate": figures["vat_rate"]}))
+        names.append(line["name"])
+    return lines, names
+
+
+def _despatches(value) -> list[dict]:
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise BadRequest("despatches must be an array of {number, issue_date}")
+    notes = []
+    for index, note in enumerate(value):
+        number = note.get("number") if isinstance(note, dict) else None
+        issued = note.get("issue_date") if isinstance(note, dict) else None
+        if not isinstance(number, str) or blank(number) or len(number) > 40:
+            raise BadRequest(f"despatches[{index}].number must be the dispatch note's number (at most 40 characters)")
+        if not isinstance(issued, str) or not re.fullmatch(r"[0-9]{4}-[0-9]{2}-[0-9]{2}", issued):
+            raise BadRequest(f"despatches[{index}].issue_date must be a date, yyyy-MM-dd")
+        try:
+            date.fromisoformat(issued)
+        except ValueError:
+            raise BadRequest(f"despatches[{index}].issue_date must be a date, yyyy-MM-dd") from None
+        notes.append({"id": number, "issueDate": issued})
+    return notes
+
+
+@control_action("POST", "invoices/incoming")
+def control_incoming(body):
+    """{customer, profile? ("TICARIFATURA" (default) or "TEMELFATURA", or 1 / 0), supplier_vkn? (1234567890),
+    supplier_title? (the taxpayer list's title), supplier_alias?, invoice_number? (TDR + the year + a counter of the
+    customer), ettn?, created? (ISO: its receipt, createDateUtc; now), issue_date? (yyyy-MM-dd; created's day), lines?
+    [{name, quantity, unit_code (C62), unit_price, vat_rate (20)}], despatches? [{number, issue_date}]} ->
+    {id, invoiceNumber, invoiceStatus, profile, createDateUtc, answerDeadline}: one incoming e-invoice with that
+    content, whose UBL names the goods and the dispatch notes (cac:DespatchDocumentReference). A commercial one
+    awaits an answer (70) until 8 days after created (65 at the next read once they are over); a basic one is
+    approved (60)."""
+    customer = named_customer(body, guid_only=True)
+    given = body.get("profile", "TICARIFATURA")
+    profile = None if isinstance(given, bool) or not isinstance(given, (str, int)) else INCOMING_PROFILES.get(given)
+    if profile is None:
+        raise BadRequest("profile must be TICARIFATURA or TEMELFATURA (1 or 0)")
+    supplier = body.get("supplier_vkn") or DEFAULT_SUPPLIER
+    if not isinstance(supplier, str) or not re.fullmatch(r"[0-9]{10}|[0-9]{11}", supplier):
+        raise BadRequest("supplier_vkn must be 10 digits (VKN) or 11 digits (TCKN)")
+    title = body.get("supplier_title") or title_of(customer, supplier) or f"Tedarikçi {supplier}"
+    alias = body.get("supplier_alias") or "urn:mail:defaultgb@tedarikci.com.tr"
+    if not isinstance(title, str) or not isinstance(alias, str):
+        raise BadRequest("supplier_title and supplier_alias must be texts")
+    created = now()
+    if body.get("created") is not None:
+        created = moment(body["created"]) if isinstance(body["created"], str) else None
+        if created is None:
+            raise BadRequest("created must be an ISO date and time")
+    issued = body.get("issue_date") or timezone.localtime(created).date().isoformat()
+    try:
+        issue_date = date.fromisoformat(issued) if isinstance(issued, str) else None
+    except ValueError:
+        issue_date = None
+    if issue_date is None:
+        raise BadRequest("issue_date must be a date, yyyy-MM-dd")
+    ettn = body.get("ettn") or str(uuid.uuid4())
+    if not is_guid(ettn):
+        raise BadRequest("ettn must be a GUID")
+    ettn = str(uuid.UUID(str(ettn)))
+    number = body.get("invoice_number")
+    if number is not None and (not isinstance(number, str) or blank(number) or len(number) > 40):
+        raise BadRequest("invoice_number must be the supplier's number (at most 40 characters)")
+    lines, names = _incoming_lines(body.get("lines"))
+    notes = _despatches(body.get("despatches"))
+    facts = {"is_send": False, "record_type": E_INVOICE, "profile": profile, "type": 1, "currency": "TRY",
+             "rate": None, "issue_date": issue_date, "issue_time": timezone.localtime(created).strftime("%H:%M:%S"),
+             "lines": lines}
+    party = {"name": title, "taxOffice": None, "accountName": None, "accountCode": None, "branchId": None,
+             "address": dict(DEFAULT_ADDRESS)}
+    with locked(customer):
+        if find(customer, ettn) is not None:
+            raise BadRequest(f"ettn {ettn} is already an invoice of this customer")
+        if number is None:
+            counter, _ = Document.objects.get_or_create(customer=customer, kind=COUNTER,
+                                                        key=f"incoming:TDR{issue_date.year}",
+                                                        defaults={"data": {"last": 0}})
+            counter.data = {"last": counter.data["last"] + 1}
+            counter.save(update_fields=["data"])
+            number = fakes.document_number("TDR", issue_date.year, counter.data["last"])
+        data = record(facts, party=party, body={"description": f"Gelen fatura {number}", "generalInfoModel": {}},
+                      identifier=supplier, alias=alias, at=created)
+        data["received"] = {"lineNames": names, "despatches": notes}
+        doc = Document(customer=customer, kind=INCOMING, key=ettn, number=number, status=APPROVED, created=created,
+                       data=data)
+        if PROFILES[profile] == "TICARIFATURA":
+            await_answer(doc)
+        doc.save()
+    return {"id": doc.key, "invoiceNumber": doc.number, "invoiceStatus": doc.status, "profile": data["profile"],
+            "createDateUtc": data["createDateUtc"], "answerDeadline": doc.data.get("answerDeadline")}

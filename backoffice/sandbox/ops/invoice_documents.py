@@ -17,6 +17,9 @@ Choices where the documents say "not shown":
 - The PDF writes Turkish letters outside its font's encoding (ş ğ ı İ Ş Ğ) without their marks, and amounts
   in Turkish notation (1.234,56).
 - The taxpayer list ZIP holds one file, users.json: a UTF-8 byte-order mark, then the JSON array.
+- An incoming invoice seeded with its own content (invoice_control.py, invoices/incoming) names the dispatch notes
+  it invoices as cac:DespatchDocumentReference (cbc:ID the note's number, cbc:IssueDate its date) after any
+  BillingReference, and its lines' goods as cac:Item/cbc:Name.
 """
 
 import codecs
@@ -174,7 +177,7 @@ def _taxes(parent, groups: dict, currency: str) -> None:
         _tax_total(parent, "cac:WithholdingTaxTotal", groups["withholding"], currency)
 
 
-def _invoice_line(parent, index: int, line: dict, currency: str) -> None:
+def _invoice_line(parent, index: int, line: dict, currency: str, name: str | None = None) -> None:
     element = _add(parent, "cac:InvoiceLine")
     _add(element, "cbc:ID", index)
     _add(element, "cbc:InvoicedQuantity", _percent(number(line["amount"])), unitCode=line["unitCode"])
@@ -189,7 +192,7 @@ def _invoice_line(parent, index: int, line: dict, currency: str) -> None:
         _amount(allowance, "cbc:BaseAmount", gross, currency)
     _taxes(element, tax_groups([line]), currency)
     item = _add(element, "cac:Item")
-    _add(item, "cbc:Name", line.get("inventoryServiceCode") or f"Kalem {index}")
+    _add(item, "cbc:Name", name or line.get("inventoryServiceCode") or f"Kalem {index}")
     if line.get("inventoryServiceCode"):
         _add(_add(item, "cac:SellersItemIdentification"), "cbc:ID", line["inventoryServiceCode"])
     _add(_add(element, "cac:Price"), "cbc:PriceAmount", _percent(number(line["unitPrice"])), currencyID=currency)
@@ -214,6 +217,11 @@ def ubl(doc: Document, customer) -> bytes:
         _add(reference, "cbc:IssueDate", (general.get("returnInvoiceDate") or data["issueDate"])[:10])
         if data["type"] == "IADE":  # the returned invoice, as the schematron's IADEInvioceCheck-1 wants it named
             _add(reference, "cbc:DocumentTypeCode", "IADE")
+    received = data.get("received") or {}
+    for note in received.get("despatches") or []:  # the dispatch notes the supplier invoices (UBL 2.1 order)
+        reference = _add(root, "cac:DespatchDocumentReference")
+        _add(reference, "cbc:ID", note["id"])
+        _add(reference, "cbc:IssueDate", note["issueDate"])
     supplier, buyer = parties(doc, customer)
     _signature(root, supplier, doc.number)
     _party(root, "cac:AccountingSupplierParty", supplier)
@@ -238,8 +246,9 @@ def ubl(doc: Document, customer) -> bytes:
     monetary = _add(root, "cac:LegalMonetaryTotal")
     for name in ("lineExtensionAmount", "taxExclusiveAmount", "taxInclusiveAmount", "payableAmount"):
         _amount(monetary, "cbc:" + name[0].upper() + name[1:], totals[name], currency)
+    names = received.get("lineNames") or []
     for index, line in enumerate(lines, start=1):
-        _invoice_line(root, index, line, currency)
+        _invoice_line(root, index, line, currency, names[index - 1] if index <= len(names) else None)
     return etree.tostring(root, xml_declaration=True, encoding="UTF-8", pretty_print=True)
 
 

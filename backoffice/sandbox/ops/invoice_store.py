@@ -5,10 +5,13 @@ invoice service an invoice belongs to. The choices are listed in invoices.py.
 
 Document kinds (customer-scoped):
   outgoing_invoice / incoming_invoice   key ettn, number invoiceNumber, status invoiceStatus, created the
-                    moment it was saved, due_at the next move of an outgoing invoice the platform works on;
+                    moment it was saved, due_at the next move of an outgoing invoice the platform works on, or the
+                    end of the 8-day answer period of an incoming commercial invoice awaiting an answer (70);
                     data = the list item's fields (filtered and sorted in the database), "search" (their folded
                     copies, list_filters.fold), "invoice" (the rest as saved, with the computed lines and totals)
-                    and "machine" (when it was queued, the step, its path of statuses).
+                    and "machine" (when it was queued, the step, its path of statuses); an incoming invoice seeded
+                    with its own content also "received" {lineNames, despatches} (what its UBL names) and, when
+                    commercial, "answerDeadline" (invoice_responses.py keeps the answers).
   invoice_counter   key prefix + year; data {"last": the last counter issued}.
   invoice_seeded    key "incoming" / "outgoing"; data {"last": the last sequence number seeded}.
 """
@@ -284,9 +287,16 @@ def _advance(doc: Document, at: datetime) -> None:
                 "message": ERROR_MESSAGE if doc.status == ERROR else ""}
 
 
+# Other lives the store's reads settle too, each settler(customer, at): the answers to incoming commercial invoices
+# and their automatic acceptance (invoice_responses.py registers itself, so that this module imports it not).
+SETTLERS = []
+
+
 def settle(call: Call) -> None:
-    """Move the customer's outgoing invoices whose time has come (lazily: on every read)."""
+    """Move the customer's outgoing invoices whose time has come (lazily: on every read), and what SETTLERS move."""
     at = now(call)
+    for settler in SETTLERS:
+        settler(call.customer, at)
     due = Document.objects.filter(customer=call.customer, kind=OUTGOING, status__in=(QUEUED, RUNNING, SENT),
                                   due_at__lte=at)
     if not due.exists():
