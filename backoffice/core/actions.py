@@ -78,6 +78,13 @@ class RecordAction:
     # Platform statuses that show the action took effect (default: leads_to alone); a status change to
     # "queued" is done too once the platform has moved the record on (approved, error).
     reached: tuple = ()
+    # An action on another life of the record than its set's (an invoice's posting moves record_status on the
+    # accounting service; its e-archive cancellation moves its invoice status on the invoice service): the field
+    # it moves, the client its call and statuses() are made on, and what a record is to them. Empty: the set's.
+    state_field: str = ""
+    client: Callable | None = None
+    target: Callable | None = None
+    check: Callable | None = None  # check(records): this action's own rules, after the set's; raises its error
 
     def took_effect(self, status) -> bool:
         return status is not None and int(status) in (self.reached or (self.leads_to,))
@@ -113,15 +120,33 @@ class ActionSet:
     target: Callable = attrgetter("remote_id")
     check: Callable | None = None  # check(name, records): the domain's own rules first; raises its error
     by_name: dict = field(init=False)
+    model: type | None = field(default=None, init=False)  # set when registered
 
     def __post_init__(self):
         self.by_name = {action.name: action for action in self.actions}
 
-    def allowed(self, action, record) -> bool:
-        return action.allowed(record, self.state_field)
+    def add(self, *actions) -> None:
+        """More actions of the model, declared where their domain rules live (an invoice's answers and
+        cancellation beside its posting): one set a model, so its list and page show them together."""
+        for action in actions:
+            assert action.name not in self.by_name and action.name != REFRESH, action.name
+            self.actions.append(action)
+            self.by_name[action.name] = action
+        if self.model is not None:
+            register_job_labels({job_name(self.model, action): action.label for action in actions})
 
-    def targets(self, records) -> list:
-        return [self.target(record) for record in records]
+    def allowed(self, action, record) -> bool:
+        return action.allowed(record, self.field_of(action))
+
+    def field_of(self, action) -> str:
+        return action.state_field or self.state_field
+
+    def client_of(self, action, company, model):
+        return (action.client or self.client)(company, model)
+
+    def targets(self, records, action=None) -> list:
+        target = (action.target if action is not None else None) or self.target
+        return [target(record) for record in records]
 
 
 def register_actions(model, action_set: ActionSet) -> None:
@@ -129,6 +154,7 @@ def register_actions(model, action_set: ActionSet) -> None:
     job label, and a model whose statuses can be read its "Re-read now" view (core.generic.refresh)."""
     assert REFRESH not in action_set.by_name, REFRESH
     registry["action_sets"][model] = action_set
+    action_set.model = model
     if action_set.status_operation:
         register_refresh_view(model)
     register_job_labels({job_name(model, action): action.label for action in action_set.actions})
@@ -149,6 +175,8 @@ def action_request(model, name, records, params=None) -> "jobs.JobRun":
     records = list(records)
     if action_set.check:
         action_set.check(name, records)
+    if action.check:
+        action.check(records)
     if not records:
         raise action_set.error(action_set.empty or _("Select at least one record."))
     refused = [str(getattr(r, action_set.number)) for r in records if not action_set.allowed(action, r)]
@@ -195,7 +223,7 @@ def action_run(model, name, pks, params=None):
     records = list(model.objects.filter(pk__in=pks, pending_action=name).exclude(remote_id=""))
     if not records:
         return _("Nothing to do.")
-    client = action_set.client(records[0].company, model)
+    client = action_set.client_of(action, records[0].company, model)
     total = len(records)
     run = jobs.current_run()
     if run is not None and run.attempts > 1:  # an earlier attempt may have reached the platform
@@ -208,7 +236,7 @@ def action_run(model, name, pks, params=None):
         if not records:
             break
         try:
-            action.call(client, action_set.targets(records), **(params or {}))
+            action.call(client, action_set.targets(records, action), **(params or {}))
         except RemoteError as exc:
             if not _worth_asking(exc):
                 keep_refusal(model, [r.pk for r in records], exc)
@@ -232,7 +260,7 @@ def action_run(model, name, pks, params=None):
             _mark_done(model, action_set, action, [r.pk for r in records])
             records = []
     if action.refresh:
-        statuses_refresh(client, model, list(model.objects.filter(pk__in=pks)), action_set)
+        statuses_refresh(client, model, list(model.objects.filter(pk__in=pks)), action_set, action)
     if action.after:
         action.after(list(model.objects.filter(pk__in=pks)), **(params or {}))
     return action.done(total)
@@ -247,7 +275,8 @@ def _worth_asking(exc: RemoteError) -> bool:
 
 
 def _mark_done(model, action_set, action, pks) -> None:
-    fields = {"pending_action": "", "last_error": "", "last_error_source": "", action_set.state_field: action.leads_to}
+    fields = {"pending_action": "", "last_error": "", "last_error_source": "",
+              action_set.field_of(action): action.leads_to}
     if action.sets_requested:  # the record's own wish follows, and the platform's old message goes
         fields.update(own_fields(model, requested_status=action.leads_to, status_message=""))
     model.objects.filter(pk__in=pks).update(**fields, updated_at=timezone.now())
@@ -258,7 +287,7 @@ def _settle_reached(model, action_set, action, client, records) -> list:
     the platform gives). Returns the others. A failed status read is raised: nothing is sent again, or
     called refused, without knowing."""
     # GUIDs compared in any letter case: a platform may write them in capitals
-    answers = {str(a.get("id")).lower(): a for a in client.statuses(action_set.targets(records)) or []}
+    answers = {str(a.get("id")).lower(): a for a in client.statuses(action_set.targets(records, action)) or []}
     reached = [r for r in records if action.took_effect((answers.get(r.remote_id.lower()) or {}).get("status"))]
     if reached:
         _mark_done(model, action_set, action, [r.pk for r in reached])
@@ -266,8 +295,8 @@ def _settle_reached(model, action_set, action, client, records) -> list:
     for record in records:  # the mirror learns the platform's own status either way (it may have moved on)
         status = (answers.get(record.remote_id.lower()) or {}).get("status")
         if status is not None:
-            model.objects.filter(pk=record.pk).update(**{action_set.state_field: int(status)})
-            setattr(record, action_set.state_field, int(status))  # a call sent again is built from it
+            model.objects.filter(pk=record.pk).update(**{action_set.field_of(action): int(status)})
+            setattr(record, action_set.field_of(action), int(status))  # a call sent again is built from it
     return [r for r in records if r not in reached]
 
 
@@ -281,18 +310,19 @@ def keep_refusal(model, pks, exc: RemoteError) -> None:
                                             updated_at=timezone.now())
 
 
-def statuses_refresh(client, model, records, action_set=None) -> None:
+def statuses_refresh(client, model, records, action_set=None, action=None) -> None:
     """Best effort: the platform's own word on the records' statuses (the action succeeded either way)."""
     action_set = action_set or registry["action_sets"][model]
     try:
-        answers = {str(a.get("id")).lower(): a for a in client.statuses(action_set.targets(records)) or []}
+        answers = {str(a.get("id")).lower(): a for a in client.statuses(action_set.targets(records, action)) or []}
     except RemoteError as exc:
         logger.info("statuses after an action not read: %s", exc)
         return
     for record in records:
         answer = answers.get(record.remote_id.lower())
         if answer and answer.get("status") is not None:
-            model.objects.filter(pk=record.pk).update(**{action_set.state_field: int(answer["status"])}, **own_fields(
+            field_name = action_set.field_of(action) if action is not None else action_set.state_field
+            model.objects.filter(pk=record.pk).update(**{field_name: int(answer["status"])}, **own_fields(
                 model, status_message=answer.get("message") or ""))
 
 

@@ -4,7 +4,7 @@ from django.db import models
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import pgettext_lazy
 
-from backoffice.core.choices import ColoredIntegerChoices, paint
+from backoffice.core.choices import ColoredChoices, ColoredIntegerChoices, paint
 
 
 class InvoiceStatus(ColoredIntegerChoices):
@@ -44,6 +44,47 @@ ATTENTION_STATUSES = (InvoiceStatus.ERROR, InvoiceStatus.APPROVAL_ERROR, Invoice
                       InvoiceStatus.RETURN_ERROR, InvoiceStatus.DECLINED)
 paint(InvoiceStatus, success=APPROVED_STATUSES, danger=ATTENTION_STATUSES, info=WORKING_STATUSES,
       warning=(InvoiceStatus.CANCELLED, InvoiceStatus.EARCHIVE_CANCELLED, InvoiceStatus.RETURNED))
+
+
+# An incoming commercial invoice (TICARIFATURA) is answered within 8 days of its arrival (answers.py); the platform
+# accepts one left unanswered itself (65).
+ANSWER_DAYS = 8
+ANSWERABLE_STATUS = InvoiceStatus.AWAITING_APPROVAL
+
+
+class ResponseStatus(ColoredIntegerChoices):
+    """The life of our answer to an incoming commercial invoice on the platform (responseStatus)."""
+
+    QUEUED = 20, pgettext_lazy("platform status", "Queued")
+    ERROR = 40, _("Error")
+    SENT = 50, _("Sent to the tax authority")
+    DELIVERED = 60, pgettext_lazy("reply status", "Delivered")
+
+
+paint(ResponseStatus, success=[ResponseStatus.DELIVERED], danger=[ResponseStatus.ERROR],
+      info=[ResponseStatus.QUEUED, ResponseStatus.SENT])
+RESPONSE_WORKING = (ResponseStatus.QUEUED, ResponseStatus.SENT)
+
+
+class Answer(ColoredChoices):
+    ACCEPT = "accept", _("Accepted")
+    REJECT = "reject", _("Rejected")
+
+
+paint(Answer, success=[Answer.ACCEPT], danger=[Answer.REJECT])
+
+
+class MatchState(ColoredChoices):
+    """An incoming invoice held against the dispatch notes it bills and our answers to them (matching.py)."""
+
+    MATCHED = "matched", _("Matches the goods accepted")
+    MISMATCH = "mismatch", _("Differs from the goods accepted")
+    NO_NOTES = "no_notes", _("No dispatch note found")
+    UNREADABLE = "unreadable", _("UBL not readable")
+
+
+paint(MatchState, success=[MatchState.MATCHED], danger=[MatchState.MISMATCH, MatchState.UNREADABLE],
+      secondary=[MatchState.NO_NOTES])
 
 
 def status_label(code) -> str:

@@ -5,7 +5,8 @@ from backoffice.core.choices import SyncState
 from backoffice.core.generic import BaseFilterSet, DateFromFilter, DateToFilter, YesNoFilter
 from backoffice.core.fields import LocalizedDecimalField
 
-from .choices import InvoiceStatus, InvoiceType, PostingStatus, Profile, RecordType
+from . import answers
+from .choices import InvoiceStatus, InvoiceType, MatchState, PostingStatus, Profile, RecordType
 from .models import Invoice, Taxpayer
 
 DIRECTIONS = (("out", _("Outgoing")), ("in", _("Incoming")))
@@ -31,17 +32,30 @@ class InvoiceFilterSet(BaseFilterSet):
     amount_max = AmountFilter(field_name="payable_amount", lookup_expr="lte", label=_("Payable up to"))
     # the dashboard's "not on the platform yet": invoices the platform has given no status
     on_platform = YesNoFilter(method="filter_on_platform", label=_("On the platform"))
+    # issue 33: incoming commercial invoices by their 8 days to answer (index invoices_to_answer), and those whose
+    # lines differ from the goods we accepted (index invoices_co_match)
+    answer_due = django_filters.ChoiceFilter(choices=answers.DUE_CHOICES, label=_("Answer"),
+                                             method="filter_answer_due")
+    match_state = django_filters.ChoiceFilter(choices=MatchState.choices, label=_("Against the goods"),
+                                              method="filter_match_state")
 
     class Meta:
         model = Invoice
         fields = ("q", "direction", "record_type", "profile", "invoice_type", "remote_status", "record_status",
-                  "sync_state", "account", "date_from", "date_to", "amount_min", "amount_max", "on_platform")
+                  "sync_state", "account", "date_from", "date_to", "amount_min", "amount_max", "on_platform",
+                  "answer_due", "match_state")
 
     def filter_direction(self, queryset, name, value):
         return queryset.filter(is_send=(value == "out")) if value else queryset
 
     def filter_on_platform(self, queryset, name, value):
         return queryset if value is None else queryset.filter(remote_status__isnull=not value)
+
+    def filter_answer_due(self, queryset, name, value):
+        return answers.due(queryset, value)
+
+    def filter_match_state(self, queryset, name, value):
+        return queryset.filter(is_send=False, match_state=value) if value else queryset
 
 
 class TaxpayerFilterSet(BaseFilterSet):

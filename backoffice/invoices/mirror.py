@@ -19,6 +19,7 @@ from backoffice.remote.accounting_invoices import AccountingInvoiceClient
 from backoffice.remote.common import field
 
 from .choices import WORKING_STATUSES, InvoiceStatus, RecordType
+from . import matching
 from .from_dispatch import sync_notes
 from .models import Invoice, ListSync
 from .services import POLL, InvoiceError, accounting, full_fields, item_fields, service, setting
@@ -63,6 +64,8 @@ def invoices_mirror(company_id, full=False) -> str:
             dropped += _drop_missing(company, client, is_send, seen, started)
         ListSync.objects.filter(pk=state.pk).update(changed_until=newest, **({"full_at": started} if whole else {}))
     sync_notes(company)  # a number given, an invoice declined or deleted: the dispatch watch follows
+    if matching.to_check(company).exists():  # new incoming commercial invoices: held against the goods
+        matching.match_request(company)
     return _("%(count)s invoice(s) read, %(new)s new, %(dropped)s no longer on the platform.") % {
         "count": read, "new": new, "dropped": dropped}
 

@@ -20,7 +20,8 @@ from backoffice.core.models import Company, RemoteRecord, made_by, record_indexe
 from backoffice.core.search import FoldedSearchField
 from backoffice.core.documents import KeptDocument
 
-from .choices import DocumentKind, InvoiceStatus, InvoiceType, PostingStatus, Profile, RecordType, status_label
+from .choices import (Answer, DocumentKind, InvoiceStatus, InvoiceType, MatchState, PostingStatus, Profile, RecordType,
+                      ResponseStatus, status_label)
 
 RATE = {"max_digits": 18, "decimal_places": 6}  # exchange rates and quantities
 
@@ -91,6 +92,18 @@ class Invoice(RemoteRecord):
     hide_despatch_message = models.BooleanField(_("hide the dispatch note text"), default=False)
     subscription_type = models.CharField(_("subscription type"), max_length=20, blank=True)
     subscription_type_number = models.CharField(_("subscription number"), max_length=50, blank=True)
+    # Our answer to an incoming commercial invoice (answers.py): what we answered, why, and its life on the platform.
+    response_answer = models.CharField(_("our answer"), max_length=10, choices=Answer.choices, blank=True)
+    response_reason = models.CharField(_("reason for rejection"), max_length=500, blank=True)
+    response_id = models.CharField(_("answer id"), max_length=64, blank=True)
+    response_status = models.IntegerField(_("answer status"), null=True, blank=True, choices=ResponseStatus.choices)
+    response_message = models.TextField(_("answer's platform message"), blank=True)
+    responded_at = models.DateTimeField(_("answered at"), null=True, blank=True)
+    # An e-archive invoice cancelled from here (answers.py): why (the platform's call takes ids only) and when.
+    cancel_reason = models.CharField(_("reason for cancellation"), max_length=500, blank=True)
+    cancelled_at = models.DateTimeField(_("cancelled at"), null=True, blank=True)
+    # An incoming invoice held against the dispatch notes it bills (matching.py); "" not checked yet.
+    match_state = models.CharField(_("against the goods"), max_length=12, choices=MatchState.choices, blank=True)
     # The platform's whole record (get invoice), read when the invoice is opened.
     detail = models.JSONField(_("platform record"), null=True, blank=True)
     detail_read_at = models.DateTimeField(_("read in full at"), null=True, blank=True)
@@ -115,7 +128,13 @@ class Invoice(RemoteRecord):
                    models.Index(fields=["company", "is_send", "-issue_date", "-id"], name="invoices_co_dir"),
                    models.Index(fields=["company", "target_vkn_tckn"], name="invoices_co_vkn"),
                    models.Index(fields=["company", "invoice_number"], name="invoices_co_number"),
-                   models.Index(fields=["company", "remote_status", "status_read_at"], name="invoices_co_status")]
+                   models.Index(fields=["company", "remote_status", "status_read_at"], name="invoices_co_status"),
+                   # the incoming list's filters of issue 33: invoices to answer (by arrival), those that differ
+                   models.Index(fields=["company", "created_on_platform"], name="invoices_to_answer",
+                                condition=Q(is_send=False, remote_status=InvoiceStatus.AWAITING_APPROVAL,
+                                            profile=Profile.TICARIFATURA)),
+                   models.Index(fields=["company", "match_state", "-issue_date"], name="invoices_co_match",
+                                condition=Q(is_send=False) & ~Q(match_state=""))]
 
     def __str__(self):
         return self.invoice_number or str(_("Invoice %(ettn)s") % {"ettn": (self.ettn or self.remote_id)[:8]})
@@ -207,6 +226,24 @@ class DispatchReference(models.Model):
 
     def __str__(self):
         return self.despatch_number
+
+
+class InvoiceMatch(models.Model):
+    """What an incoming invoice's lines were held against (matching.py): the dispatch notes it bills and, per
+    invoice line, the quantity and price invoiced beside the quantity we accepted on our answer."""
+
+    invoice = models.OneToOneField(Invoice, on_delete=models.CASCADE, related_name="match")
+    checked_at = models.DateTimeField(_("checked at"), auto_now=True)
+    # [{"number", "date", "pk", "found_by"}]: "reference" (the UBL names it), "note" (a note line names it) or
+    # "supplier" (the supplier's notes of the days before the invoice)
+    notes = models.JSONField(default=list, blank=True)
+    # [{"line_id", "name", "unit", "invoiced", "price", "accepted", "dispatched", "note_price", "problem"}]
+    lines = models.JSONField(default=list, blank=True)
+    error = models.TextField(_("reading error"), blank=True)
+
+    class Meta:
+        verbose_name = _("check against the goods")
+        verbose_name_plural = _("checks against the goods")
 
 
 class InvoiceDocument(KeptDocument):

@@ -1,4 +1,5 @@
 import django_tables2 as tables
+from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 from django.utils.translation import gettext_lazy as _
@@ -7,8 +8,35 @@ from backoffice.core.choices import SyncState
 from backoffice.core.generic import ChoiceBadgeColumn, DateTimeColumn, LinkedColumn
 from backoffice.core.generic.tables import MoneyColumn, OrderedTable, RemoteStatusColumn
 
-from .choices import InvoiceStatus, PostingStatus, RecordType
+from .answers import answer_days_left
+from .choices import Answer, InvoiceStatus, MatchState, PostingStatus, RecordType
 from .models import Invoice, PdfBundle, Taxpayer
+
+
+class AnswerColumn(tables.Column):
+    """An incoming commercial invoice: our answer, the platform's automatic acceptance, or the days left of its 8."""
+
+    def __init__(self, *args, **kwargs):
+        kwargs.update(empty_values=(), orderable=False, verbose_name=_("Answer"))
+        super().__init__(*args, **kwargs)
+
+    def render(self, record):
+        if record.is_send:
+            return ""
+        if record.response_answer:
+            return format_html('<span class="badge text-bg-{}" data-answer="{}">{}</span>',
+                               Answer.color(record.response_answer), record.response_answer,
+                               record.get_response_answer_display())
+        if record.remote_status == InvoiceStatus.AUTO_APPROVED:
+            return format_html('<span class="badge text-bg-success" data-answer="automatic">{}</span>',
+                               _("Accepted automatically"))
+        left = answer_days_left(record)
+        if left is None:
+            return ""
+        return render_to_string("core/dashboard/days_left.html", {"days": left, "late": max(0, -left)})
+
+    def value(self, record):
+        return record.response_answer or answer_days_left(record)
 
 
 class InvoiceTable(OrderedTable):
@@ -20,18 +48,22 @@ class InvoiceTable(OrderedTable):
     remote_status = RemoteStatusColumn(InvoiceStatus, verbose_name=_("Status"))
     record_status = ChoiceBadgeColumn(PostingStatus)
     sync_state = ChoiceBadgeColumn(SyncState)
+    answer = AnswerColumn()
+    match_state = ChoiceBadgeColumn(MatchState, verbose_name=_("Against the goods"))
     # The PDF in the browser's viewer, in a new tab, which prints it (only once the platform has the invoice).
     print_pdf = tables.Column(verbose_name=_("Print"), accessor="remote_id", orderable=False, empty_values=(),
                               exclude_from_export=True, attrs={"td": {"class": "text-center"}})
 
     # On a phone: the number, the amount and the status.
     secondary_columns = ("issue_date", "record_type", "target_title", "record_status")
-    tertiary_columns = ("is_send", "target_vkn_tckn", "currency_code", "invoice_type", "sync_state")
+    tertiary_columns = ("is_send", "target_vkn_tckn", "currency_code", "invoice_type", "sync_state", "answer",
+                        "match_state")
 
     class Meta(OrderedTable.Meta):
         model = Invoice
         fields = ("invoice_number", "issue_date", "is_send", "record_type", "invoice_type", "target_title",
-                  "target_vkn_tckn", "payable_amount", "currency_code", "remote_status", "record_status", "sync_state")
+                  "target_vkn_tckn", "payable_amount", "currency_code", "remote_status", "record_status", "sync_state",
+                  "answer", "match_state")
         sequence = (*fields, "print_pdf")
         order_by = ("-issue_date", "-id")
         empty_text = _("No invoices yet. Write one with New invoice, or read the ones the platform has.")

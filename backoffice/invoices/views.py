@@ -27,8 +27,8 @@ from backoffice.core.resources import ResourceError
 from backoffice.core.roles import EDITORS, EVERYONE, has_role
 from backoffice.remote.errors import RemoteError
 
-from . import documents, filters, from_dispatch, mirror, services, tables, taxpayers, totals
-from .choices import WORKING_STATUSES, DocumentKind, RecordType
+from . import answers, documents, filters, from_dispatch, matching, mirror, services, tables, taxpayers, totals
+from .choices import RESPONSE_WORKING, WORKING_STATUSES, DocumentKind, InvoiceStatus, RecordType
 from .forms import AUTOMATIC, InvoiceForm, LineFormSet
 from .models import Invoice, PdfBundle, Taxpayer
 
@@ -120,7 +120,15 @@ class InvoiceDetailView(ObjectDetailView):
         references = list(invoice.dispatch_references.select_related("note"))
         for reference in references:
             reference.url = model_url(reference.note, "detail") if reference.note_id else None
+        may_answer = may_edit and not answers.answer_refusal(invoice)
         return {
+            "answer": {"days": answers.answer_days_left(invoice), "deadline": answers.answer_deadline(invoice),
+                       "automatic": not invoice.is_send and invoice.remote_status == InvoiceStatus.AUTO_APPROVED,
+                       "url": f"{model_url(Invoice, 'answer')}?pk={invoice.pk}" if may_answer else None},
+            "cancel_url": f"{model_url(Invoice, 'cancel')}?pk={invoice.pk}"
+            if may_edit and not answers.cancel_refusal(invoice) else None,
+            "check": matching.shown([invoice]).get(invoice.pk),
+            "check_url": model_url(invoice, "match") if may_edit and not invoice.is_send and invoice.remote_id else None,
             "dispatch_references": references,
             "frees_notes": invoice.remote_status in from_dispatch.FREEING_STATUSES,
             "lines": lines, "platform_lines": platform_lines if not lines else [],
@@ -139,6 +147,7 @@ class InvoiceDetailView(ObjectDetailView):
             "documents": [(kind, label, model_url(invoice, "document", kind=kind))
                           for kind, label in DocumentKind.choices] if invoice.remote_id else [],
             "refresh_interval": 3 if invoice.is_busy or invoice.remote_status in WORKING_STATUSES or reading
+            or invoice.response_status in RESPONSE_WORKING
             else None,
         }
 
@@ -160,6 +169,20 @@ class InvoiceReadView(BaseObjectView):
             messages.warning(request, str(exc))
         else:
             messages.success(request, _("Read again from the platform."))
+        return redirect(model_url(invoice, "detail"))
+
+
+@register_model_view(Invoice, "match", path="<id:pk>/match/")
+class InvoiceMatchView(BaseObjectView):
+    """"Check now": the invoice held against the goods in the background (its UBL and the notes' are read there)."""
+
+    model = Invoice
+    required_roles = EDITORS
+
+    def post(self, request, pk):
+        invoice = get_object_or_404(self.get_queryset().filter(is_send=False), pk=pk)
+        matching.match_request(invoice.company, [invoice.pk])
+        messages.info(request, _("The invoice is being checked against the goods; the page shows the result."))
         return redirect(model_url(invoice, "detail"))
 
 
