@@ -125,8 +125,11 @@ class DispatchNote(RemoteRecord):
                    models.Index(fields=["company", "-issue_date", "-id"], name="dispatch_note_co_issued"),
                    models.Index(fields=["company", "remote_status", "-created_at"], name="dispatch_note_co_status"),
                    models.Index(fields=["company", "receiver_identifier"], name="dispatch_note_co_receiver"),
-                   # the 7-day watch: sent, not invoiced, by date (a few rows of a million)
+                   # the 7-day watch: sent, not invoiced, by date (a few rows of a million); by status too, for the
+                   # list's "still moving?" look-up among them (a scan of the watch's rows otherwise)
                    models.Index(fields=["company", "issue_date"], name="dispatch_note_to_invoice",
+                                condition=Q(invoiced_as="", remote_status__in=SENT_STATUSES)),
+                   models.Index(fields=["company", "remote_status", "issue_date"], name="dispatch_note_to_invoice_st",
                                 condition=Q(invoiced_as="", remote_status__in=SENT_STATUSES))]
 
     def __str__(self):

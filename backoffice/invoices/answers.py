@@ -37,7 +37,7 @@ from backoffice.core.registry import registry
 from backoffice.remote.common import field
 from backoffice.remote.errors import RemoteError
 
-from . import services
+from . import from_dispatch, services
 from .choices import (ANSWER_DAYS, ANSWERABLE_STATUS, RESPONSE_WORKING, Answer, InvoiceStatus, Profile,
                       ResponseStatus)
 from .models import Invoice
@@ -214,9 +214,12 @@ def _answered(invoices, reason=""):
 
 
 def _cancelled(invoices, reason=""):
+    """The reason kept with the cancelled invoices; the dispatch notes they billed are free again."""
     Invoice.objects.filter(pk__in=[invoice.pk for invoice in invoices],
                            remote_status=InvoiceStatus.EARCHIVE_CANCELLED).update(
         cancel_reason=reason[:REASON_LENGTH], cancelled_at=timezone.now())
+    for invoice in invoices:
+        from_dispatch.invoice_moved(invoice)
 
 
 services.POSTING_ACTIONS.add(
@@ -291,7 +294,8 @@ polling.register(RESPONSES_POLL, every=300)
 
 # --- pages ---------------------------------------------------------------------------------------------------------
 class AnswerForm(forms.Form):
-    answer = forms.ChoiceField(label=_("Answer"), choices=Answer.choices, widget=forms.RadioSelect)
+    answer = forms.ChoiceField(label=_("Answer"), widget=forms.RadioSelect,
+                               choices=((Answer.ACCEPT, gettext_lazy("Accept")), (Answer.REJECT, gettext_lazy("Reject"))))
     reason = forms.CharField(label=_("Reason for rejection"), max_length=REASON_LENGTH, required=False,
                              widget=forms.Textarea(attrs={"rows": 2}),
                              help_text=_("Required to reject; the supplier reads it."))

@@ -224,6 +224,16 @@ def sync_notes(company, note_pks=None) -> int:
     return dispatch_api.set_invoiced(company, marks) if marks else 0
 
 
+def invoice_moved(invoice) -> int:
+    """An invoice's number or status changed (it landed, it was read again): the notes it bills follow."""
+    pks = list(DispatchReference.objects.filter(invoice_id=invoice.pk, note__isnull=False).values_list("note_id",
+                                                                                                       flat=True))
+    return sync_notes(invoice.company, pks) if pks else 0
+
+
+services.landed_hooks.append(invoice_moved)
+
+
 @receiver(pre_delete, sender=Invoice, dispatch_uid="invoices_free_notes")
 def _free_notes(sender, instance, **kwargs):
     """An invoice deleted frees its notes, once the deletion is committed."""

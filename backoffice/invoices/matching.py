@@ -18,7 +18,7 @@ from decimal import Decimal
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
-from backoffice.core import domains, jobs
+from backoffice.core import codes, domains, jobs
 from backoffice.core.models import Company
 from backoffice.core.text import search_fold
 from backoffice.remote.errors import RateLimited, RemoteError
@@ -173,6 +173,7 @@ def shown(invoices) -> dict:
         if match is None:
             continue
         rows = [{**row, "problem_text": PROBLEMS.get(row["problem"], ""),
+                 "unit_label": codes.label(codes.UNIT_CODES, row["unit"]) if row["unit"] else "",
                  "invoiced": Decimal(row["invoiced"]), "price": Decimal(row["price"]),
                  "accepted": Decimal(row["accepted"]) if row["accepted"] is not None else None}
                 for row in match.lines]

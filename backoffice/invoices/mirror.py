@@ -20,7 +20,7 @@ from backoffice.remote.common import field
 
 from .choices import WORKING_STATUSES, InvoiceStatus, RecordType
 from . import matching
-from .from_dispatch import sync_notes
+from .from_dispatch import invoice_moved, sync_notes
 from .models import Invoice, ListSync
 from .services import POLL, InvoiceError, accounting, full_fields, item_fields, service, setting
 
@@ -121,6 +121,7 @@ def invoice_read(invoice, *, force=False, interactive=True) -> Invoice | None:
         if not Invoice.objects.filter(idle).update(detail=answer, detail_read_at=now, **platform_owned):
             Invoice.objects.filter(pk=invoice.pk).update(detail=answer, detail_read_at=now)
     invoice.refresh_from_db()
+    invoice_moved(invoice)  # a number or a status read now: the dispatch notes it bills follow
     return invoice
 
 

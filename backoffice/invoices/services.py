@@ -381,11 +381,18 @@ def _exists(invoice) -> bool:
     return accounting(invoice.company).invoice(invoice.remote_id, invoice.is_send) is not None
 
 
+# What follows an invoice that landed on the platform, declared by the modules that build on this one (the dispatch
+# notes it bills learn its number: from_dispatch.py).
+landed_hooks: list = []
+
+
 def _after(invoice) -> None:
     """A send the platform still works on is followed (mirror.INVOICES_POLL, found by its name: mirror.py builds on
-    this module)."""
+    this module); what builds on an invoice's landing is told."""
     if invoice.remote_status in WORKING_STATUSES:
         polling.poll_soon(registry["polls"][POLL], invoice.company_id)
+    for hook in landed_hooks:
+        hook(invoice)
 
 
 INVOICES = Resource(Invoice, create=_create, update=_update, find=_find, delete=_delete, exists=_exists, after=_after)

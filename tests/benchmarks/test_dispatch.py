@@ -7,7 +7,8 @@ and the ratio and assert only ratios, query counts and results, never an absolut
    refresh with the same list less some entries drops them (BENCH_DISPATCH_TAXPAYERS changes the count,
    BENCH_DISPATCH_LOADS the rounds).
 2. The dispatch-note list page of a company with 1,000,000 notes against one with 1,000 (PostgreSQL), whole,
-   filtered by status and by an issue-date range: at most 2x, the same number of queries.
+   filtered by status, by an issue-date range and by the 7-day invoicing watch: at most 2x, the same number of
+   queries.
 """
 
 import io
@@ -15,6 +16,7 @@ import json
 import os
 import time
 import zipfile
+from datetime import timedelta
 
 import pytest
 from django.db import connection
@@ -156,9 +158,10 @@ def test_loading_the_users_directory_against_json_load_and_bulk_create(db):
 
 
 # --- 2. the list page -----------------------------------------------------------------------------------
-def _value_sql(field, company_id, prefix):
+def _value_sql(field, company_id, prefix, span=727, recent=10):
     """SQL giving field's value for row g of generate_series: mostly approved notes with some drafts, errors and
-    notes still on their way, two years of issue dates, a thousand receivers."""
+    notes still on their way, `span` days of issue dates back from today (two years), a thousand receivers; the
+    notes of the last `recent` days and one in fifty older ones not invoiced yet."""
     special = {
         "company_id": str(int(company_id)),
         "remote_id": "md5(g::text)",
@@ -172,7 +175,10 @@ def _value_sql(field, company_id, prefix):
         "local_reference_id": "'ERP-' || g",
         "is_new": "false",
         "profile": "(ARRAY['TEMELIRSALIYE', 'TICARIIRSALIYE'])[1 + g %% 2]",
-        "issue_date": "date '2026-06-30' - (g %% 730)",
+        # two years back from today; the last ten days' notes and one in fifty older ones not invoiced yet
+        "issue_date": f"current_date - (g %% {span})",
+        "invoiced_as": f"CASE WHEN g %% {span} < {recent} OR g %% 50 = 0 THEN '' "
+                       "ELSE 'FTR2025' || lpad(g::text, 9, '0') END",
         "issue_time": "time '08:00' + (g %% 600) * interval '1 minute'",
         "currency_code": "'TRY'",
         "receiver_identifier": "lpad((g %% 997)::text, 10, '0')",
@@ -214,7 +220,22 @@ def test_list_page_with_a_million_notes_against_a_thousand(postgres_only, client
         assert ours in page.content and other not in page.content
 
     base = reverse("dispatch:dispatchnote_list")
+    month = (timezone.localdate() - timedelta(days=120)).replace(day=1)  # a whole month some months back
+    month_end = (month + timedelta(days=32)).replace(day=1) - timedelta(days=1)
     variants = (("list page", base), ("approved only", base + "?remote_status=60"),
-                ("issued in March 2026", base + "?date_from=2026-03-01&date_to=2026-03-31"))
+                (f"issued in {month:%m.%Y}", f"{base}?date_from={month}&date_to={month_end}"))
     failures = compare_sizes("dispatch-note list", clients, variants, check, rounds=PAGE_ROUNDS)
+
+    # The 7-day invoicing watch (issue 33): against a thousand notes of the last twelve days, none invoiced, so
+    # that each filter fills a page on both sides (the million's are the last ten days' and one in fifty older).
+    watched = Company.objects.create(name="Yeni Lojistik A.Ş.", api_key="key-watched")
+    fill(DispatchNote, SMALL, lambda f: _value_sql(f, watched.pk, "SMW", span=12, recent=12))
+    with connection.cursor() as cursor:
+        cursor.execute(f"ANALYZE {DispatchNote._meta.db_table}")
+    clients = {"1,000": login(Client(), accountant, watched), "1,000,000": clients["1,000,000"]}
+    shown["1,000"] = (b"SMW2025", b"BIG2025")
+    variants = (("to be invoiced within 7 days", base + "?invoicing=open"),
+                ("last day to invoice", base + "?invoicing=last_day"),
+                ("7 days ran out, not invoiced", base + "?invoicing=overdue"))
+    failures += compare_sizes("dispatch-note list", clients, variants, check, rounds=PAGE_ROUNDS)
     assert not failures, failures

@@ -148,6 +148,12 @@ def test_incoming_list_with_a_million_notes_against_a_thousand(postgres_only, cl
             newest = notes.filter(sender_identifier=sender).order_by("-received_at", "-id").first()
             assert newest.despatch_number.encode() in page.content and sender.encode() in page.content
             assert f"{1_000_000_000 + 6:010d}".encode() not in page.content
+        elif label == "7 days to answer ran out":
+            # every waiting note arrived months ago: the newest of them heads the page
+            assert number(prefix, AWAITING_EVERY).encode() in page.content
+            assert number(prefix, 1).encode() not in page.content
+        elif label == "to be answered within 7 days":
+            assert number(prefix, 1).encode() not in page.content  # none arrived in the last 7 days
         elif label == "received in March 2026":
             first = notes.filter(received_at__date__range=(date(2026, 3, 1), date(2026, 3, 31))).order_by(
                 "-received_at", "-id").first()
@@ -159,7 +165,9 @@ def test_incoming_list_with_a_million_notes_against_a_thousand(postgres_only, cl
     base = reverse("dispatch_inbox:incomingnote_list")
     variants = (("whole list", base), ("needs an answer, oldest first", base + "?view=awaiting"),
                 ("one sender", f"{base}?sender={sender}"),
-                ("received in March 2026", base + "?date_from=2026-03-01&date_to=2026-03-31"))
+                ("received in March 2026", base + "?date_from=2026-03-01&date_to=2026-03-31"),
+                ("7 days to answer ran out", base + "?answer_due=overdue"),
+                ("to be answered within 7 days", base + "?answer_due=open"))
     failures = compare_sizes("incoming dispatch-note list", clients, variants, check, rounds=PAGE_ROUNDS)
     assert not failures, failures
 

@@ -163,18 +163,28 @@ def test_mirroring_incoming_invoices_against_a_bare_bulk_create(company):
 
 
 # --- 2. the list page -----------------------------------------------------------------------------------
-def _value_sql(field, company_id):
+WATCHED = {"is_send": "false", "profile": "'TICARIFATURA'", "remote_status": "70", "match_state": "'mismatch'"}
+
+
+def _value_sql(field, company_id, watched=False):
     """SQL giving field's value for row g of generate_series: both directions, both kinds, two years of issue
-    dates, a tenth in US dollars."""
+    dates, a tenth in US dollars. watched: every invoice an incoming commercial one awaiting our answer, that
+    differs from the goods (the thousand the answer's filters are held against: each fills a page)."""
+    if watched and field.column in WATCHED:
+        return WATCHED[field.column]
     special = {
         "company_id": str(int(company_id)),
         "remote_id": "md5(g::text)",
         "ettn": "md5(g::text)",
-        "remote_status": "(ARRAY[60, 60, 60, 65, 20, 40])[1 + g %% 6]",
+        # incoming commercial invoices (g %% 6 = 0), one in seven of them awaiting our answer (issue 33)
+        "remote_status": "CASE WHEN g %% 42 = 0 THEN 70 ELSE (ARRAY[60, 60, 60, 65, 20, 40])[1 + g %% 6] END",
         "sync_state": "'synced'",
         "is_send": "g %% 3 <> 0",
         "record_type": "(g %% 4 <> 0)::int",
-        "profile": "(ARRAY['TEMELFATURA', 'TICARIFATURA', 'EARSIVFATURA'])[1 + g %% 3]",
+        "profile": "CASE WHEN g %% 6 = 0 THEN 'TICARIFATURA' "
+                   "ELSE (ARRAY['TEMELFATURA', 'TICARIFATURA', 'EARSIVFATURA'])[1 + g %% 3] END",
+        "match_state": "CASE WHEN g %% 6 = 0 THEN (ARRAY['matched', 'mismatch', 'no_notes', ''])[1 + (g / 6) %% 4] "
+                       "ELSE '' END",
         "invoice_type": "'SATIS'",
         "prefix": "'SND'",
         "invoice_number": "'SND2025' || lpad(g::text, 9, '0')",
@@ -192,7 +202,8 @@ def _value_sql(field, company_id):
         "payable_amount": "(g %% 100000)::numeric * 0.12",
         "created_at": "now() - g * interval '1 second'",
         "updated_at": "now() - g * interval '1 second'",
-        "created_on_platform": "now() - g * interval '1 second'",
+        # arrivals over the last ten days, again and again: every day of the 8 to answer holds invoices
+        "created_on_platform": "now() - (g %% 1000) * interval '15 minutes'",
         "updated_on_platform": "now() - g * interval '1 second'",
         "synced_at": "now()",
         "status_read_at": "now()",
@@ -210,10 +221,20 @@ def test_list_page_with_a_million_invoices_against_a_thousand(postgres_only, cli
 
     base, totals = reverse("invoices:invoice_list"), reverse("invoices:invoice_totals")
     failures = []
-    for label, query in (("list page", ""), ("incoming only", "?direction=in"),
-                         ("issued in March 2026", "?date_from=2026-03-01&date_to=2026-03-31")):
+    # Issue 33's filters against a thousand invoices that all await an answer and differ from the goods, so that
+    # each filter fills a page on both sides (of the million, one in 42 awaits an answer).
+    watched = Company.objects.create(name="Yeni Tedarik A.Ş.", api_key="key-watched")
+    fill(Invoice, SMALL, lambda f: _value_sql(f, watched.pk, watched=True))
+    with connection.cursor() as cursor:
+        cursor.execute(f"ANALYZE {Invoice._meta.db_table}")
+    for label, query, against in (("list page", "", small), ("incoming only", "?direction=in", small),
+                                  ("issued in March 2026", "?date_from=2026-03-01&date_to=2026-03-31", small),
+                                  ("to be answered within 8 days", "?answer_due=open", watched),
+                                  ("last day to answer", "?answer_due=last_day", watched),
+                                  ("8 days to answer ran out", "?answer_due=overdue", watched),
+                                  ("differ from the goods accepted", "?match_state=mismatch", watched)):
         results = {}
-        for size, target in (("1,000", small), ("1,000,000", company)):
+        for size, target in (("1,000", against), ("1,000,000", company)):
             login(client, accountant, target)
             for _ in range(3):  # warm caches and plans
                 page_time(client, base + query)

@@ -131,3 +131,24 @@ def fill_event_ticket(page, *, seat="B-12", first_name="Ayşe", payment="KREDIKA
     page.fill("#id_customer_first_name", first_name)
     page.fill("#id_customer_last_name", "Yılmaz")
     page.fill("#id_lines-0-service_description", "Salon bileti")
+
+
+# What a browser test that needs a real worker and the sandbox is marked with (tests/browser/test_*.py).
+WORKER_BROWSER_MARKS = [
+    pytest.mark.browser,
+    pytest.mark.worker,
+    pytest.mark.skipif(not os.path.exists(CHROMIUM), reason="needs Debian's Chromium at /usr/bin/chromium"),
+    pytest.mark.django_db(transaction=True),
+]
+
+
+def settled(page, worker, selector, message, timeout=90_000):
+    """Wait for what the worker and the platform do, followed by the page's own refresh; the worker's output when
+    it does not come."""
+    from tests.testapp.testing import output
+
+    try:
+        page.wait_for_selector(selector, state="attached", timeout=timeout)
+    except Exception:
+        raise AssertionError(f"timed out waiting for {message} ({selector})\n--- worker output ---\n"
+                             f"{output(worker)[-5000:]}") from None

@@ -227,7 +227,7 @@ def test_an_invoice_that_bills_more_than_was_accepted_is_flagged(sandbox, sandbo
     assert invoice.invoice_number not in web.get(reverse("invoices:invoice_list"),
                                                  {"match_state": "matched"}).content.decode()
     confirm = web.get(reverse("invoices:invoice_answer"), {"pk": invoice.pk}).content.decode()
-    assert "data-mismatch" in confirm and "Çimento (50 kg): 40 C62 invoiced, 30 accepted" in confirm
+    assert "data-mismatch" in confirm and "Çimento (50 kg): 40 Adet invoiced, 30 accepted" in confirm
 
 
 def test_an_invoice_that_bills_what_was_accepted_matches_by_the_suppliers_notes(sandbox, sandbox_company):

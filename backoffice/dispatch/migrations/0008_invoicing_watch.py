@@ -33,4 +33,8 @@ class Migration(migrations.Migration):
             model_name='dispatchnote',
             index=models.Index(condition=models.Q(('invoiced_as', ''), ('remote_status__in', (50, 60, 61, 62, 65, 70, 82, 90, 91, 92))), fields=['company', 'issue_date'], name='dispatch_note_to_invoice'),
         ),
+        migrations.AddIndex(
+            model_name='dispatchnote',
+            index=models.Index(condition=models.Q(('invoiced_as', ''), ('remote_status__in', (50, 60, 61, 62, 65, 70, 82, 90, 91, 92))), fields=['company', 'remote_status', 'issue_date'], name='dispatch_note_to_invoice_st'),
+        ),
     ]
