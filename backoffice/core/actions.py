@@ -85,6 +85,9 @@ class RecordAction:
     client: Callable | None = None
     target: Callable | None = None
     check: Callable | None = None  # check(records): this action's own rules, after the set's; raises its error
+    # marks(**params) -> more fields of a record the action is done on (what the user chose, kept with it), set
+    # with the new state whichever way it is learnt (the call's answer, or asked after a failure)
+    marks: Callable | None = None
 
     def took_effect(self, status) -> bool:
         return status is not None and int(status) in (self.reached or (self.leads_to,))
@@ -228,7 +231,7 @@ def action_run(model, name, pks, params=None):
     run = jobs.current_run()
     if run is not None and run.attempts > 1:  # an earlier attempt may have reached the platform
         try:
-            records = _settle_reached(model, action_set, action, client, records)
+            records = _settle_reached(model, action_set, action, client, records, params)
         except RemoteError as exc:  # not known: not sent again blindly (the claim stays while the runner retries)
             keep_refusal(model, [r.pk for r in records], exc)
             raise
@@ -242,7 +245,7 @@ def action_run(model, name, pks, params=None):
                 keep_refusal(model, [r.pk for r in records], exc)
                 raise
             try:
-                left = _settle_reached(model, action_set, action, client, records)
+                left = _settle_reached(model, action_set, action, client, records, params)
             except RemoteError:  # we cannot tell what happened: the runner tries again, asking first
                 unknown = RemoteError(f"{exc} (the statuses could not be read to tell whether it took effect)",
                                       operation=getattr(exc, "operation", ""), permanent=False)
@@ -257,7 +260,7 @@ def action_run(model, name, pks, params=None):
                 raise
             records = []
         else:
-            _mark_done(model, action_set, action, [r.pk for r in records])
+            _mark_done(model, action_set, action, [r.pk for r in records], params)
             records = []
     if action.refresh:
         statuses_refresh(client, model, list(model.objects.filter(pk__in=pks)), action_set, action)
@@ -274,15 +277,15 @@ def _worth_asking(exc: RemoteError) -> bool:
     return getattr(exc, "source", "") not in (errors.CREDENTIALS, errors.PERMISSION, errors.LOCAL)
 
 
-def _mark_done(model, action_set, action, pks) -> None:
+def _mark_done(model, action_set, action, pks, params=None) -> None:
     fields = {"pending_action": "", "last_error": "", "last_error_source": "",
-              action_set.field_of(action): action.leads_to}
+              action_set.field_of(action): action.leads_to, **(action.marks(**(params or {})) if action.marks else {})}
     if action.sets_requested:  # the record's own wish follows, and the platform's old message goes
         fields.update(own_fields(model, requested_status=action.leads_to, status_message=""))
     model.objects.filter(pk__in=pks).update(**fields, updated_at=timezone.now())
 
 
-def _settle_reached(model, action_set, action, client, records) -> list:
+def _settle_reached(model, action_set, action, client, records, params=None) -> list:
     """Ask the platform which records the action already took effect on; those are done (with the status
     the platform gives). Returns the others. A failed status read is raised: nothing is sent again, or
     called refused, without knowing."""
@@ -290,7 +293,7 @@ def _settle_reached(model, action_set, action, client, records) -> list:
     answers = {str(a.get("id")).lower(): a for a in client.statuses(action_set.targets(records, action)) or []}
     reached = [r for r in records if action.took_effect((answers.get(r.remote_id.lower()) or {}).get("status"))]
     if reached:
-        _mark_done(model, action_set, action, [r.pk for r in reached])
+        _mark_done(model, action_set, action, [r.pk for r in reached], params)
         logger.info("%s: %s record(s) already done on the platform; not sent again", action.name, len(reached))
     for record in records:  # the mirror learns the platform's own status either way (it may have moved on)
         status = (answers.get(record.remote_id.lower()) or {}).get("status")

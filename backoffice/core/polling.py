@@ -54,7 +54,7 @@ class StatusPoll:
     follow_delay: Callable = lambda: 10  # seconds between two runs while following
     keep_following: Callable | None = None  # (company) -> bool; default: a send was less than follow_seconds ago
     defer_when_limited: bool = True  # RateLimited before anything was asked: run again when the window frees
-    after: Callable | None = None  # (company) after a run that changed something (what follows a status)
+    after: Callable | None = None  # (company, records) after a run, with the records it changed (what follows them)
     options: dict = field(default_factory=dict)
 
 
@@ -78,7 +78,7 @@ def _line(poll: StatusPoll, company):
 def run(poll: StatusPoll, company) -> tuple[int, int]:
     """One run for one company: (calls made, records changed)."""
     started, budget = timezone.now(), poll.calls(company)
-    calls = changed = 0
+    calls, moved = 0, []
     while calls < budget:
         line = _line(poll, company).exclude(**{f"{poll.stamp}__gte": started})
         size = max(1, int(poll.batch(company)))
@@ -96,22 +96,24 @@ def run(poll: StatusPoll, company) -> tuple[int, int]:
         except RemoteError as exc:
             logger.warning("%s: statuses of %s not read: %s", poll.name, [r.remote_id for r in records], exc)
             answers = {}
-        changed += _keep(poll, records, answers)
-    if changed and poll.after is not None:
-        poll.after(company)
-    return calls, changed
+        moved += _keep(poll, records, answers)
+    if moved and poll.after is not None:
+        poll.after(company, moved)
+    return calls, len(moved)
 
 
-def _keep(poll: StatusPoll, records, answers) -> int:
-    """What the platform said of each record asked; every one is stamped, so the line turns."""
-    now, changed, unchanged = timezone.now(), 0, []
+def _keep(poll: StatusPoll, records, answers) -> list:
+    """What the platform said of each record asked; every one is stamped, so the line turns. Returns the records
+    that changed."""
+    now, changed, unchanged = timezone.now(), [], []
     idle = {"pending_action": ""} if hasattr(poll.model, "pending_action") else {}
     for record in records:
         answer = answers.get(record.remote_id)
         fields = poll.settle(record, answer) if answer is not None else None
         if fields:
-            changed += poll.model.objects.filter(pk=record.pk, sync_state=SyncState.SYNCED, **idle).update(
-                **{poll.stamp: now, **fields})
+            if poll.model.objects.filter(pk=record.pk, sync_state=SyncState.SYNCED, **idle).update(
+                    **{poll.stamp: now, **fields}):
+                changed.append(record)
         else:
             unchanged.append(record.pk)
     poll.model.objects.filter(pk__in=unchanged).update(**{poll.stamp: now})

@@ -3,7 +3,8 @@ platform's statuses of a note and of a reply and the document kinds, the tunable
 service, its refusal, the reading and checking of UBL-TR notes and replies, the receipt list's storing (read with
 the incoming list), the status changes' declaration, the export form and the prefix rule. What invoices may use: the
 notes (read, company-scoped), their lines with the receiver's answer, the statuses a note is invoiced in, and the
-watch's record of which invoice bills a note (set_invoiced), and UBL-TR's file layer (ubltr) to read an invoice. Nothing else of this app is imported from outside it."""
+watch's record of which invoice bills a note (set_invoiced), and UBL-TR's file layer (ubltr) to read an
+invoice. Nothing else of this app is imported from outside it."""
 
 from . import ubltr
 from .choices import INVOICEABLE_STATUSES, Answer, DispatchStatus, DocumentKind, ReplyStatus

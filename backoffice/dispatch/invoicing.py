@@ -79,6 +79,26 @@ def filtered(notes, value, today=None):
     return notes
 
 
+# A note the user says was invoiced outside the back office (before it, or in another program): kept as invoiced,
+# with no invoice of ours behind it (invoiced_target empty); the invoices domain's reconciliation leaves it alone.
+ELSEWHERE = "elsewhere"
+
+
+def invoiced_label(note) -> str:
+    """What the lists show for the invoice that bills the note ("" when none)."""
+    if note.invoiced_as == ELSEWHERE and not note.invoiced_target:
+        return str(gettext_lazy("Invoiced elsewhere"))
+    return note.invoiced_as
+
+
+def mark_elsewhere(notes, *, invoiced: bool) -> int:
+    """"Invoiced elsewhere" (or back on the watch): only notes no invoice of ours bills are changed."""
+    ours = notes.exclude(invoiced_target="")
+    if invoiced:
+        return notes.filter(invoiced_as="").update(invoiced_as=ELSEWHERE)
+    return notes.exclude(pk__in=ours.values("pk")).filter(invoiced_as=ELSEWHERE).update(invoiced_as="")
+
+
 def set_invoiced(company, marks: dict) -> int:
     """Keep what the invoices domain says: {note pk: (invoice label, record target)}, ("", "") for a note no
     invoice covers any more. Notes of another company are left alone. Returns how many changed."""
@@ -94,8 +114,9 @@ def set_invoiced(company, marks: dict) -> int:
 
 
 def invoiced_notes(company):
-    """The company's notes the watch holds as invoiced (for the invoices domain's reconciliation)."""
-    return DispatchNote.objects.filter(company=company).exclude(invoiced_as="")
+    """The company's notes the watch holds as invoiced by an invoice of ours (the invoices domain's
+    reconciliation; a note invoiced elsewhere is the user's word, not ours to undo)."""
+    return DispatchNote.objects.filter(company=company).exclude(invoiced_as="").exclude(invoiced_target="")
 
 
 def running_out(notes, today):
@@ -114,8 +135,10 @@ def deadlines_mark(today=None) -> str:
 
 
 def marked(note, today=None) -> bool:
-    """Whether the note carries the daily check's mark and is still to be invoiced."""
-    return bool(note.deadline_marked_on) and days_left(note, today) is not None
+    """Whether the note carries the daily check's mark and its last day is today or tomorrow (a note freed later,
+    its window over, shows as late instead)."""
+    left = days_left(note, today) if note.deadline_marked_on else None
+    return left is not None and 0 <= left <= 1
 
 
 # --- what core runs for this domain (read when the app is ready: core.domains) --------------------------------------

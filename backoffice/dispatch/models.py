@@ -21,7 +21,8 @@ from backoffice.core.models import RemoteRecord, made_by, record_indexes
 from backoffice.core.search import FoldedSearchField
 from backoffice.core.documents import KeptDocument
 
-from .choices import EDITABLE_STATUSES, SENT_STATUSES, Answer, DispatchStatus, DocumentKind, Numbering, Profile, ReplyStatus, Source
+from .choices import (EDITABLE_STATUSES, SENT_STATUSES, Answer, DispatchStatus, DocumentKind, Numbering, Profile,
+                      ReplyStatus, Source)
 
 QUANTITY = {"max_digits": 18, "decimal_places": 6}
 

@@ -26,10 +26,11 @@ class InvoicingColumn(tables.Column):
 
     def render(self, record):
         if record.invoiced_as:
-            _label, url = target_label(record.invoiced_target)
+            _label, url = target_label(record.invoiced_target) if record.invoiced_target else (None, None)
+            label = invoicing.invoiced_label(record)
             if url:
-                return format_html('<a class="font-monospace" href="{}" data-invoiced>{}</a>', url, record.invoiced_as)
-            return format_html('<span class="font-monospace" data-invoiced>{}</span>', record.invoiced_as)
+                return format_html('<a class="font-monospace" href="{}" data-invoiced>{}</a>', url, label)
+            return format_html('<span class="small text-body-secondary" data-invoiced>{}</span>', label)
         left = invoicing.days_left(record)
         if left is None:
             return "—"
@@ -37,7 +38,7 @@ class InvoicingColumn(tables.Column):
             "days": left, "late": max(0, -left), "marked": invoicing.marked(record)})
 
     def value(self, record):
-        return record.invoiced_as or invoicing.days_left(record)
+        return invoicing.invoiced_label(record) or invoicing.days_left(record)
 
 
 class DispatchNoteTable(OrderedTable):

@@ -140,13 +140,13 @@ class NoteDetailView(ObjectDetailView):
 def invoicing_card(note, may_edit) -> dict:
     """The note's invoice (a link), or its days left to be invoiced; and "Faturalaştır" when the invoices domain
     registered it (core's bulk actions of another app) and the receiver's answer is in."""
-    _label, url = target_label(note.invoiced_target) if note.invoiced_as else (None, None)
+    _label, url = target_label(note.invoiced_target) if note.invoiced_target else (None, None)
     left = invoicing.days_left(note)
     action = extra_bulk_actions(DispatchNote).get("invoice")
     invoice_url = None
     if action is not None and may_edit and note.remote_status in INVOICEABLE_STATUSES:
         invoice_url = f"{reverse(action.url_name)}?pk={note.pk}"
-    return {"label": note.invoiced_as, "url": url, "days": left, "late": max(0, -(left or 0)),
+    return {"label": invoicing.invoiced_label(note), "url": url, "days": left, "late": max(0, -(left or 0)),
             "marked": invoicing.marked(note), "invoice_url": invoice_url,
             "action_label": action.label if action is not None else ""}
 
@@ -185,7 +185,20 @@ def _bulk_actions():
     return found
 
 
-BULK_ACTIONS = {**_bulk_actions(), "resend": batch.resend_action(
+def elsewhere_runner(invoiced):
+    def run(request, queryset):
+        return invoicing.mark_elsewhere(queryset, invoiced=invoiced)
+    return run
+
+
+BULK_ACTIONS = {**_bulk_actions(), "invoiced_elsewhere": BulkAction(
+    gettext_lazy("Invoiced elsewhere"), elsewhere_runner(True), style="secondary", required_roles=EDITORS,
+    confirm=gettext_lazy("The selected notes were invoiced outside this back office (before it, or in another "
+                         "program): they leave the 7-day watch. Notes an invoice of ours bills are not changed.")),
+    "not_invoiced_elsewhere": BulkAction(
+    gettext_lazy("Back on the invoicing watch"), elsewhere_runner(False), style="secondary", required_roles=EDITORS,
+    confirm=gettext_lazy("The selected notes marked as invoiced elsewhere are counted by the 7-day watch again.")),
+    "resend": batch.resend_action(
     refused=gettext_lazy("Only notes whose sending failed can be sent again."),
     confirm=gettext_lazy("The selected notes whose sending failed will be sent again; the platform is asked first "
                          "whether an earlier attempt arrived."))}

@@ -7,12 +7,15 @@ from decimal import Decimal
 
 from django.db.models import Q
 
-from .choices import DispatchStatus, ReplyWay
+from .choices import DispatchError, DispatchStatus, ReplyStatus, ReplyWay
 from .documents import lines_load
 from .models import DispatchReply, IncomingNote
 
+__all__ = ["DispatchError", "accepted_goods", "billed_notes"]
+
 ACCEPTED_IN_FULL = (DispatchStatus.APPROVED, DispatchStatus.AUTO_APPROVED, DispatchStatus.APPROVING)
 REJECTED = (DispatchStatus.REJECTED, DispatchStatus.REJECTING)
+TAKEN = (ReplyStatus.QUEUED, ReplyStatus.DELIVERED, ReplyStatus.APPROVED)
 NOTE_WINDOW_DAYS = 7  # an invoice is issued within 7 days of the goods' dispatch: the supplier's notes before it
 
 
@@ -20,7 +23,9 @@ def billed_notes(company, *, supplier: str, numbers=(), invoice_date=None) -> tu
     """(the incoming notes an invoice bills, how they were found): by the numbers it names ("reference"), else the
     supplier's notes of the 7 days up to the invoice's date ("supplier")."""
     notes = IncomingNote.objects.filter(company=company)
-    if numbers:
+    if numbers:  # the supplier's own numbers: another supplier may use the same prefix
+        if supplier:
+            notes = notes.filter(sender_identifier=supplier)
         found = list(notes.filter(despatch_number__in=list(numbers)).order_by("issue_date", "pk"))
         return found, "reference"
     if not supplier or invoice_date is None:
@@ -34,7 +39,8 @@ def accepted_goods(note, *, client=None) -> list[dict]:
     by line, the whole delivery when we approved it (or it was approved automatically), 0 when we rejected it,
     None while it awaits our answer. Its lines are read from its UBL first when they are not (a platform call)."""
     lines = lines_load(note, client=client)
-    reply = (DispatchReply.objects.filter(note=note).exclude(way=ReplyWay.APPROVE_REJECT)
+    # our newest line-by-line answer the platform took (a draft or one in error accepted nothing)
+    reply = (DispatchReply.objects.filter(note=note, remote_status__in=TAKEN).exclude(way=ReplyWay.APPROVE_REJECT)
              .prefetch_related("lines").order_by("-created_at", "-pk").first())
     answered = {line.line_id: line for line in reply.lines.all()} if reply is not None else {}
     goods = []

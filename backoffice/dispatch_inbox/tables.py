@@ -31,7 +31,7 @@ class DaysLeftColumn(tables.Column):
         color = "danger" if left <= 1 else "warning" if left <= 3 else "secondary"
         badge = format_html('<span class="badge text-bg-{}" data-days-left="{}">{}</span>', color, left,
                             ngettext("%(days)s day", "%(days)s days", left) % {"days": left})
-        if record.deadline_marked_on:  # the daily check's mark: its days run out by tomorrow
+        if record.deadline_marked_on and left <= 1:  # the daily check's mark: its days run out by tomorrow
             return format_html('{} <i class="bi bi-flag-fill text-danger" data-deadline-marked title="{}"></i>', badge,
                                _("The daily check marked this note: its days to answer run out by tomorrow."))
         return badge

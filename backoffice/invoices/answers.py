@@ -35,7 +35,7 @@ from backoffice.core.roles import EDITORS
 from backoffice.core.security import parse_ids
 from backoffice.core.registry import registry
 from backoffice.remote.common import field
-from backoffice.remote.errors import RemoteError
+from backoffice.remote.errors import PLATFORM, RemoteError
 
 from . import from_dispatch, services
 from .choices import (ANSWER_DAYS, ANSWERABLE_STATUS, RESPONSE_WORKING, Answer, InvoiceStatus, Profile,
@@ -51,6 +51,12 @@ def answer_deadline(invoice):
     arrived = timezone.localtime(invoice.created_on_platform).date() if invoice.created_on_platform else \
         invoice.issue_date
     return arrived + timedelta(days=ANSWER_DAYS) if arrived else None
+
+
+def answer_ends_at(invoice):
+    """The moment the platform stops taking an answer and accepts the invoice itself: 8 × 24 hours after its
+    arrival (the platform counts the moment; the days left of the pages count Istanbul days)."""
+    return invoice.created_on_platform + timedelta(days=ANSWER_DAYS) if invoice.created_on_platform else None
 
 
 def answer_days_left(invoice, today=None) -> int | None:
@@ -104,8 +110,12 @@ def answer_refusal(invoice) -> str:
     if invoice.remote_status != ANSWERABLE_STATUS:
         return _("This invoice is not awaiting an answer (%(status)s).") % {
             "status": invoice.status_label or _("not on the platform")}
+    ends = answer_ends_at(invoice)
+    if ends is not None and timezone.now() >= ends:
+        return _("The 8 days to answer this invoice ended on %(date)s.") % {
+            "date": timezone.localtime(ends).strftime("%d.%m.%Y %H:%M")}
     left = answer_days_left(invoice)
-    if left is not None and left < 0:
+    if ends is None and left is not None and left < 0:
         return _("The 8 days to answer this invoice ended on %(date)s.") % {
             "date": answer_deadline(invoice).strftime("%d.%m.%Y")}
     return ""
@@ -145,8 +155,16 @@ class Answers:
         self.client = services.service(company)
 
     def send(self, ids, *, accept, reason=""):
-        for invoice_id in ids:
-            self.client.send_response(invoice_id, accept=accept, reason=reason)
+        """One call per invoice. A failure after some went is made one core asks about (which invoices have our
+        answer now), so that those are done and only the others keep the refusal or are sent again."""
+        for sent, invoice_id in enumerate(ids):
+            try:
+                self.client.send_response(invoice_id, accept=accept, reason=reason)
+            except RemoteError as exc:
+                if not sent:
+                    raise
+                raise RemoteError(str(exc), status=exc.status, title=exc.title, detail=exc.detail,
+                                  operation=exc.operation, permanent=False, source=PLATFORM) from exc
 
     def statuses(self, ids):
         found = []
@@ -198,8 +216,16 @@ def response_fields(answer) -> dict:
             "responded_at": moment(field(answer, "createdDate"), naive_utc=True) or timezone.now()}
 
 
-def _answered(invoices, reason=""):
-    """After the answers went (or were found there): their records kept, the invoices and answers followed soon."""
+def _answer_marks(answer):
+    """What was answered, kept with each invoice the answer reached (core.actions' marks): the poll follows an answer
+    whose record could not be read back (response_status still empty)."""
+    def marks(reason=""):
+        return {"response_answer": answer, "response_reason": reason[:REASON_LENGTH], "responded_at": timezone.now()}
+    return marks
+
+
+def _read_back(invoices, reason=""):
+    """The platform's record of our answers, and the invoices and answers followed soon."""
     client = services.service(invoices[0].company) if invoices else None
     for invoice in invoices:
         try:
@@ -227,7 +253,8 @@ services.POSTING_ACTIONS.add(
         "accept", gettext_lazy("Accept the invoice"), call=lambda client, ids: client.send(ids, accept=True),
         sources=(ANSWERABLE_STATUS,), leads_to=InvoiceStatus.APPROVING, state_field="remote_status",
         reached=(InvoiceStatus.APPROVING, InvoiceStatus.APPROVED, InvoiceStatus.APPROVAL_ERROR), client=Answers,
-        target=lambda invoice: invoice.remote_id, check=_checked(answer_refusal), takes_params=True, after=_answered,
+        target=lambda invoice: invoice.remote_id, check=_checked(answer_refusal), takes_params=True,
+        marks=_answer_marks(Answer.ACCEPT), after=_read_back,
         refused=gettext_lazy("Only an invoice awaiting an answer is answered: %(numbers)s"),
         done=lambda count: _("%(count)s invoice(s) accepted.") % {"count": count}),
     actions.RecordAction(
@@ -235,14 +262,15 @@ services.POSTING_ACTIONS.add(
         call=lambda client, ids, reason="": client.send(ids, accept=False, reason=reason),
         sources=(ANSWERABLE_STATUS,), leads_to=InvoiceStatus.DECLINING, state_field="remote_status",
         reached=(InvoiceStatus.DECLINING, InvoiceStatus.DECLINED, InvoiceStatus.DECLINE_ERROR), client=Answers,
-        target=lambda invoice: invoice.remote_id, check=_checked(answer_refusal), takes_params=True, after=_answered,
+        target=lambda invoice: invoice.remote_id, check=_checked(answer_refusal), takes_params=True,
+        marks=_answer_marks(Answer.REJECT), after=_read_back,
         refused=gettext_lazy("Only an invoice awaiting an answer is answered: %(numbers)s"),
         done=lambda count: _("%(count)s invoice(s) rejected.") % {"count": count}),
     actions.RecordAction(
         "answer_retry", gettext_lazy("Send the answer again"), call=lambda client, ids: client.retry(ids),
         sources=(ResponseStatus.ERROR,), leads_to=ResponseStatus.QUEUED, state_field="response_status",
         reached=(ResponseStatus.QUEUED, ResponseStatus.SENT, ResponseStatus.DELIVERED), client=AnswerRetries,
-        target=lambda invoice: invoice.remote_id, icon="arrow-repeat", style="warning", after=_answered,
+        target=lambda invoice: invoice.remote_id, icon="arrow-repeat", style="warning", after=_read_back,
         confirm=gettext_lazy("The answers in error of the selected invoices are sent again."),
         refused=gettext_lazy("Only an answer in error is sent again: %(numbers)s"),
         done=lambda count: _("%(count)s answer(s) sent again.") % {"count": count}),
@@ -294,12 +322,13 @@ polling.register(RESPONSES_POLL, every=300)
 
 # --- pages ---------------------------------------------------------------------------------------------------------
 class AnswerForm(forms.Form):
-    answer = forms.ChoiceField(label=_("Answer"), widget=forms.RadioSelect,
-                               choices=((Answer.ACCEPT, gettext_lazy("Accept")), (Answer.REJECT, gettext_lazy("Reject"))))
-    reason = forms.CharField(label=_("Reason for rejection"), max_length=REASON_LENGTH, required=False,
+    answer = forms.ChoiceField(label=gettext_lazy("Answer"), widget=forms.RadioSelect,
+                               choices=((Answer.ACCEPT, gettext_lazy("Accept")),
+                                        (Answer.REJECT, gettext_lazy("Reject"))))
+    reason = forms.CharField(label=gettext_lazy("Reason for rejection"), max_length=REASON_LENGTH, required=False,
                              widget=forms.Textarea(attrs={"rows": 2}),
-                             help_text=_("Required to reject; the supplier reads it."))
-    checked = forms.BooleanField(label=_("I checked the invoice against the goods."), required=True)
+                             help_text=gettext_lazy("Required to reject; the supplier reads it."))
+    checked = forms.BooleanField(label=gettext_lazy("I checked the invoice against the goods."), required=True)
 
     def clean(self):
         cleaned = super().clean()
@@ -309,9 +338,10 @@ class AnswerForm(forms.Form):
 
 
 class CancelForm(forms.Form):
-    reason = forms.CharField(label=_("Reason for cancellation"), max_length=REASON_LENGTH,
+    reason = forms.CharField(label=gettext_lazy("Reason for cancellation"), max_length=REASON_LENGTH,
                              widget=forms.Textarea(attrs={"rows": 2}))
-    checked = forms.BooleanField(label=_("I understand that a cancellation cannot be undone."), required=True)
+    checked = forms.BooleanField(label=gettext_lazy("I understand that a cancellation cannot be undone."),
+                                 required=True)
 
     def clean_reason(self):
         reason = (self.cleaned_data.get("reason") or "").strip()

@@ -67,8 +67,8 @@ RESPONSE_WORKING = (ResponseStatus.QUEUED, ResponseStatus.SENT)
 
 
 class Answer(ColoredChoices):
-    ACCEPT = "accept", _("Accepted")
-    REJECT = "reject", _("Rejected")
+    ACCEPT = "accept", pgettext_lazy("answer", "Accepted")
+    REJECT = "reject", pgettext_lazy("answer", "Rejected")
 
 
 paint(Answer, success=[Answer.ACCEPT], danger=[Answer.REJECT])

@@ -87,6 +87,12 @@ def refusal(notes) -> str:
     if len(currencies) > 1:
         return _("These notes are in different currencies (%(currencies)s): an invoice has one.") % {
             "currencies": ", ".join(sorted(currencies))}
+    unread = [str(note) for note in notes if note.remote_status == dispatch_api.DispatchStatus.PARTIALLY_ACCEPTED
+              and not dispatch_api.answered_lines(note)[2]]
+    if unread:  # invoiced at what was dispatched, it would bill what the receiver refused
+        return _("The receiver accepted these notes in part, and its reply's lines are not read yet: %(notes)s. "
+                 "Wait a few minutes (the replies are read with the incoming notes) and try again.") % {
+                     "notes": ", ".join(unread)}
     bare = [str(note) for note in notes if not note.lines.exists()]
     if bare:
         return _("These notes were read from the platform's list, which gives no lines, so there is nothing to "
@@ -229,6 +235,22 @@ def invoice_moved(invoice) -> int:
     pks = list(DispatchReference.objects.filter(invoice_id=invoice.pk, note__isnull=False).values_list("note_id",
                                                                                                        flat=True))
     return sync_notes(invoice.company, pks) if pks else 0
+
+
+def invoices_moved(company, invoices) -> int:
+    """Invoices whose number or status changed (a status poll, a list reading): the notes they bill follow; one
+    query for the notes of all of them."""
+    pks = list(DispatchReference.objects.filter(invoice__in=[invoice.pk for invoice in invoices], note__isnull=False)
+               .values_list("note_id", flat=True))
+    return sync_notes(company, pks) if pks else 0
+
+
+def invoices_read(company, ettns) -> int:
+    """The outgoing invoices a reading of the list brought (by ettn): the notes they bill follow."""
+    pks = list(DispatchReference.objects.filter(invoice__company=company, invoice__is_send=True,
+                                                invoice__remote_id__in=list(ettns), note__isnull=False)
+               .values_list("note_id", flat=True))
+    return sync_notes(company, pks) if pks else 0
 
 
 services.landed_hooks.append(invoice_moved)

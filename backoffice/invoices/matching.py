@@ -154,8 +154,13 @@ def invoices_match(company_id, pks=None) -> str:
             if not done:
                 raise
             break
+        except inbox_api.DispatchError as exc:  # a supplier's note that cannot be read: said on the invoice
+            _keep(invoice, MatchState.UNREADABLE, error=str(exc))
         except RemoteError as exc:
-            return _("%(count)s invoice(s) checked; stopped: %(error)s") % {"count": done, "error": exc}
+            if not exc.permanent:  # the platform is away: the next reading goes on from here
+                return _("%(count)s invoice(s) checked; stopped: %(error)s") % {"count": done, "error": exc}
+            # refused for good (the UBL is not there): said on the invoice, so the others are still checked
+            _keep(invoice, MatchState.UNREADABLE, error=str(exc.user_message()))
         done += 1
     return _("%(count)s invoice(s) checked against the goods.") % {"count": done}
 

@@ -20,7 +20,7 @@ from backoffice.remote.common import field
 
 from .choices import WORKING_STATUSES, InvoiceStatus, RecordType
 from . import matching
-from .from_dispatch import invoice_moved, sync_notes
+from .from_dispatch import invoice_moved, invoices_moved, invoices_read, sync_notes
 from .models import Invoice, ListSync
 from .services import POLL, InvoiceError, accounting, full_fields, item_fields, service, setting
 
@@ -42,6 +42,7 @@ def invoices_mirror(company_id, full=False) -> str:
     company = Company.objects.get(pk=company_id)
     client = accounting(company)
     new = read = dropped = 0
+    whole_any, read_out = False, set()
     for is_send in (True, False):
         state, _created = ListSync.objects.get_or_create(company=company, is_send=is_send)
         whole = full or state.full_at is None or not state.changed_until or (
@@ -62,8 +63,16 @@ def invoices_mirror(company_id, full=False) -> str:
                     newest = moment
         if whole:
             dropped += _drop_missing(company, client, is_send, seen, started)
+        whole_any = whole_any or whole
+        if is_send:
+            read_out |= {ettn.lower() for ettn in seen if ettn}
         ListSync.objects.filter(pk=state.pk).update(changed_until=newest, **({"full_at": started} if whole else {}))
-    sync_notes(company)  # a number given, an invoice declined or deleted: the dispatch watch follows
+    # A number given, an invoice declined or cancelled elsewhere: the dispatch notes they bill follow (the daily whole
+    # walk holds every note against every invoice; a reading of the changes, the invoices it brought).
+    if whole_any:
+        sync_notes(company)
+    else:
+        invoices_read(company, read_out)
     if matching.to_check(company).exists():  # new incoming commercial invoices: held against the goods
         matching.match_request(company)
     return _("%(count)s invoice(s) read, %(new)s new, %(dropped)s no longer on the platform.") % {
@@ -213,7 +222,7 @@ INVOICES_POLL = StatusPoll(
     settle=_settle, batch=lambda company: int(setting("INVOICE_POLL_IDS")), calls=poll_budget, take=_next_batch,
     stamp="status_read_at", follow_seconds=lambda: setting("INVOICE_POLL_FOLLOW_MINUTES") * 60,
     follow_delay=lambda: setting("INVOICE_POLL_FOLLOW_SECONDS"), keep_following=_recently_sent_working,
-    defer_when_limited=False, after=sync_notes)
+    defer_when_limited=False, after=invoices_moved)
 
 
 # --- what core runs for this domain (read when the app is ready: core.domains) --------------------------------------

@@ -29,7 +29,7 @@ class AnswerColumn(tables.Column):
                                record.get_response_answer_display())
         if record.remote_status == InvoiceStatus.AUTO_APPROVED:
             return format_html('<span class="badge text-bg-success" data-answer="automatic">{}</span>',
-                               _("Accepted automatically"))
+                               InvoiceStatus.AUTO_APPROVED.label)
         left = answer_days_left(record)
         if left is None:
             return ""

@@ -128,7 +128,8 @@ class InvoiceDetailView(ObjectDetailView):
             "cancel_url": f"{model_url(Invoice, 'cancel')}?pk={invoice.pk}"
             if may_edit and not answers.cancel_refusal(invoice) else None,
             "check": matching.shown([invoice]).get(invoice.pk),
-            "check_url": model_url(invoice, "match") if may_edit and not invoice.is_send and invoice.remote_id else None,
+            "check_url": model_url(invoice, "match") if may_edit and not invoice.is_send and invoice.remote_id
+            else None,
             "dispatch_references": references,
             "frees_notes": invoice.remote_status in from_dispatch.FREEING_STATUSES,
             "lines": lines, "platform_lines": platform_lines if not lines else [],

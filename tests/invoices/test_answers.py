@@ -123,7 +123,7 @@ def test_an_invoice_past_its_8_days_is_refused_and_shown_as_accepted_by_the_plat
     # one our mirror still holds as waiting while its 8 days are over: refused here, before the platform is asked
     Invoice.objects.filter(pk=late.pk).update(remote_status=InvoiceStatus.AWAITING_APPROVAL)
     late.refresh_from_db()
-    deadline = answers.answer_deadline(late).strftime("%d.%m.%Y")
+    deadline = timezone.localtime(answers.answer_ends_at(late)).strftime("%d.%m.%Y %H:%M")
     assert answers.answer_refusal(late) == f"The 8 days to answer this invoice ended on {deadline}."
     page = web.get(reverse("invoices:invoice_answer"), {"pk": late.pk}).content.decode()
     assert f"The 8 days to answer this invoice ended on {deadline}." in page and 'id="answer-form"' not in page
@@ -261,3 +261,58 @@ def test_a_cancellation_answered_500_after_it_took_effect_is_not_sent_again(sand
     invoice.refresh_from_db()
     assert invoice.remote_status == InvoiceStatus.EARCHIVE_CANCELLED and invoice.cancel_reason == "Mükerrer fatura"
     assert RemoteCall.objects.filter(operation="invoice.earchive_cancel").count() == 1
+
+
+def test_several_invoices_are_answered_by_one_job_and_a_refused_one_does_not_take_the_others_down(
+        sandbox, sandbox_company):
+    quick(sandbox, sandbox_company)
+    first = arrived(sandbox, sandbox_company)
+    second = arrived(sandbox, sandbox_company)
+    answers.answer_request([first, second], accept=True)
+    actions.action_run(Invoice, "accept", [first.pk, second.pk])
+    assert set(Invoice.objects.filter(pk__in=[first.pk, second.pk]).values_list("response_answer", flat=True)) == {
+        Answer.ACCEPT}
+    # one the platform accepted itself meanwhile, while our mirror still shows it waiting: the platform refuses it,
+    # the one answered before it in the same job is done
+    third = arrived(sandbox, sandbox_company)
+    late = arrived(sandbox, sandbox_company, created=(timezone.now() - timedelta(days=9)).isoformat())
+    Invoice.objects.filter(pk=late.pk).update(remote_status=InvoiceStatus.AWAITING_APPROVAL,
+                                              created_on_platform=timezone.now())
+    late.refresh_from_db()
+    answers.answer_request([third, late], accept=False, reason="Fiyat farkı")
+    with pytest.raises(answers.RemoteError):
+        actions.action_run(Invoice, "reject", [third.pk, late.pk], {"reason": "Fiyat farkı"})
+    third.refresh_from_db()
+    late.refresh_from_db()
+    assert third.response_answer == Answer.REJECT and third.pending_action == "" and not third.last_error
+    assert late.response_answer == "" and late.last_error
+
+
+def test_one_invoice_that_cannot_be_checked_does_not_stop_the_others(sandbox, sandbox_company, client, accountant):
+    IncomingNote.objects.create(company=sandbox_company, remote_id="not-on-the-platform",
+                                despatch_number="GLN2026000000009", sender_identifier=SUPPLIER, remote_status=60,
+                                sync_state=SyncState.SYNCED, issue_date=timezone.localdate())
+    broken = arrived(sandbox, sandbox_company, despatches=[{"number": "GLN2026000000009",
+                                                            "issue_date": timezone.localdate().isoformat()}])
+    received_note(sandbox_company, "GLN2026000000003", [("Çimento (50 kg)", 40, "C62"), ("İnşaat demiri", 1250, "KGM")],
+                  accepted=[40, 1250])
+    fine = arrived(sandbox, sandbox_company, despatches=[{"number": "GLN2026000000003",
+                                                          "issue_date": timezone.localdate().isoformat()}])
+    assert "2 invoice(s) checked" in matching.invoices_match(sandbox_company.pk)
+    assert Invoice.objects.get(pk=broken.pk).match_state == MatchState.UNREADABLE
+    assert Invoice.objects.get(pk=fine.pk).match_state == MatchState.MATCHED
+    web = login(client, accountant, sandbox_company)
+    page = web.get(reverse("invoices:invoice_detail", kwargs={"pk": broken.pk})).content.decode()
+    assert 'data-match="unreadable"' in page and "Check again" in page
+
+
+def test_the_cancel_page_refuses_an_e_invoice_by_name(sandbox, sandbox_company, client, accountant):
+    sandbox.configure(ticket_processing_seconds=1)
+    einvoice = sandbox_sale(sandbox_company, einvoice=True)
+    web = login(client, accountant, sandbox_company)
+    page = web.get(reverse("invoices:invoice_cancel"), {"pk": einvoice.pk}).content.decode()
+    assert "An e-invoice cannot be cancelled" in page and 'id="cancel-form"' not in page
+    response = web.post(reverse("invoices:invoice_cancel"), {"pk": einvoice.pk, "confirm": "1", "reason": "Yanlış",
+                                                             "checked": "on"})
+    assert response.status_code == 400 and "An e-invoice cannot be cancelled" in response.content.decode()
+    assert Invoice.objects.get(pk=einvoice.pk).pending_action == ""

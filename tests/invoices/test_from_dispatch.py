@@ -289,3 +289,44 @@ def test_incoming_notes_filtered_and_marked_by_the_days_left_to_answer(web, comp
     assert IncomingNote.objects.filter(deadline_marked_on__isnull=False).get().despatch_number == "GLN2026000000002"
     page = web.get(reverse("dispatch_inbox:incomingnote_list"), {"answer_due": "last_day"}).content.decode()
     assert "data-deadline-marked" in page
+
+
+def test_a_partial_acceptance_whose_reply_is_not_read_is_not_invoiced(web, company):
+    made = note(company, "IRS2026000000001", status=90)  # partly accepted; the reply's lines not read yet
+    page = page_of(web, made).content.decode()
+    assert "lines are not read yet: IRS2026000000001" in page and 'id="from-dispatch-confirm"' not in page
+    with pytest.raises(from_dispatch.FromDispatchRefused, match="not read yet"):
+        from_dispatch.invoice_from_notes([made])
+    assert not Invoice.objects.exists()
+
+
+def test_notes_invoiced_elsewhere_leave_the_watch_and_come_back(web, company):
+    old = note(company, "IRS2026000000001", days_ago=40)  # invoiced before the back office, in another program
+    ours = note(company, "IRS2026000000002", days_ago=1)
+    invoice = from_dispatch.invoice_from_notes([ours])
+    bulk = reverse("dispatch:dispatchnote_bulk", kwargs={"action": "invoiced_elsewhere"})
+    response = web.post(bulk, {"pk": [old.pk, ours.pk], "confirm": "1"})
+    assert response.status_code == 302
+    old.refresh_from_db()
+    ours.refresh_from_db()
+    assert old.invoiced_as == invoicing.ELSEWHERE and old.invoiced_target == ""
+    assert ours.invoiced_target == f"invoices.invoice:{invoice.pk}"  # an invoice of ours is not overwritten
+    assert "Invoiced elsewhere" in listed(web, invoicing="invoiced")
+    assert "IRS2026000000001" not in listed(web, invoicing="overdue")
+    from_dispatch.sync_notes(company)  # the daily reconciliation leaves the user's word alone
+    old.refresh_from_db()
+    assert old.invoiced_as == invoicing.ELSEWHERE
+    back = reverse("dispatch:dispatchnote_bulk", kwargs={"action": "not_invoiced_elsewhere"})
+    web.post(back, {"pk": [old.pk, ours.pk], "confirm": "1"})
+    old.refresh_from_db()
+    ours.refresh_from_db()
+    assert old.invoiced_as == "" and ours.invoiced_target == f"invoices.invoice:{invoice.pk}"
+    assert "IRS2026000000001" in listed(web, invoicing="overdue")
+
+
+def test_the_mark_shows_only_while_the_last_day_is_ahead(company):
+    made = note(company, "IRS2026000000001", days_ago=6)
+    invoicing.deadlines_mark(core_dashboard.today())
+    made.refresh_from_db()
+    assert invoicing.marked(made)
+    assert not invoicing.marked(made, core_dashboard.today() + timedelta(days=3))  # late now: no "by tomorrow"
