@@ -51,8 +51,8 @@ class DispatchNoteTable(OrderedTable):
     sync_state = ChoiceBadgeColumn(SyncState)
     invoicing = InvoicingColumn()
 
-    # On a phone: the number, the receiver and the status.
-    secondary_columns = ("issue_date", "shipment_date", "plate_number", "payable_amount", "invoicing")
+    # On a phone: the number, the receiver, the status and the days left to invoice.
+    secondary_columns = ("issue_date", "shipment_date", "plate_number", "payable_amount")
     tertiary_columns = ("receiver_identifier", "local_reference_id", "sync_state")
 
     class Meta(OrderedTable.Meta):

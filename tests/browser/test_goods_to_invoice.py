@@ -98,11 +98,14 @@ def test_goods_invoiced_checked_answered_and_cancelled(live_server, browser_page
     def settled(selector, message):
         settle(page, rq_worker, selector, message)
 
-    def both_widths(name):
+    def both_widths(name, shown):
+        """The page at 1,400 px, and on a phone scrolled to what it is about (`shown`)."""
         screenshot(page, f"{name}-1400")
         page.set_viewport_size({"width": 390, "height": 844})
+        page.locator(shown).first.scroll_into_view_if_needed()
         screenshot(page, f"{name}-390")
         page.set_viewport_size({"width": 1400, "height": 900})
+        page.evaluate("window.scrollTo(0, 0)")
 
     page.set_viewport_size({"width": 1400, "height": 900})
     sign_in(page, live_server, "selin")
@@ -110,14 +113,14 @@ def test_goods_invoiced_checked_answered_and_cancelled(live_server, browser_page
     # 1. The watch: both notes are to be invoiced, the second on its last day; invoiced together.
     page.goto(f"{url}{reverse('dispatch:dispatchnote_list')}?invoicing=open")
     assert page.locator("#object-list [data-days-left='1']").count() == 1  # 6 days ago: runs out tomorrow
-    both_widths("goods-to-invoice-watch")
+    both_widths("goods-to-invoice-watch", "#object-list")
     for note in (first, second):
         page.check(f"#object-list input[name=pk][value='{note.pk}']")
     page.click("button[data-bulk-action=invoice]")
     page.wait_for_selector("#from-dispatch-form")
     lines = page.locator("[data-note='IRS2026000000002'] tr[data-line='1']")
     assert lines.get_attribute("data-invoiced") == "45"  # the accepted quantity, the note's 50 beside it
-    both_widths("goods-to-invoice-confirm")
+    both_widths("goods-to-invoice-confirm", "[data-note]")
     page.click("#from-dispatch-confirm")
     page.wait_for_url(re.compile(r".*/invoices/\d+/edit/$"))
     invoice = Invoice.objects.get(company=company, is_send=True)
@@ -171,7 +174,7 @@ def test_goods_invoiced_checked_answered_and_cancelled(live_server, browser_page
     page.wait_for_selector("#id_reason_errors")
     assert page.locator("#id_reason_errors").inner_text() == tr("Say why the invoice is rejected.")
     assert Invoice.objects.get(pk=incoming.pk).pending_action == ""
-    both_widths("goods-to-invoice-answer")  # the reason asked for on its field
+    both_widths("goods-to-invoice-answer", "#answer-form")  # the reason asked for on its field
     page.fill("#id_reason", "Kabul edilen 30 torba çimentodan fazlası faturalanmış")
     page.check("#id_checked")
     page.click("#answer-confirm")
@@ -179,7 +182,7 @@ def test_goods_invoiced_checked_answered_and_cancelled(live_server, browser_page
     page.goto(f"{url}{reverse('invoices:invoice_detail', args=[incoming.pk])}")
     settled(f"#invoice-status[data-status='{InvoiceStatus.DECLINED}']", "the rejection to reach the supplier")
     settled("#invoice-response[data-response-status='60']", "the answer delivered")
-    both_widths("goods-to-invoice-rejected")
+    both_widths("goods-to-invoice-rejected", "#invoice-response")
 
     # 3. The approved e-archive invoice cancelled, with the reason.
     page.goto(detail_url)
@@ -187,7 +190,7 @@ def test_goods_invoiced_checked_answered_and_cancelled(live_server, browser_page
     page.wait_for_selector("#cancel-form")
     page.fill("#id_reason", "Müşteri siparişi iptal etti")
     page.check("#id_checked")
-    both_widths("goods-to-invoice-cancel")
+    both_widths("goods-to-invoice-cancel", "#cancel-invoices")
     page.click("#cancel-confirm")
     page.goto(detail_url)
     settled(f"#invoice-status[data-status='{InvoiceStatus.EARCHIVE_CANCELLED}']", "the cancellation")
