@@ -51,8 +51,9 @@ class DispatchNoteTable(OrderedTable):
     sync_state = ChoiceBadgeColumn(SyncState)
     invoicing = InvoicingColumn()
 
-    # On a phone: the number, the receiver, the status and the days left to invoice.
-    secondary_columns = ("issue_date", "shipment_date", "plate_number", "payable_amount")
+    # On a phone: the number, the receiver and the status (the days left to invoice do not fit beside them: the
+    # "Faturalama" filter's "last day" narrows the list to what is due instead).
+    secondary_columns = ("issue_date", "shipment_date", "plate_number", "payable_amount", "invoicing")
     tertiary_columns = ("receiver_identifier", "local_reference_id", "sync_state")
 
     class Meta(OrderedTable.Meta):
