@@ -248,24 +248,24 @@ def _cancelled(invoices, reason=""):
         from_dispatch.invoice_moved(invoice)
 
 
+def _answer_action(answer, label, statuses, done):
+    """Accept or reject: `statuses` the invoice's while the answer runs, once through, and when it failed."""
+    return actions.RecordAction(
+        str(answer), label, call=lambda client, ids, reason="": client.send(ids, accept=answer == Answer.ACCEPT,
+                                                                     reason=reason),
+        sources=(ANSWERABLE_STATUS,), leads_to=statuses[0], state_field="remote_status", reached=statuses,
+        client=Answers, target=lambda invoice: invoice.remote_id, check=_checked(answer_refusal), takes_params=True,
+        marks=_answer_marks(answer), after=_read_back,
+        refused=gettext_lazy("Only an invoice awaiting an answer is answered: %(numbers)s"), done=done)
+
+
 services.POSTING_ACTIONS.add(
-    actions.RecordAction(
-        "accept", gettext_lazy("Accept the invoice"), call=lambda client, ids: client.send(ids, accept=True),
-        sources=(ANSWERABLE_STATUS,), leads_to=InvoiceStatus.APPROVING, state_field="remote_status",
-        reached=(InvoiceStatus.APPROVING, InvoiceStatus.APPROVED, InvoiceStatus.APPROVAL_ERROR), client=Answers,
-        target=lambda invoice: invoice.remote_id, check=_checked(answer_refusal), takes_params=True,
-        marks=_answer_marks(Answer.ACCEPT), after=_read_back,
-        refused=gettext_lazy("Only an invoice awaiting an answer is answered: %(numbers)s"),
-        done=lambda count: _("%(count)s invoice(s) accepted.") % {"count": count}),
-    actions.RecordAction(
-        "reject", gettext_lazy("Reject the invoice"),
-        call=lambda client, ids, reason="": client.send(ids, accept=False, reason=reason),
-        sources=(ANSWERABLE_STATUS,), leads_to=InvoiceStatus.DECLINING, state_field="remote_status",
-        reached=(InvoiceStatus.DECLINING, InvoiceStatus.DECLINED, InvoiceStatus.DECLINE_ERROR), client=Answers,
-        target=lambda invoice: invoice.remote_id, check=_checked(answer_refusal), takes_params=True,
-        marks=_answer_marks(Answer.REJECT), after=_read_back,
-        refused=gettext_lazy("Only an invoice awaiting an answer is answered: %(numbers)s"),
-        done=lambda count: _("%(count)s invoice(s) rejected.") % {"count": count}),
+    _answer_action(Answer.ACCEPT, gettext_lazy("Accept the invoice"),
+                   (InvoiceStatus.APPROVING, InvoiceStatus.APPROVED, InvoiceStatus.APPROVAL_ERROR),
+                   lambda count: _("%(count)s invoice(s) accepted.") % {"count": count}),
+    _answer_action(Answer.REJECT, gettext_lazy("Reject the invoice"),
+                   (InvoiceStatus.DECLINING, InvoiceStatus.DECLINED, InvoiceStatus.DECLINE_ERROR),
+                   lambda count: _("%(count)s invoice(s) rejected.") % {"count": count}),
     actions.RecordAction(
         "answer_retry", gettext_lazy("Send the answer again"), call=lambda client, ids: client.retry(ids),
         sources=(ResponseStatus.ERROR,), leads_to=ResponseStatus.QUEUED, state_field="response_status",

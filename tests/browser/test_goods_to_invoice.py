@@ -26,7 +26,7 @@ from tests.browser.conftest import settled as settle
 from tests.browser.test_invoices import in_turkish as tr
 from tests.browser.test_invoices import rq_worker  # noqa: F401 (the worker these steps run on)
 from tests.conftest import make_user
-from tests.testapp.testing import output
+from tests.testapp.testing import output, wait_for
 
 pytestmark = WORKER_BROWSER_MARKS
 
@@ -149,17 +149,12 @@ def test_goods_invoiced_checked_answered_and_cancelled(live_server, browser_page
         "despatches": [{"number": "GLN2026000000001", "issue_date": timezone.localdate().isoformat()}]})
     mirror.mirror_request(company)  # the list's reading, and the check of what it brought, by the worker
     page.goto(f"{url}{reverse('invoices:invoice_list')}?match_state=mismatch")
-    incoming = None
-
-    def flagged():
-        nonlocal incoming
-        incoming = Invoice.objects.filter(company=company, is_send=False, match_state=MatchState.MISMATCH).first()
-        return incoming
-
-    settled_for = timezone.now() + timedelta(seconds=SETTLES / 1000)
-    while not flagged() and timezone.now() < settled_for:
-        page.wait_for_timeout(500)
-    assert incoming is not None, output(rq_worker)[-5000:]
+    try:
+        incoming = wait_for(lambda: Invoice.objects.filter(company=company, is_send=False,
+                                                           match_state=MatchState.MISMATCH).first(),
+                            timeout=SETTLES / 1000, interval=0.5, message="the incoming invoice checked by the worker")
+    except AssertionError as exc:
+        raise AssertionError(f"{exc}\n{output(rq_worker)[-5000:]}") from None
     page.reload()
     assert incoming.invoice_number in page.locator("#object-list").inner_text()
     page.goto(f"{url}{reverse('invoices:invoice_detail', args=[incoming.pk])}")
@@ -177,6 +172,13 @@ def test_goods_invoiced_checked_answered_and_cancelled(live_server, browser_page
     both_widths("goods-to-invoice-answer", "#answer-form")  # the reason asked for on its field
     page.fill("#id_reason", "Kabul edilen 30 torba çimentodan fazlası faturalanmış")
     page.check("#id_checked")
+    # Enter in a field moves to the next one and sends nothing: the answer goes by its button alone
+    answer_url = page.url
+    for field, then in (("#id_answer_1", "id_reason"), ("#id_checked", "id_checked")):
+        page.focus(field)
+        page.keyboard.press("Enter")
+        assert page.evaluate("document.activeElement.id") == then and page.url == answer_url
+    assert Invoice.objects.get(pk=incoming.pk).pending_action == ""
     page.click("#answer-confirm")
     page.wait_for_url(re.compile(r".*/invoices/.*"))
     page.goto(f"{url}{reverse('invoices:invoice_detail', args=[incoming.pk])}")
@@ -190,6 +192,11 @@ def test_goods_invoiced_checked_answered_and_cancelled(live_server, browser_page
     page.wait_for_selector("#cancel-form")
     page.fill("#id_reason", "Müşteri siparişi iptal etti")
     page.check("#id_checked")
+    cancel_url = page.url
+    page.focus("#id_checked")
+    page.keyboard.press("Enter")  # the last field: Enter stays there and sends nothing
+    assert page.evaluate("document.activeElement.id") == "id_checked" and page.url == cancel_url
+    assert Invoice.objects.get(pk=invoice.pk).pending_action == ""
     both_widths("goods-to-invoice-cancel", "#cancel-invoices")
     page.click("#cancel-confirm")
     page.goto(detail_url)

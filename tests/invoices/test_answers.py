@@ -167,6 +167,9 @@ def test_an_approved_e_archive_invoice_is_cancelled_with_its_reason(sandbox, san
     response = web.post(reverse("invoices:invoice_cancel"), {"pk": invoice.pk, "confirm": "1",
                                                              "reason": "Müşteri siparişi iptal etti", "checked": "on"})
     assert response.status_code == 302
+    again = web.post(reverse("invoices:invoice_cancel"), {"pk": invoice.pk, "confirm": "1",
+                                                          "reason": "Müşteri siparişi iptal etti", "checked": "on"})
+    assert again.status_code == 400 and "on its way" in again.content.decode()  # Back and send: one cancellation
     actions.action_run(Invoice, "earchive_cancel", [invoice.pk], {"reason": "Müşteri siparişi iptal etti"})
     invoice.refresh_from_db()
     assert invoice.remote_status == InvoiceStatus.EARCHIVE_CANCELLED and invoice.pending_action == ""
@@ -316,3 +319,14 @@ def test_the_cancel_page_refuses_an_e_invoice_by_name(sandbox, sandbox_company, 
                                                              "checked": "on"})
     assert response.status_code == 400 and "An e-invoice cannot be cancelled" in response.content.decode()
     assert Invoice.objects.get(pk=einvoice.pk).pending_action == ""
+
+
+def test_another_companys_invoice_is_a_404_on_the_answer_and_cancel_pages(sandbox, sandbox_company, client, accountant,
+                                                                           other_company):
+    invoice = arrived(sandbox, sandbox_company)
+    web = login(client, accountant, other_company)  # the company switched in another tab
+    for name in ("invoices:invoice_answer", "invoices:invoice_cancel"):
+        assert web.get(reverse(name), {"pk": invoice.pk}).status_code == 404
+        assert web.post(reverse(name), {"pk": invoice.pk, "confirm": "1", "answer": "accept", "reason": "x",
+                                        "checked": "on"}).status_code == 404
+    assert Invoice.objects.get(pk=invoice.pk).pending_action == ""

@@ -232,21 +232,8 @@ def _despatches(value) -> list[dict]:
     return notes
 
 
-@control_action("POST", "invoices/incoming")
-def control_incoming(body):
-    """{customer, profile? ("TICARIFATURA" (default) or "TEMELFATURA", or 1 / 0), supplier_vkn? (1234567890),
-    supplier_title? (the taxpayer list's title), supplier_alias?, invoice_number? (TDR + the year + a counter of the
-    customer), ettn?, created? (ISO: its receipt, createDateUtc; now), issue_date? (yyyy-MM-dd; created's day), lines?
-    [{name, quantity, unit_code (C62), unit_price, vat_rate (20)}], despatches? [{number, issue_date}]} ->
-    {id, invoiceNumber, invoiceStatus, profile, createDateUtc, answerDeadline}: one incoming e-invoice with that
-    content, whose UBL names the goods and the dispatch notes (cac:DespatchDocumentReference). A commercial one
-    awaits an answer (70) until 8 days after created (65 at the next read once they are over); a basic one is
-    approved (60)."""
-    customer = named_customer(body, guid_only=True)
-    given = body.get("profile", "TICARIFATURA")
-    profile = None if isinstance(given, bool) or not isinstance(given, (str, int)) else INCOMING_PROFILES.get(given)
-    if profile is None:
-        raise BadRequest("profile must be TICARIFATURA or TEMELFATURA (1 or 0)")
+def _incoming_supplier(customer, body) -> tuple[str, str, str]:
+    """(VKN or TCKN, title, alias) of the supplier of an incoming invoice the control action makes."""
     supplier = body.get("supplier_vkn") or DEFAULT_SUPPLIER
     if not isinstance(supplier, str) or not re.fullmatch(r"[0-9]{10}|[0-9]{11}", supplier):
         raise BadRequest("supplier_vkn must be 10 digits (VKN) or 11 digits (TCKN)")
@@ -254,6 +241,11 @@ def control_incoming(body):
     alias = body.get("supplier_alias") or "urn:mail:defaultgb@tedarikci.com.tr"
     if not isinstance(title, str) or not isinstance(alias, str):
         raise BadRequest("supplier_title and supplier_alias must be texts")
+    return supplier, title, alias
+
+
+def _incoming_moments(body) -> tuple:
+    """(its receipt, createDateUtc; its issue date) of an incoming invoice the control action makes."""
     created = now()
     if body.get("created") is not None:
         created = moment(body["created"]) if isinstance(body["created"], str) else None
@@ -266,37 +258,72 @@ def control_incoming(body):
         issue_date = None
     if issue_date is None:
         raise BadRequest("issue_date must be a date, yyyy-MM-dd")
+    return created, issue_date
+
+
+def _incoming_fields(customer, body) -> dict:
+    """The control action's body read and checked: what _incoming_store makes the invoice of."""
+    given = body.get("profile", "TICARIFATURA")
+    profile = None if isinstance(given, bool) or not isinstance(given, (str, int)) else INCOMING_PROFILES.get(given)
+    if profile is None:
+        raise BadRequest("profile must be TICARIFATURA or TEMELFATURA (1 or 0)")
+    supplier, title, alias = _incoming_supplier(customer, body)
+    created, issue_date = _incoming_moments(body)
     ettn = body.get("ettn") or str(uuid.uuid4())
     if not is_guid(ettn):
         raise BadRequest("ettn must be a GUID")
-    ettn = str(uuid.UUID(str(ettn)))
     number = body.get("invoice_number")
     if number is not None and (not isinstance(number, str) or blank(number) or len(number) > 40):
         raise BadRequest("invoice_number must be the supplier's number (at most 40 characters)")
     lines, names = _incoming_lines(body.get("lines"))
-    notes = _despatches(body.get("despatches"))
+    return {"profile": profile, "supplier": supplier, "title": title, "alias": alias, "created": created,
+            "issue_date": issue_date, "ettn": str(uuid.UUID(str(ettn))), "number": number, "lines": lines,
+            "names": names, "notes": _despatches(body.get("despatches"))}
+
+
+def _incoming_store(customer, *, profile, supplier, title, alias, created, issue_date, ettn, number, lines, names,
+                    notes) -> Document:
+    """One incoming e-invoice in the store (under the customer's lock), numbered TDR + year + a counter unless the
+    body named its number; a commercial one awaits an answer."""
     facts = {"is_send": False, "record_type": E_INVOICE, "profile": profile, "type": 1, "currency": "TRY",
              "rate": None, "issue_date": issue_date, "issue_time": timezone.localtime(created).strftime("%H:%M:%S"),
              "lines": lines}
     party = {"name": title, "taxOffice": None, "accountName": None, "accountCode": None, "branchId": None,
              "address": dict(DEFAULT_ADDRESS)}
+    if find(customer, ettn) is not None:
+        raise BadRequest(f"ettn {ettn} is already an invoice of this customer")
+    if number is None:
+        counter, _ = Document.objects.get_or_create(customer=customer, kind=COUNTER,
+                                                    key=f"incoming:TDR{issue_date.year}",
+                                                    defaults={"data": {"last": 0}})
+        counter.data = {"last": counter.data["last"] + 1}
+        counter.save(update_fields=["data"])
+        number = fakes.document_number("TDR", issue_date.year, counter.data["last"])
+    data = record(facts, party=party, body={"description": f"Gelen fatura {number}", "generalInfoModel": {}},
+                  identifier=supplier, alias=alias, at=created)
+    data["received"] = {"lineNames": names, "despatches": notes}
+    doc = Document(customer=customer, kind=INCOMING, key=ettn, number=number, status=APPROVED, created=created,
+                   data=data)
+    if PROFILES[profile] == "TICARIFATURA":
+        await_answer(doc)
+    doc.save()
+    return doc
+
+
+@control_action("POST", "invoices/incoming")
+def control_incoming(body):
+    """{customer, profile? ("TICARIFATURA" (default) or "TEMELFATURA", or 1 / 0), supplier_vkn? (1234567890),
+    supplier_title? (the taxpayer list's title), supplier_alias?, invoice_number? (TDR + the year + a counter of the
+    customer), ettn?, created? (ISO: its receipt, createDateUtc; now), issue_date? (yyyy-MM-dd; created's day), lines?
+    [{name, quantity, unit_code (C62), unit_price, vat_rate (20)}], despatches? [{number, issue_date}]} ->
+    {id, invoiceNumber, invoiceStatus, profile, createDateUtc, answerDeadline}: one incoming e-invoice with that
+    content, whose UBL names the goods and the dispatch notes (cac:DespatchDocumentReference). A commercial one
+    awaits an answer (70) until 8 days after created (65 at the next read once they are over); a basic one is
+    approved (60)."""
+    customer = named_customer(body, guid_only=True)
+    given = _incoming_fields(customer, body)
     with locked(customer):
-        if find(customer, ettn) is not None:
-            raise BadRequest(f"ettn {ettn} is already an invoice of this customer")
-        if number is None:
-            counter, _ = Document.objects.get_or_create(customer=customer, kind=COUNTER,
-                                                        key=f"incoming:TDR{issue_date.year}",
-                                                        defaults={"data": {"last": 0}})
-            counter.data = {"last": counter.data["last"] + 1}
-            counter.save(update_fields=["data"])
-            number = fakes.document_number("TDR", issue_date.year, counter.data["last"])
-        data = record(facts, party=party, body={"description": f"Gelen fatura {number}", "generalInfoModel": {}},
-                      identifier=supplier, alias=alias, at=created)
-        data["received"] = {"lineNames": names, "despatches": notes}
-        doc = Document(customer=customer, kind=INCOMING, key=ettn, number=number, status=APPROVED, created=created,
-                       data=data)
-        if PROFILES[profile] == "TICARIFATURA":
-            await_answer(doc)
-        doc.save()
+        doc = _incoming_store(customer, **given)
+    data = doc.data
     return {"id": doc.key, "invoiceNumber": doc.number, "invoiceStatus": doc.status, "profile": data["profile"],
             "createDateUtc": data["createDateUtc"], "answerDeadline": doc.data.get("answerDeadline")}
